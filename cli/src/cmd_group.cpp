@@ -1,0 +1,62 @@
+// `tfspec layout OP ARG...` and `tfspec shard OP ARG...`: registry ops from the command line.
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "tfspec/cli/ops.hpp"
+
+namespace tfspec::cli {
+
+namespace {
+struct GroupState {
+  std::string op;
+  std::vector<std::string> args;
+  bool json = false;
+  bool list = false;
+};
+
+std::string signature(const Op& op) {
+  std::string s = op.name;
+  for (const auto& p : op.params) s += " " + (p.optional ? "[" + p.name + "]" : p.name);
+  return s;
+}
+}  // namespace
+
+void add_group_command(CLI::App& app, const std::string& group, const std::string& description, int& exit_code) {
+  auto st = std::make_shared<GroupState>();
+  auto* sub = app.add_subcommand(group, description);
+  sub->add_option("op", st->op, "operation (see --list)");
+  sub->add_option("args", st->args, "arguments in the order of the operation's parameters");
+  sub->add_flag("--json", st->json, "print the result as JSON");
+  sub->add_flag("--list", st->list, "list the operations of this group");
+  sub->positionals_at_end(false);
+  sub->callback([st, group, &exit_code] {
+    auto& reg = OpRegistry::instance();
+    if (st->list || st->op.empty()) {
+      for (const auto& op : reg.ops())
+        if (op.group == group) std::cout << signature(op) << "    " << op.clause << " " << op.summary << "\n";
+      exit_code = st->op.empty() && !st->list ? kInputError : kOk;
+      return;
+    }
+    const Op* op = reg.find(group, st->op);
+    if (!op) {
+      std::cerr << "error: [usage -] unknown " << group << " operation '" << st->op << "' (try --list)\n";
+      exit_code = kInputError;
+      return;
+    }
+    try {
+      OpResult r = op->run(args_from_text(*op, st->args));
+      if (st->json) {
+        std::cout << r.json.dump() << "\n";
+      } else {
+        std::cout << r.text;
+        if (!r.text.empty() && r.text.back() != '\n') std::cout << "\n";
+      }
+      exit_code = r.exit_code;
+    } catch (const std::exception& e) {
+      exit_code = report_error(e);
+    }
+  });
+}
+
+}  // namespace tfspec::cli

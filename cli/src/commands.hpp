@@ -1,0 +1,18 @@
+// Subcommand wiring for the `tfspec` binary: one file per subcommand.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace tfspec::cli {
+
+// Exit codes shared by every subcommand.
+enum Exit : int { kOk = 0, kViolations = 1, kUnknown = 2, kInputError = 3, kInternal = 4 };
+
+// A group of registry ops as `tfspec GROUP OP ARG... [--json]` (layout, shard).
+void add_group_command(CLI::App& app, const std::string& group, const std::string& description, int& exit_code);
+void add_serve_command(CLI::App& app, int& exit_code);
+void add_prove_command(CLI::App& app, int& exit_code);
+
+// Prints "error: [rule clause] message" to stderr (the single format every command uses).
+int report_error(const std::exception& e);
+
+}  // namespace tfspec::cli

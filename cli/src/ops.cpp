@@ -1,0 +1,82 @@
+// The operation registry and text -> JSON argument conversion.
+#include "tfspec/cli/ops.hpp"
+
+#include "tfspec/reference/algebra.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/notation.hpp"
+
+namespace tfspec::cli {
+
+OpRegistry& OpRegistry::instance() {
+  static OpRegistry* r = [] {
+    auto* reg = new OpRegistry();
+    register_layout_ops(*reg);
+    register_shard_ops(*reg);
+    register_prove_ops(*reg);
+    return reg;
+  }();
+  return *r;
+}
+
+void OpRegistry::add(Op op) { ops_.push_back(std::move(op)); }
+
+const Op* OpRegistry::find_protocol(std::string_view n) const {
+  for (const auto& op : ops_)
+    if (op.protocol_name() == n) return &op;
+  return nullptr;
+}
+
+const Op* OpRegistry::find(std::string_view group, std::string_view name) const {
+  for (const auto& op : ops_)
+    if (op.group == group && op.name == name) return &op;
+  return nullptr;
+}
+
+static Json tiler_to_json(const Tiler& t) {
+  if (t.is_layout()) return to_json(*t.layout);
+  Json modes = Json::array();
+  for (const auto& m : t.modes) modes.push_back(tiler_to_json(m));
+  return Json{{"tiler", modes}};
+}
+
+Json arg_from_text(ParamType type, const std::string& text) {
+  switch (type) {
+    case ParamType::Layout: return to_json(parse_layout(text));
+    case ParamType::AnyLayout: return to_json(*parse_any_layout(text));
+    case ParamType::Int: {
+      IntTuple v = parse_inttuple(text);
+      return to_json(IntTuple(require_int(v, "this argument")));
+    }
+    case ParamType::Coord: return to_json(parse_coord(text));
+    case ParamType::IntTuple: return to_json(parse_inttuple(text));
+    case ParamType::Tiler: return tiler_to_json(parse_tiler(text));
+    case ParamType::Text: return Json(text);
+    case ParamType::Json:
+      try {
+        return Json::parse(text);
+      } catch (const Json::exception& e) {
+        fail("json-malformed", "§2", std::string("malformed JSON argument: ") + e.what());
+      }
+  }
+  return Json();
+}
+
+Json args_from_text(const Op& op, const std::vector<std::string>& positional) {
+  size_t required = 0;
+  for (const auto& p : op.params) required += p.optional ? 0 : 1;
+  if (positional.size() < required || positional.size() > op.params.size()) {
+    std::string sig;
+    for (const auto& p : op.params) sig += " " + (p.optional ? "[" + p.name + "]" : p.name);
+    fail("usage", "-", "'" + op.name + "' takes" + sig + " (" + std::to_string(positional.size()) + " given)");
+  }
+  Json args = Json::object();
+  for (size_t i = 0; i < positional.size(); ++i) args[op.params[i].name] = arg_from_text(op.params[i].type, positional[i]);
+  return args;
+}
+
+const Json& require_arg(const Json& args, const std::string& name) {
+  if (!args.is_object() || !args.contains(name)) fail("protocol-missing-arg", "-", "missing argument '" + name + "'");
+  return args.at(name);
+}
+
+}  // namespace tfspec::cli

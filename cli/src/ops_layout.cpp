@@ -1,0 +1,156 @@
+// Layout-algebra ops (§1-§4) for `tfspec layout` and `tfspec serve`.
+#include "tfspec/cli/ops.hpp"
+#include "tfspec/reference/algebra.hpp"
+#include "tfspec/reference/injective.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/rules.hpp"
+
+namespace tfspec::cli {
+namespace {
+
+using P = ParamType;
+
+Layout L(const Json& args, const char* name) { return layout_from_json(require_arg(args, name)); }
+LayoutPtr AnyL(const Json& args, const char* name) { return any_layout_from_json(require_arg(args, name)); }
+IntTuple T(const Json& args, const char* name) { return inttuple_from_json(require_arg(args, name)); }
+int64_t I(const Json& args, const char* name) { return require_int(inttuple_from_json(require_arg(args, name)), name); }
+
+Tiler tiler_from_json(const Json& j, int depth = 0) {
+  if (depth > kMaxDepth) fail("nesting-too-deep", "§3", "tiler nests too deeply");
+  if (j.is_object() && j.contains("tiler")) {
+    std::vector<Tiler> modes;
+    for (const auto& m : j["tiler"]) modes.push_back(tiler_from_json(m, depth + 1));
+    if (modes.empty()) fail("json-type", "§3", "a by-mode tiler needs at least one mode");
+    return Tiler(std::move(modes));
+  }
+  if (j.is_number_integer()) return Tiler(Layout(IntTuple(j.get<int64_t>())));  // n means Layout(n)
+  if (j.is_string()) return parse_tiler(j.get<std::string>());
+  return Tiler(layout_from_json(j));
+}
+
+OpResult layout_result(const Layout& l) { return {to_json(l), to_string(l)}; }
+OpResult int_result(int64_t v) { return {to_json(IntTuple(v)), std::to_string(v)}; }
+OpResult tuple_result(const IntTuple& t) { return {to_json(t), to_string(t)}; }
+OpResult bool_result(bool b) { return {Json(b), b ? "true" : "false"}; }
+
+Op unary(const std::string& name, const std::string& clause, const std::string& summary, Layout (*f)(const Layout&)) {
+  return Op{"layout", name, clause, summary, {{"layout", P::Layout}}, [f](const Json& a) { return layout_result(f(L(a, "layout"))); }};
+}
+
+Op tiled(const std::string& name, const std::string& summary, Layout (*f)(const Layout&, const Tiler&)) {
+  return Op{"layout", name, "§3", summary, {{"a", P::Layout}, {"tiler", P::Tiler}},
+            [f](const Json& a) { return layout_result(f(L(a, "a"), tiler_from_json(require_arg(a, "tiler")))); }};
+}
+
+Json diag_json(const Diagnostic& d) { return Json{{"rule", d.rule}, {"clause", d.clause}, {"message", d.message}, {"path", d.path}}; }
+
+}  // namespace
+
+void register_layout_ops(OpRegistry& r) {
+  // ---- §1 IntTuple
+  r.add({"layout", "flatten", "§1", "flat view of an IntTuple", {{"t", P::IntTuple}}, [](const Json& a) { return tuple_result(flatten(T(a, "t"))); }});
+  r.add({"layout", "rank", "§1", "rank of an IntTuple or a layout's shape", {{"t", P::IntTuple}}, [](const Json& a) { return int_result(rank(T(a, "t"))); }});
+  r.add({"layout", "depth", "§1", "nesting depth of an IntTuple", {{"t", P::IntTuple}}, [](const Json& a) { return int_result(depth(T(a, "t"))); }});
+  r.add({"layout", "product", "§1", "product of an IntTuple's leaves (symbolic allowed)", {{"t", P::IntTuple}},
+         [](const Json& a) { return tuple_result(product(T(a, "t"))); }});
+  r.add({"layout", "prefix_product", "§1", "pycute prefix_product", {{"t", P::IntTuple}}, [](const Json& a) { return tuple_result(prefix_product(T(a, "t"))); }});
+  r.add({"layout", "shape_div", "§1", "pycute shape_div", {{"a", P::IntTuple}, {"b", P::IntTuple}},
+         [](const Json& a) { return tuple_result(shape_div(T(a, "a"), T(a, "b"))); }});
+  r.add({"layout", "congruent", "§1", "same tree structure", {{"a", P::IntTuple}, {"b", P::IntTuple}},
+         [](const Json& a) { return bool_result(congruent(T(a, "a"), T(a, "b"))); }});
+  r.add({"layout", "compatible", "§1", "shape a is compatible with shape b", {{"a", P::IntTuple}, {"b", P::IntTuple}},
+         [](const Json& a) { return bool_result(compatible(T(a, "a"), T(a, "b"))); }});
+  r.add({"layout", "crd2idx", "§1", "coordinate -> index (compact colex strides unless given)",
+         {{"coord", P::Coord}, {"shape", P::IntTuple}, {"stride", P::IntTuple, true}}, [](const Json& a) {
+           IntTuple s = T(a, "shape");
+           IntTuple st = a.contains("stride") ? T(a, "stride") : prefix_product(s);
+           return int_result(crd2idx(coord_from_json(require_arg(a, "coord")), s, st));
+         }});
+  r.add({"layout", "idx2crd", "§1", "index -> coordinate (colexicographic, D1)", {{"index", P::Int}, {"shape", P::IntTuple}},
+         [](const Json& a) { return tuple_result(idx2crd(I(a, "index"), T(a, "shape"))); }});
+  r.add({"layout", "crd2crd", "§1", "coordinate in src shape -> coordinate in dst shape",
+         {{"coord", P::Coord}, {"dst", P::IntTuple}, {"src", P::IntTuple}},
+         [](const Json& a) { return tuple_result(crd2crd(coord_from_json(require_arg(a, "coord")), T(a, "dst"), T(a, "src"))); }});
+
+  // ---- §2-§4 layouts
+  r.add({"layout", "parse", "§3", "parse and print (normal form)", {{"layout", P::AnyLayout}}, [](const Json& a) {
+           auto l = AnyL(a, "layout");
+           return OpResult{to_json(*l), to_string(*l)};
+         }});
+  r.add({"layout", "eval", "§3", "offset of an index (colexicographic) or coordinate", {{"layout", P::AnyLayout}, {"coord", P::Coord}},
+         [](const Json& a) { return int_result(AnyL(a, "layout")->apply(coord_from_json(require_arg(a, "coord")))); }});
+  r.add({"layout", "size", "§3", "number of domain points", {{"layout", P::AnyLayout}},
+         [](const Json& a) { return int_result(product_int(AnyL(a, "layout")->shape(), "size")); }});
+  r.add({"layout", "cosize", "§3", "1 + largest offset", {{"layout", P::Layout}}, [](const Json& a) { return int_result(L(a, "layout").cosize()); }});
+  r.add({"layout", "shape", "§2", "domain shape", {{"layout", P::AnyLayout}}, [](const Json& a) { return tuple_result(AnyL(a, "layout")->shape()); }});
+  r.add({"layout", "domain_rank", "§2", "rank(flatten(shape))", {{"layout", P::AnyLayout}},
+         [](const Json& a) { return int_result(AnyL(a, "layout")->domain_rank()); }});
+  r.add({"layout", "mode", "§3", "the i-th sub-layout", {{"layout", P::Layout}, {"i", P::Int}}, [](const Json& a) {
+           int64_t i = I(a, "i");
+           Layout l = L(a, "layout");
+           if (i < 0 || i >= l.rank()) fail("mode-out-of-range", "§3", "mode " + std::to_string(i) + " of a rank-" + std::to_string(l.rank()) + " layout");
+           return layout_result(l.mode(static_cast<size_t>(i)));
+         }});
+  r.add({"layout", "slice", "§3", "slice with `_` wildcards: the sub-layout and its offset", {{"layout", P::Layout}, {"coord", P::Coord}},
+         [](const Json& a) {
+           SliceResult s = slice_and_offset(coord_from_json(require_arg(a, "coord")), L(a, "layout"));
+           return OpResult{Json{{"layout", to_json(s.layout)}, {"offset", s.offset}},
+                           "offset " + std::to_string(s.offset) + "\n" + to_string(s.layout)};
+         }});
+  r.add({"layout", "coalesce", "§3", "merge modes without changing the function", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
+         [](const Json& a) { return layout_result(a.contains("profile") ? coalesce(L(a, "layout"), T(a, "profile")) : coalesce(L(a, "layout"))); }});
+  r.add({"layout", "filter", "§3", "drop stride-0 and size-1 modes, then coalesce", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
+         [](const Json& a) { return layout_result(a.contains("profile") ? filter(L(a, "layout"), T(a, "profile")) : filter(L(a, "layout"))); }});
+  r.add(tiled("composition", "A o B (B a layout or by-mode tiler); refused unless admissible", composition));
+  r.add({"layout", "admissible", "§3", "whether A o B is admissible, and the rule that refuses it", {{"a", P::Layout}, {"b", P::Layout}},
+         [](const Json& a) {
+           auto refusal = composition_refusal(L(a, "a"), L(a, "b"));
+           if (!refusal) return OpResult{Json{{"admissible", true}}, "admissible"};
+           return OpResult{Json{{"admissible", false}, {"violation", diag_json(*refusal)}},
+                           "not admissible: [" + refusal->rule + " " + refusal->clause + "] " + refusal->message, 1};
+         }});
+  r.add({"layout", "complement", "§3", "complement with cotarget (default cosize)", {{"layout", P::Layout}, {"cotarget", P::Int, true}},
+         [](const Json& a) { return layout_result(a.contains("cotarget") ? complement(L(a, "layout"), I(a, "cotarget")) : complement(L(a, "layout"))); }});
+  r.add(unary("right_inverse", "§3", "R with L(R(i)) == i on R's domain", right_inverse));
+  r.add(unary("left_inverse", "§3", "R with R(L(i)) == i", left_inverse));
+  r.add(tiled("logical_divide", "A o (B, complement(B, size(A)))", logical_divide));
+  r.add(tiled("zipped_divide", "((tiles), (rests))", zipped_divide));
+  r.add(tiled("tiled_divide", "((tiles), rest0, rest1, ...)", tiled_divide));
+  r.add(tiled("flat_divide", "(tile0, tile1, ..., rest0, rest1, ...)", flat_divide));
+  r.add(tiled("logical_product", "(A, complement(A, size(A) cosize(B)) o B); an integer n means Layout(n)", logical_product));
+  r.add(tiled("zipped_product", "((A modes), (B modes))", zipped_product));
+  r.add(tiled("tiled_product", "((A modes), B0, B1, ...)", tiled_product));
+  r.add(tiled("flat_product", "flattened logical product", flat_product));
+  r.add({"layout", "blocked_product", "§3", "mode i = (A_i, B_i) coalesced", {{"a", P::Layout}, {"b", P::Layout}},
+         [](const Json& a) { return layout_result(blocked_product(L(a, "a"), L(a, "b"))); }});
+  r.add({"layout", "raked_product", "§3", "mode i = (B_i, A_i) coalesced", {{"a", P::Layout}, {"b", P::Layout}},
+         [](const Json& a) { return layout_result(raked_product(L(a, "a"), L(a, "b"))); }});
+  r.add({"layout", "max_common_vector", "§3", "contiguous elements that correspond in A and B", {{"a", P::Layout}, {"b", P::Layout}},
+         [](const Json& a) { return int_result(max_common_vector(L(a, "a"), L(a, "b"))); }});
+  r.add({"layout", "injective", "§2", "exact injectivity with a witness pair", {{"layout", P::AnyLayout}}, [](const Json& a) {
+           InjectivityResult res = is_injective(*AnyL(a, "layout"));
+           Json j{{"injective", res.injective}, {"method", res.method}};
+           std::string text = res.injective ? "injective (" + res.method + ")" : "not injective";
+           if (res.witness) {
+             j["witness"] = Json::array({to_json(res.witness->first), to_json(res.witness->second)});
+             text += ": " + coord_to_string(res.witness->first) + " and " + coord_to_string(res.witness->second) +
+                     " both map to " + std::to_string(res.offset);
+           }
+           return OpResult{j, text, res.injective ? 0 : 1};
+         }});
+  r.add({"layout", "check", "§2", "may this layout enter TensorType.layout? (all violations)", {{"layout", P::AnyLayout}},
+         [](const Json& a) {
+           auto l = AnyL(a, "layout");
+           auto diags = check_layout(*l, "layout");
+           Json v = Json::array();
+           std::string text;
+           for (const auto& d : diags) {
+             v.push_back(diag_json(d));
+             text += "violation: [" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")") + "\n";
+           }
+           text += diags.empty() ? "ok" : std::to_string(diags.size()) + " violation(s)";
+           return OpResult{Json{{"ok", diags.empty()}, {"violations", v}}, text, diags.empty() ? 0 : 1};
+         }});
+}
+
+}  // namespace tfspec::cli

@@ -1,0 +1,154 @@
+// §2 injectivity, decided exactly.
+//
+// Offsets are sum_j c_j d_j with 0 <= c_j < s_j. Two coordinates collide iff some non-zero
+// delta (|delta_j| < s_j) has sum_j delta_j d_j == 0; that is independent of the strides' signs.
+// A mode can be set aside ("peeled") when its delta is forced to 0 in every such solution:
+//  - the mode of largest |d| whose |d| exceeds the span sum_{j != k} (s_j - 1)|d_j| of the rest;
+//  - the mode of smallest |d| when every other |d_j| is a multiple of |d_k| s_k (then
+//    delta_k |d_k| must be a multiple of |d_k| s_k, so delta_k == 0).
+// Whatever is left is enumerated (bounded by kMaxEnumeration), else the answer is undecided.
+#include "tfspec/reference/injective.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec {
+namespace {
+
+IntTuple unflatten(const IntTuple& shape, const std::vector<int64_t>& flat, size_t& next) {
+  if (shape.is_leaf()) return IntTuple(flat[next++]);
+  std::vector<IntTuple> c;
+  for (const auto& x : shape.children()) c.push_back(unflatten(x, flat, next));
+  return IntTuple::tuple(std::move(c));
+}
+
+IntTuple to_coord(const IntTuple& shape, const std::vector<int64_t>& flat) {
+  size_t next = 0;
+  return unflatten(shape, flat, next);
+}
+
+}  // namespace
+
+InjectivityResult is_injective(const Layout& l) {
+  std::vector<int64_t> s, d;
+  for (const auto& x : flat_leaves(l.shape_ref())) s.push_back(require_int(x, "injectivity"));
+  for (const auto& x : flat_leaves(l.stride())) d.push_back(require_int(x, "injectivity"));
+  const size_t n = s.size();
+  InjectivityResult r;
+  std::vector<size_t> live;
+  for (size_t i = 0; i < n; ++i) {
+    if (s[i] == 1) continue;
+    if (d[i] == 0) {
+      std::vector<int64_t> a(n, 0), b(n, 0);
+      b[i] = 1;
+      r.injective = false;
+      r.method = "zero-stride";
+      r.witness = {to_coord(l.shape_ref(), a), to_coord(l.shape_ref(), b)};
+      return r;
+    }
+    live.push_back(i);
+  }
+  auto absd = [&](size_t i) { return d[i] == INT64_MIN ? INT64_MAX : std::llabs(d[i]); };
+  auto span = [&](size_t i) {  // (s - 1)|d|, saturating
+    int64_t v;
+    if (__builtin_mul_overflow(s[i] - 1, absd(i), &v)) return INT64_MAX;
+    return v;
+  };
+  bool changed = true;
+  while (changed && !live.empty()) {
+    changed = false;
+    std::sort(live.begin(), live.end(), [&](size_t a, size_t b) { return absd(a) < absd(b); });
+    // Largest mode clears the span of all others?
+    int64_t rest = 0;
+    for (size_t k = 0; k + 1 < live.size(); ++k) {
+      int64_t sp = span(live[k]);
+      rest = (rest > INT64_MAX - sp) ? INT64_MAX : rest + sp;
+    }
+    if (live.size() == 1 || absd(live.back()) > rest) {
+      live.pop_back();
+      changed = true;
+      continue;
+    }
+    // Smallest mode's extent divides every other stride?
+    int64_t unit;
+    if (!__builtin_mul_overflow(absd(live.front()), s[live.front()], &unit)) {
+      bool divides = true;
+      for (size_t k = 1; k < live.size() && divides; ++k) divides = absd(live[k]) % unit == 0;
+      if (divides) {
+        live.erase(live.begin());
+        changed = true;
+      }
+    }
+  }
+  if (live.empty()) {
+    r.injective = true;
+    r.method = "separated-strides";
+    return r;
+  }
+  int64_t count = 1;
+  for (size_t i : live) {
+    if (__builtin_mul_overflow(count, s[i], &count) || count > kMaxEnumeration)
+      fail("injectivity-undecided", "§2",
+           "the modes of " + std::to_string(live.size()) + " interleaved strides span more than " +
+               std::to_string(kMaxEnumeration) + " points; injectivity is not decided (try `tfspec prove injective`)");
+  }
+  std::vector<std::pair<int64_t, int64_t>> offs;  // (offset, index in the live sub-domain)
+  offs.reserve(static_cast<size_t>(count));
+  for (int64_t idx = 0; idx < count; ++idx) {
+    int64_t rem = idx, off = 0;
+    for (size_t i : live) {
+      off = checked_add(off, checked_mul(rem % s[i], d[i]));
+      rem /= s[i];
+    }
+    offs.emplace_back(off, idx);
+  }
+  std::sort(offs.begin(), offs.end());
+  r.method = "enumeration";
+  for (size_t k = 1; k < offs.size(); ++k) {
+    if (offs[k].first != offs[k - 1].first) continue;
+    auto coord = [&](int64_t idx) {
+      std::vector<int64_t> c(n, 0);
+      for (size_t i : live) {
+        c[i] = idx % s[i];
+        idx /= s[i];
+      }
+      return to_coord(l.shape_ref(), c);
+    };
+    r.injective = false;
+    r.witness = {coord(offs[k - 1].second), coord(offs[k].second)};
+    r.offset = offs[k].first;
+    return r;
+  }
+  r.injective = true;
+  return r;
+}
+
+InjectivityResult is_injective(const LayoutBase& l) {
+  if (l.kind() == LayoutKind::Layout) return is_injective(static_cast<const Layout&>(l));
+  const IntTuple shape = l.shape();
+  const int64_t n = product_int(shape, "injectivity");
+  if (n > kMaxEnumeration)
+    fail("injectivity-undecided", "§2",
+         "a composed layout of " + std::to_string(n) + " points is beyond the enumeration bound " + std::to_string(kMaxEnumeration));
+  std::vector<std::pair<int64_t, int64_t>> offs;
+  offs.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) offs.emplace_back(l.apply(shape.is_tuple() && shape.len() == 0 ? IntTuple() : IntTuple(i)), i);
+  std::sort(offs.begin(), offs.end());
+  InjectivityResult r;
+  r.method = "enumeration";
+  r.injective = true;
+  for (size_t k = 1; k < offs.size(); ++k)
+    if (offs[k].first == offs[k - 1].first) {
+      r.injective = false;
+      r.witness = {idx2crd(offs[k - 1].second, shape), idx2crd(offs[k].second, shape)};
+      r.offset = offs[k].first;
+      break;
+    }
+  return r;
+}
+
+}  // namespace tfspec

@@ -1,0 +1,317 @@
+// §1 IntTuple and the pycute index algebra over it.
+#include "tfspec/reference/inttuple.hpp"
+
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec {
+
+IntTuple IntTuple::none() {
+  IntTuple t(0);
+  t.kind_ = Kind::None;
+  return t;
+}
+
+IntTuple IntTuple::sym(const ShapeDim& d) {
+  if (auto c = const_value(d)) return IntTuple(*c);
+  IntTuple t(0);
+  t.kind_ = Kind::Sym;
+  t.dim_ = d;
+  return t;
+}
+
+IntTuple IntTuple::tuple(std::vector<IntTuple> children) {
+  IntTuple t;
+  int d = 0;
+  for (const auto& c : children) d = std::max(d, c.depth_ + 0);
+  if (d + 1 > kMaxDepth)
+    fail("nesting-too-deep", "§1", "IntTuple nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+  t.depth_ = static_cast<uint8_t>(d + 1);
+  t.children_ = std::move(children);
+  return t;
+}
+
+int64_t IntTuple::value() const {
+  if (kind_ != Kind::Int) fail("needs-concrete", "§1", "expected an integer, got " + describe_leaf(*this));
+  return value_;
+}
+
+const ShapeDim& IntTuple::dim() const {
+  if (kind_ != Kind::Sym) fail("internal", "§1", "not a symbolic leaf");
+  return dim_;
+}
+
+ShapeDim IntTuple::as_dim() const {
+  if (kind_ == Kind::Int) return dim_const(value_);
+  if (kind_ == Kind::Sym) return dim_;
+  fail("needs-concrete", "§1", "expected an extent or stride expression, got " + describe_leaf(*this));
+}
+
+const IntTuple& IntTuple::operator[](size_t i) const {
+  if (kind_ != Kind::Tuple) {
+    if (i == 0) return *this;  // a leaf is its own only mode
+    fail("mode-out-of-range", "§1", "mode " + std::to_string(i) + " of a leaf");
+  }
+  if (i >= children_.size())
+    fail("mode-out-of-range", "§1",
+         "mode " + std::to_string(i) + " of a rank-" + std::to_string(children_.size()) + " tuple");
+  return children_[i];
+}
+
+bool operator==(const IntTuple& a, const IntTuple& b) {
+  if (a.kind_ != b.kind_) return false;
+  switch (a.kind_) {
+    case IntTuple::Kind::Int: return a.value_ == b.value_;
+    case IntTuple::Kind::Sym: return structurally_equal(a.dim_, b.dim_);
+    case IntTuple::Kind::None: return true;
+    case IntTuple::Kind::Tuple: return a.children_ == b.children_;
+  }
+  return false;
+}
+
+std::string describe_leaf(const IntTuple& leaf) {
+  switch (leaf.kind()) {
+    case IntTuple::Kind::Int: return std::to_string(leaf.value());
+    case IntTuple::Kind::Sym: return "symbolic dim '" + to_string(leaf.dim()) + "'";
+    case IntTuple::Kind::None: return "None (launch-provided extent)";
+    case IntTuple::Kind::Tuple: return "a tuple";
+  }
+  return "?";
+}
+
+int rank(const IntTuple& t) { return t.is_tuple() ? static_cast<int>(t.len()) : 1; }
+int depth(const IntTuple& t) { return t.depth(); }
+
+static void flatten_into(const IntTuple& t, std::vector<IntTuple>& out) {
+  if (t.is_leaf()) {
+    out.push_back(t);
+    return;
+  }
+  for (const auto& c : t.children()) flatten_into(c, out);
+}
+
+std::vector<IntTuple> flat_leaves(const IntTuple& t) {
+  std::vector<IntTuple> out;
+  flatten_into(t, out);
+  return out;
+}
+
+IntTuple flatten(const IntTuple& t) { return IntTuple::tuple(flat_leaves(t)); }
+
+bool is_concrete(const IntTuple& t) {
+  if (t.is_leaf()) return t.is_int();
+  for (const auto& c : t.children())
+    if (!is_concrete(c)) return false;
+  return true;
+}
+
+bool has_none(const IntTuple& t) {
+  if (t.is_leaf()) return t.is_none();
+  for (const auto& c : t.children())
+    if (has_none(c)) return true;
+  return false;
+}
+
+bool congruent(const IntTuple& a, const IntTuple& b) {
+  if (a.is_leaf() || b.is_leaf()) return a.is_leaf() && b.is_leaf();
+  if (a.len() != b.len()) return false;
+  for (size_t i = 0; i < a.len(); ++i)
+    if (!congruent(a[i], b[i])) return false;
+  return true;
+}
+
+bool compatible(const IntTuple& a, const IntTuple& b) {
+  if (a.is_leaf()) {
+    if (!is_concrete(a) || !is_concrete(b)) return product(a) == product(b);
+    return a.value() == product_int(b);
+  }
+  if (b.is_leaf() || a.len() != b.len()) return false;
+  for (size_t i = 0; i < a.len(); ++i)
+    if (!compatible(a[i], b[i])) return false;
+  return true;
+}
+
+int64_t require_int(const IntTuple& leaf, const char* what) {
+  if (!leaf.is_int())
+    fail("needs-concrete", "§1", std::string(what) + " needs a concrete integer, got " + describe_leaf(leaf));
+  return leaf.value();
+}
+
+IntTuple leaf_mul(const IntTuple& a, const IntTuple& b, const char* what) {
+  if (a.is_int() && b.is_int()) return IntTuple(checked_mul(a.value(), b.value()));
+  if (a.is_none() || b.is_none())
+    fail("needs-concrete", "§1", std::string(what) + " needs a known extent, got None (launch-provided)");
+  return IntTuple::sym(dim_binary(ExprNode::Op::Mul, a.as_dim(), b.as_dim()));
+}
+
+IntTuple leaf_add(const IntTuple& a, const IntTuple& b, const char* what) {
+  if (a.is_int() && b.is_int()) return IntTuple(checked_add(a.value(), b.value()));
+  if (a.is_none() || b.is_none())
+    fail("needs-concrete", "§1", std::string(what) + " needs a known extent, got None (launch-provided)");
+  return IntTuple::sym(dim_binary(ExprNode::Op::Add, a.as_dim(), b.as_dim()));
+}
+
+IntTuple product(const IntTuple& t) {
+  if (t.is_leaf()) {
+    if (t.is_none()) fail("needs-concrete", "§1", "size of a shape with a None (launch-provided) extent");
+    return t;
+  }
+  IntTuple r(1);
+  for (const auto& c : t.children()) r = leaf_mul(r, product(c), "size");
+  return r;
+}
+
+int64_t product_int(const IntTuple& t, const char* what) {
+  if (t.is_leaf()) return require_int(t, what);
+  int64_t r = 1;
+  for (const auto& c : t.children()) r = checked_mul(r, product_int(c, what));
+  return r;
+}
+
+IntTuple prefix_product(const IntTuple& a, const IntTuple& init) {
+  if (a.is_tuple()) {
+    if (init.is_tuple()) {
+      if (init.len() != a.len()) fail("not-congruent", "§1", "prefix_product: init not congruent with the tuple");
+      std::vector<IntTuple> r;
+      for (size_t i = 0; i < a.len(); ++i) r.push_back(prefix_product(a[i], init[i]));
+      return IntTuple::tuple(std::move(r));
+    }
+    std::vector<IntTuple> r;
+    IntTuple cur = init;
+    for (size_t i = 0; i < a.len(); ++i) {
+      r.push_back(prefix_product(a[i], cur));
+      if (i + 1 < a.len()) cur = leaf_mul(cur, product(a[i]), "prefix_product");  // last extent never needed
+    }
+    return IntTuple::tuple(std::move(r));
+  }
+  if (init.is_tuple()) fail("not-congruent", "§1", "prefix_product: tuple init for a leaf");
+  return init;
+}
+
+IntTuple shape_div(const IntTuple& a, const IntTuple& b) {
+  if (a.is_tuple()) {
+    std::vector<IntTuple> r;
+    if (b.is_tuple()) {
+      if (a.len() != b.len()) fail("not-congruent", "§1", "shape_div of tuples of different rank");
+      for (size_t i = 0; i < a.len(); ++i) r.push_back(shape_div(a[i], b[i]));
+    } else {
+      IntTuple cur = b;
+      for (const auto& v : a.children()) {
+        r.push_back(shape_div(v, cur));
+        cur = shape_div(cur, product(v));
+      }
+    }
+    return IntTuple::tuple(std::move(r));
+  }
+  if (b.is_tuple()) return shape_div(a, product(b));
+  int64_t x = require_int(a, "shape_div"), y = require_int(b, "shape_div");
+  if (x <= 0 || y <= 0) fail("extent-positive", "§1", "shape_div needs positive extents");
+  if (x % y == 0) return IntTuple(x / y);
+  if (y % x == 0) return IntTuple(1);
+  fail("shape-div-divisibility", "§1",
+       "shape_div(" + std::to_string(x) + ", " + std::to_string(y) + "): neither divides the other");
+}
+
+IntTuple elem_scale(const IntTuple& a, const IntTuple& b) {
+  if (a.is_tuple()) {
+    if (!b.is_tuple() || a.len() != b.len()) fail("not-congruent", "§1", "elem_scale of incongruent tuples");
+    std::vector<IntTuple> r;
+    for (size_t i = 0; i < a.len(); ++i) r.push_back(elem_scale(a[i], b[i]));
+    return IntTuple::tuple(std::move(r));
+  }
+  return leaf_mul(a, product(b), "elem_scale");
+}
+
+int64_t crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stride) {
+  if (crd.is_tuple()) {
+    if (!shape.is_tuple() || !stride.is_tuple() || crd.len() != shape.len() || stride.len() != shape.len())
+      fail("coord-not-congruent", "§3", "coordinate is not congruent with the shape");
+    int64_t r = 0;
+    for (size_t i = 0; i < crd.len(); ++i) r = checked_add(r, crd2idx(crd[i], shape[i], stride[i]));
+    return r;
+  }
+  int64_t c = require_int(crd, "coordinate");
+  if (shape.is_tuple()) {
+    if (!stride.is_tuple() || stride.len() != shape.len())
+      fail("stride-congruent", "§3", "stride is not congruent with the shape");
+    if (shape.len() == 0) return 0;
+    int64_t r = 0;
+    for (size_t i = 0; i + 1 < shape.len(); ++i) {
+      int64_t s = product_int(shape[i], "crd2idx");
+      r = checked_add(r, crd2idx(IntTuple(floor_mod(c, s)), shape[i], stride[i]));
+      c = floor_div(c, s);
+    }
+    return checked_add(r, crd2idx(IntTuple(c), shape[shape.len() - 1], stride[stride.len() - 1]));
+  }
+  if (stride.is_tuple()) fail("stride-congruent", "§3", "tuple stride for a leaf extent");
+  return checked_mul(c, require_int(stride, "stride"));
+}
+
+int64_t crd2idx(const IntTuple& crd, const IntTuple& shape) {
+  return crd2idx(crd, shape, prefix_product(shape));
+}
+
+static IntTuple idx2crd_rec(int64_t idx, const IntTuple& shape, const IntTuple& stride) {
+  if (shape.is_tuple()) {
+    std::vector<IntTuple> r;
+    for (size_t i = 0; i < shape.len(); ++i) r.push_back(idx2crd_rec(idx, shape[i], stride[i]));
+    return IntTuple::tuple(std::move(r));
+  }
+  return IntTuple(floor_mod(floor_div(idx, require_int(stride, "idx2crd")), require_int(shape, "idx2crd")));
+}
+
+IntTuple idx2crd(int64_t idx, const IntTuple& shape) {
+  if (shape.is_leaf()) return IntTuple(idx);  // pycute: a leaf keeps the whole index
+  return idx2crd_rec(idx, shape, prefix_product(shape));
+}
+
+IntTuple crd2crd(const IntTuple& crd, const IntTuple& dst_shape, const IntTuple& src_shape) {
+  if (crd.is_tuple()) {
+    if (dst_shape.is_tuple()) {
+      if (crd.len() != dst_shape.len() || !src_shape.is_tuple() || src_shape.len() != crd.len())
+        fail("coord-not-congruent", "§1", "crd2crd: coordinate, source and target shapes differ in rank");
+      std::vector<IntTuple> r;
+      for (size_t i = 0; i < crd.len(); ++i) r.push_back(crd2crd(crd[i], dst_shape[i], src_shape[i]));
+      return IntTuple::tuple(std::move(r));
+    }
+    return IntTuple(crd2idx(crd, src_shape));
+  }
+  if (dst_shape.is_tuple()) return idx2crd(require_int(crd, "crd2crd"), dst_shape);
+  return crd;
+}
+
+static void slice_into(const IntTuple& crd, const IntTuple& t, bool keep_wild, std::vector<IntTuple>& out) {
+  if (crd.is_tuple()) {
+    if (!t.is_tuple() || t.len() != crd.len())
+      fail("coord-not-congruent", "§1", "slice coordinate is not congruent with the tuple");
+    for (size_t i = 0; i < crd.len(); ++i) slice_into(crd[i], t[i], keep_wild, out);
+    return;
+  }
+  if (crd.is_none() == keep_wild) out.push_back(t);
+}
+
+IntTuple slice(const IntTuple& crd, const IntTuple& t) {
+  std::vector<IntTuple> out;
+  slice_into(crd, t, true, out);
+  return IntTuple::tuple(std::move(out));
+}
+
+IntTuple dice(const IntTuple& crd, const IntTuple& t) {
+  std::vector<IntTuple> out;
+  slice_into(crd, t, false, out);
+  return IntTuple::tuple(std::move(out));
+}
+
+bool coord_in_shape(const IntTuple& crd, const IntTuple& shape) {
+  if (crd.is_tuple()) {
+    if (!shape.is_tuple() || crd.len() != shape.len()) return false;
+    for (size_t i = 0; i < crd.len(); ++i)
+      if (!coord_in_shape(crd[i], shape[i])) return false;
+    return true;
+  }
+  if (!crd.is_int()) return false;
+  int64_t n = product_int(shape, "coordinate bound");
+  return crd.value() >= 0 && crd.value() < n;
+}
+
+}  // namespace tfspec

@@ -1,0 +1,134 @@
+// §2 common contract and §3 Layout.
+#include "tfspec/reference/layout.hpp"
+
+#include <functional>
+
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec {
+
+int LayoutBase::domain_rank() const { return tfspec::rank(flatten(shape())); }
+
+static void validate_shape_rec(const IntTuple& s, const std::string& path) {
+  if (s.is_tuple()) {
+    for (size_t i = 0; i < s.len(); ++i) validate_shape_rec(s[i], path + "[" + std::to_string(i) + "]");
+    return;
+  }
+  if (s.is_int() && s.value() < 1)
+    fail("extent-positive", "§3", "extent " + std::to_string(s.value()) + " at " + path + " is not >= 1", path);
+}
+
+void validate_shape(const IntTuple& shape, const std::string& path) { validate_shape_rec(shape, path); }
+
+Layout::Layout(IntTuple shape) : shape_(std::move(shape)) {
+  validate_shape(shape_, "shape");
+  stride_ = prefix_product(shape_);  // §3 default
+}
+
+Layout::Layout(IntTuple shape, IntTuple stride) : shape_(std::move(shape)), stride_(std::move(stride)) {
+  validate_shape(shape_, "shape");
+  if (!congruent(shape_, *stride_))
+    fail("stride-congruent", "§3", "stride is not congruent with the shape", "stride");
+  for (const auto& d : flat_leaves(*stride_))
+    if (d.is_none()) fail("stride-none-leaf", "§3", "a single stride entry cannot be None", "stride");
+}
+
+Layout::Layout(IntTuple shape, Unmaterialized) : shape_(std::move(shape)) { validate_shape(shape_, "shape"); }
+
+Layout Layout::unmaterialized(IntTuple shape) { return Layout(std::move(shape), Unmaterialized{}); }
+
+const IntTuple& Layout::stride() const {
+  if (!stride_)
+    fail("stride-unmaterialized", "§7.1.2",
+         "the layout's strides are un-materialized (None); Reshard typeinfer must fix them first");
+  return *stride_;
+}
+
+int64_t Layout::size() const { return product_int(shape_, "size"); }
+
+int64_t Layout::cosize() const {
+  // max over the domain of L(c), plus one; each mode contributes its extreme (stride sign decides).
+  const auto shapes = flat_leaves(shape_);
+  const auto strides = flat_leaves(stride());
+  int64_t hi = 0;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    int64_t s = require_int(shapes[i], "cosize"), d = require_int(strides[i], "cosize");
+    if (d > 0) hi = checked_add(hi, checked_mul(s - 1, d));
+  }
+  return checked_add(hi, 1);
+}
+
+Layout Layout::mode(size_t i) const {
+  if (!materialized()) return Layout::unmaterialized(shape_[i]);
+  return Layout(shape_[i], stride()[i]);
+}
+
+Layout Layout::get(const std::vector<size_t>& path) const {
+  Layout l = *this;
+  for (size_t i : path) l = l.mode(i);
+  return l;
+}
+
+int64_t Layout::apply(const IntTuple& coord) const {
+  if (coord.is_int()) return (*this)(coord.value());
+  if (!coord_in_shape(coord, shape_))
+    fail("coord-in-domain", "§3", "coordinate is not in the layout's domain", "coord");
+  return crd2idx(coord, shape_, stride());
+}
+
+// Colexicographic decomposition (D1) walking shape and stride together; no allocation.
+static int64_t eval_rec(int64_t i, const IntTuple& s, const IntTuple& d) {
+  if (s.is_leaf()) return checked_mul(i, require_int(d, "stride"));
+  const size_t n = s.len();
+  if (n == 0) return 0;
+  int64_t r = 0;
+  for (size_t k = 0; k + 1 < n; ++k) {
+    const IntTuple& sk = s[k];
+    int64_t ext = sk.is_int() ? sk.value() : product_int(sk, "layout(i)");
+    r = checked_add(r, eval_rec(i % ext, sk, d[k]));
+    i /= ext;
+  }
+  return checked_add(r, eval_rec(i, s[n - 1], d[n - 1]));
+}
+
+int64_t Layout::operator()(int64_t index) const {
+  const int64_t n = size();
+  if (index < 0 || index >= n)
+    fail("coord-in-domain", "§3",
+         "index " + std::to_string(index) + " is outside the domain [0, " + std::to_string(n) + ")", "coord");
+  return eval_rec(index, shape_, stride());
+}
+
+Layout make_layout(const std::vector<Layout>& modes) {
+  std::vector<IntTuple> s, d;
+  for (const auto& m : modes) {
+    s.push_back(m.shape_ref());
+    d.push_back(m.stride());
+  }
+  return Layout(IntTuple::tuple(std::move(s)), IntTuple::tuple(std::move(d)));
+}
+
+SliceResult slice_and_offset(const IntTuple& crd, const Layout& l) {
+  // Offset: the fixed coordinates with every wildcard set to 0.
+  std::function<IntTuple(const IntTuple&, const IntTuple&)> zero_wild = [&](const IntTuple& c, const IntTuple& s) {
+    if (c.is_tuple()) {
+      if (!s.is_tuple() || s.len() != c.len())
+        fail("coord-not-congruent", "§3", "slice coordinate is not congruent with the shape");
+      std::vector<IntTuple> r;
+      for (size_t i = 0; i < c.len(); ++i) r.push_back(zero_wild(c[i], s[i]));
+      return IntTuple::tuple(std::move(r));
+    }
+    if (c.is_none()) return s.is_tuple() ? idx2crd(0, s) : IntTuple(0);
+    return c;
+  };
+  IntTuple fixed = zero_wild(crd, l.shape_ref());
+  if (!coord_in_shape(fixed, l.shape_ref()))
+    fail("coord-in-domain", "§3", "slice coordinate is outside the layout's domain", "coord");
+  int64_t off = crd2idx(fixed, l.shape_ref(), l.stride());
+  IntTuple s = slice(crd, l.shape_ref()), d = slice(crd, l.stride());
+  if (s.len() == 1) return {Layout(s[0], d[0]), off};
+  return {Layout(s, d), off};
+}
+
+}  // namespace tfspec

@@ -1,0 +1,307 @@
+// Text notation: a small recursive-descent parser with a depth bound, and the printer.
+#include "tfspec/reference/notation.hpp"
+
+#include <cctype>
+#include <map>
+
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec {
+namespace {
+
+struct Parser {
+  std::string_view s;
+  size_t pos = 0;
+  int nesting = 0;
+  bool allow_wildcard = false;
+
+  [[noreturn]] void error(const std::string& what) const {
+    fail("parse-error", "§1", what + " at offset " + std::to_string(pos) + " in '" + std::string(s.substr(0, 200)) + "'");
+  }
+  void skip_ws() {
+    while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) ++pos;
+  }
+  bool at_end() {
+    skip_ws();
+    return pos >= s.size();
+  }
+  char peek() {
+    skip_ws();
+    return pos < s.size() ? s[pos] : '\0';
+  }
+  bool accept(char c) {
+    if (peek() == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!accept(c)) error(std::string("expected '") + c + "'");
+  }
+  void enter() {
+    if (++nesting > kMaxDepth) fail("nesting-too-deep", "§1", "input nests deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
+  void leave() { --nesting; }
+
+  bool peek_word(std::string_view w) {
+    skip_ws();
+    if (s.substr(pos, w.size()) != w) return false;
+    size_t e = pos + w.size();
+    return e >= s.size() || !(std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_');
+  }
+  std::string ident() {
+    skip_ws();
+    size_t b = pos;
+    while (pos < s.size() && (std::isalnum(static_cast<unsigned char>(s[pos])) || s[pos] == '_')) ++pos;
+    return std::string(s.substr(b, pos - b));
+  }
+  int64_t integer() {
+    skip_ws();
+    size_t b = pos;
+    int64_t v = 0;
+    while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
+      int d = s[pos] - '0';
+      if (v > (INT64_MAX - d) / 10)
+        fail("int-literal-range", "§1", "integer literal '" + std::string(s.substr(b, 40)) + "...' does not fit int64");
+      v = v * 10 + d;
+      ++pos;
+    }
+    if (pos == b) error("expected an integer");
+    return v;
+  }
+
+  // Binary operator at the cursor: returns its precedence (0 if none) and length.
+  int peek_op(ExprNode::Op& op, size_t& len) {
+    char c = peek();
+    len = 1;
+    switch (c) {
+      case '+': op = ExprNode::Op::Add; return 1;
+      case '-': op = ExprNode::Op::Sub; return 1;
+      case '*': op = ExprNode::Op::Mul; return 2;
+      case '%': op = ExprNode::Op::Mod; return 2;
+      case '/':
+        op = ExprNode::Op::FloorDiv;
+        if (pos + 1 < s.size() && s[pos + 1] == '/') len = 2;
+        return 2;
+      default: return 0;
+    }
+  }
+
+  ShapeDim primary() {
+    char c = peek();
+    if (c == '(') {
+      ++pos;
+      enter();
+      ShapeDim e = expr(1);
+      expect(')');
+      leave();
+      return e;
+    }
+    if (c == '-') {
+      ++pos;
+      enter();
+      ShapeDim e = primary();
+      leave();
+      if (auto v = const_value(e)) return dim_const(checked_sub(0, *v));
+      return dim_binary(ExprNode::Op::Sub, dim_const(0), e);
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) return dim_const(integer());
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t at = pos;
+      std::string name = ident();
+      if (is_reserved_word(name)) {
+        pos = at;
+        error("'" + name + "' cannot be used inside an expression");
+      }
+      return dim_var(name);
+    }
+    error(c == '\0' ? "unexpected end of input" : std::string("unexpected '") + c + "'");
+  }
+
+  // Precedence climbing; `lhs` may be supplied (a grouped expression already parsed).
+  ShapeDim expr(int min_prec, ShapeDim lhs = nullptr) {
+    if (!lhs) lhs = primary();
+    for (;;) {
+      ExprNode::Op op;
+      size_t len;
+      int p = peek_op(op, len);
+      if (p == 0 || p < min_prec) return lhs;
+      pos += len;
+      ShapeDim rhs = primary();
+      for (;;) {
+        ExprNode::Op op2;
+        size_t len2;
+        int p2 = peek_op(op2, len2);
+        if (p2 <= p) break;
+        rhs = expr(p2, rhs);
+      }
+      lhs = dim_binary(op, lhs, rhs);
+    }
+  }
+
+  IntTuple element() {
+    char c = peek();
+    if (c == '(') {
+      ++pos;
+      enter();
+      std::vector<IntTuple> items;
+      bool trailing_comma = false;
+      if (!accept(')')) {
+        for (;;) {
+          items.push_back(element());
+          if (accept(')')) break;
+          expect(',');
+          if (accept(')')) {
+            trailing_comma = true;
+            break;
+          }
+        }
+      }
+      leave();
+      ExprNode::Op op;
+      size_t len;
+      if (items.size() == 1 && !trailing_comma && (items[0].is_int() || items[0].is_sym()) && peek_op(op, len)) {
+        return IntTuple::sym(expr(1, items[0].as_dim()));  // `(M+1)*2`: the parentheses grouped an expression
+      }
+      return IntTuple::tuple(std::move(items));
+    }
+    if (peek_word("None")) {
+      pos += 4;
+      return IntTuple::none();
+    }
+    if (peek_word("_")) {
+      if (!allow_wildcard) error("'_' (wildcard) is only allowed in slicing coordinates");
+      pos += 1;
+      return IntTuple::none();
+    }
+    return IntTuple::sym(expr(1));
+  }
+
+  void finish() {
+    if (!at_end()) error(std::string("unexpected trailing '") + peek() + "'");
+  }
+
+  // Layout or the None component of a composition (returns nullptr for None).
+  std::shared_ptr<Layout> layout_or_none(bool allow_none) {
+    if (allow_none && peek_word("None")) {
+      size_t save = pos;
+      pos += 4;
+      if (peek() != ':') return nullptr;
+      pos = save;  // `None:...` is a shape with a None extent
+    }
+    IntTuple shape = element();
+    if (!accept(':')) return std::make_shared<Layout>(shape);
+    if (peek_word("None")) {
+      pos += 4;
+      return std::make_shared<Layout>(Layout::unmaterialized(shape));
+    }
+    IntTuple stride = element();
+    return std::make_shared<Layout>(shape, stride);
+  }
+};
+
+std::map<LayoutKind, LayoutPrinter>& printers() {
+  static std::map<LayoutKind, LayoutPrinter> m;
+  return m;
+}
+
+}  // namespace
+
+IntTuple parse_inttuple(std::string_view text) {
+  Parser p{text};
+  IntTuple t = p.element();
+  p.finish();
+  return t;
+}
+
+IntTuple parse_coord(std::string_view text) {
+  Parser p{text};
+  p.allow_wildcard = true;
+  IntTuple t = p.element();
+  p.finish();
+  return t;
+}
+
+ShapeDim parse_dim(std::string_view text) {
+  Parser p{text};
+  ShapeDim d = p.expr(1);
+  p.finish();
+  return d;
+}
+
+Layout parse_layout(std::string_view text) {
+  Parser p{text};
+  auto l = p.layout_or_none(false);
+  p.finish();
+  return *l;
+}
+
+LayoutPtr parse_any_layout(std::string_view text) {
+  Parser p{text};
+  auto first = p.layout_or_none(true);
+  if (!p.peek_word("o")) {
+    if (!first) p.error("'None' alone is not a layout");
+    p.finish();
+    return first;
+  }
+  p.pos += 1;
+  int64_t offset = require_int(p.element(), "ComposedLayout offset");
+  if (!p.peek_word("o")) p.error("expected 'o' after the offset of a composed layout");
+  p.pos += 1;
+  auto outer = p.layout_or_none(true);
+  p.finish();
+  return std::make_shared<ComposedLayout>(first, offset, outer);
+}
+
+static void print_rec(const IntTuple& t, bool wildcard, std::string& out) {
+  switch (t.kind()) {
+    case IntTuple::Kind::Int: out += std::to_string(t.value()); return;
+    case IntTuple::Kind::Sym: out += to_string(t.dim()); return;
+    case IntTuple::Kind::None: out += wildcard ? "_" : "None"; return;
+    case IntTuple::Kind::Tuple:
+      out += '(';
+      for (size_t i = 0; i < t.len(); ++i) {
+        if (i) out += ',';
+        print_rec(t[i], wildcard, out);
+      }
+      out += ')';
+      return;
+  }
+}
+
+std::string to_string(const IntTuple& t) {
+  std::string out;
+  print_rec(t, false, out);
+  return out;
+}
+
+std::string coord_to_string(const IntTuple& t) {
+  std::string out;
+  print_rec(t, true, out);
+  return out;
+}
+
+std::string to_string(const Layout& l) {
+  return to_string(l.shape_ref()) + ":" + (l.materialized() ? to_string(l.stride()) : std::string("None"));
+}
+
+void register_layout_printer(LayoutKind kind, LayoutPrinter p) { printers()[kind] = p; }
+
+std::string to_string(const LayoutBase& l) {
+  switch (l.kind()) {
+    case LayoutKind::Layout: return to_string(static_cast<const Layout&>(l));
+    case LayoutKind::Composed: {
+      const auto& c = static_cast<const ComposedLayout&>(l);
+      auto part = [](const LayoutPtr& p) { return p ? to_string(*p) : std::string("None"); };
+      return part(c.inner()) + " o " + std::to_string(c.offset()) + " o " + part(c.outer());
+    }
+    default: break;
+  }
+  auto it = printers().find(l.kind());
+  if (it == printers().end()) fail("internal", "§2", "no printer registered for this layout kind");
+  return it->second(l);
+}
+
+}  // namespace tfspec
