@@ -1,0 +1,75 @@
+// Translation of reference objects to Z3 terms (done once per goal), and the guarded solver call
+// every strategy uses. TOOLING-NOTES (Z3): a fresh non-incremental check may ignore `timeout`, so
+// every query runs on tactic("smt").mk_solver() after push(), with an rlimit as well.
+#pragma once
+#include <z3++.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tfspec/reference/inttuple.hpp"
+#include "tfspec/reference/layout.hpp"
+#include "tfspec/solver/assumptions.hpp"
+
+namespace tfspec::solver {
+
+// ShapeDim -> Z3 Int term. Floor division and modulo follow the reference (Python semantics:
+// the sign follows the divisor); every divisor met is recorded in `definedness` as `!= 0`.
+class Encoder {
+ public:
+  explicit Encoder(z3::context& ctx) : ctx_(ctx) {}
+  z3::context& ctx() { return ctx_; }
+  z3::expr symbol(const std::string& name);
+  z3::expr dim(const ShapeDim& d);
+  z3::expr leaf(const IntTuple& leaf, const std::string& path);  // Int | Sym; None fails closed (§1)
+  z3::expr relation(const Relation& r);
+  z3::expr floor_div(const z3::expr& a, const z3::expr& b);
+  z3::expr floor_mod(const z3::expr& a, const z3::expr& b);
+  const std::map<std::string, z3::expr>& symbols() const { return symbols_; }
+  const std::vector<z3::expr>& definedness() const { return definedness_; }
+
+ private:
+  z3::context& ctx_;
+  std::map<std::string, z3::expr> symbols_;
+  std::vector<z3::expr> definedness_;
+};
+
+// A layout's flat modes as Z3 terms (§3: offset = sum of coordinate * stride over the flat modes).
+struct FlatModes {
+  std::vector<z3::expr> shape, stride;
+  std::vector<IntTuple> shape_leaves, stride_leaves;
+};
+FlatModes flat_modes(Encoder& enc, const Layout& l, const std::string& name);
+
+// The symbols a layout's shape and stride mention.
+std::set<std::string> layout_symbols(const Layout& l);
+// Substitutes symbol values: every Sym leaf becomes its Int value (SpecError on an unbound one).
+IntTuple substitute(const IntTuple& t, const Bindings& b);
+Layout substitute(const Layout& l, const Bindings& b);
+std::string to_string(const Bindings& b);  // "M=4, N=3"
+
+// Time and resource limits of one solver call.
+struct Limits {
+  unsigned timeout_ms = 2000;
+  unsigned rlimit = 0;  // 0: derived from timeout_ms
+};
+
+struct QueryOutcome {
+  z3::check_result result = z3::unknown;
+  std::optional<z3::model> model;
+  std::string reason;  // Z3's reason_unknown when unknown
+  double seconds = 0;
+};
+
+// Checks the conjunction of `assertions` (sat = a counterexample exists). When `smt2_path` is
+// non-empty the obligation is also written there in SMT-LIB 2 with `logic` and no named assertions.
+QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, const Limits& limits,
+                   const std::string& logic, const std::string& smt2_path, const std::string& comment);
+
+// Reads an Int term's value from a model; nullopt when it does not fit int64.
+std::optional<int64_t> model_int(const z3::model& m, const z3::expr& e);
+
+}  // namespace tfspec::solver

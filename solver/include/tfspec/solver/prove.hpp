@@ -1,0 +1,52 @@
+// `tfspec prove`: goals over layouts with symbolic dims (§1-§7), decided by the cheapest strategy
+// that applies. Verdicts are PROVED (method; for all values or within the declared bounds),
+// REFUTED (a counterexample replayed on the concrete layout by the reference first) or UNKNOWN
+// (reason, time spent). Never a guess: encodings and strategies are described in spec/PROVE.md.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tfspec/reference/json.hpp"
+#include "tfspec/reference/layout.hpp"
+
+namespace tfspec::solver {
+
+struct ProveOptions {
+  std::vector<std::string> assume;  // comparison chains, e.g. "M % 128 == 0", "1 <= M <= 65536"
+  unsigned timeout_ms = 2000;       // per solver call
+  std::string smt2_prefix;          // non-empty: write each obligation to PREFIX-NAME.smt2
+  int64_t max_instances = 4096;     // largest symbol box the exhaustive strategy enumerates
+};
+
+enum class Verdict { Proved, Refuted, Unknown };
+
+struct ProveResult {
+  std::string goal;    // "injective", "in-bounds", ...
+  std::string clause;  // e.g. "§2"
+  Verdict verdict = Verdict::Unknown;
+  std::string method;  // the strategy that decided ("structural", "z3-unbounded", ...)
+  std::string scope;   // PROVED: "all values" or "within declared bounds"
+  std::vector<std::string> assumptions;  // as used, defaults included
+  std::vector<std::string> wellformed;   // conditions under which the objects exist (extents >= 1, ...)
+  Json counterexample;                   // REFUTED: symbol values and what fails there
+  std::string counterexample_text;
+  std::string reason;                    // UNKNOWN: why
+  bool replay_failed = false;            // a solver model the reference did not confirm (a bug)
+  std::vector<std::string> attempts;     // each strategy tried, with its outcome and time
+  std::vector<std::string> smt2_files;
+  double seconds = 0;
+};
+
+ProveResult prove_injective(const Layout& l, const ProveOptions& o);                         // §2
+ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOptions& o);   // §3
+ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o);                    // §3, bits 32 or 64
+ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOptions& o);       // §3
+
+ProveResult prove_divides(const ShapeDim& n, const ShapeDim& d, const ProveOptions& o);      // §6, D5
+
+std::string to_string(Verdict v);  // PROVED / REFUTED / UNKNOWN
+Json to_json(const ProveResult& r);
+std::string to_text(const ProveResult& r);
+int exit_code(const ProveResult& r);  // 0 proved, 1 refuted, 2 unknown, 4 replay failure (a bug)
+
+}  // namespace tfspec::solver

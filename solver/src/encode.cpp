@@ -1,0 +1,147 @@
+#include "tfspec/solver/encode.hpp"
+
+#include <fstream>
+
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/notation.hpp"
+
+namespace tfspec::solver {
+namespace {
+
+// Symbols that SMT-LIB reserves or cvc5 rejects (TOOLING-NOTES: `distinct`) get a suffix in Z3.
+std::string smt_name(const std::string& name) {
+  static const std::set<std::string> reserved{"distinct", "div", "mod", "abs", "and", "or", "not", "ite", "let",
+                                              "true", "false", "forall", "exists", "as", "par", "xor", "to_int",
+                                              "to_real", "is_int", "select", "store", "assert", "push", "pop"};
+  return reserved.count(name) ? name + "_" : name;
+}
+
+}  // namespace
+
+z3::expr Encoder::symbol(const std::string& name) {
+  auto it = symbols_.find(name);
+  if (it != symbols_.end()) return it->second;
+  z3::expr e = ctx_.int_const(smt_name(name).c_str());
+  symbols_.emplace(name, e);
+  return e;
+}
+
+z3::expr Encoder::floor_div(const z3::expr& a, const z3::expr& b) {
+  // SMT-LIB `div` is floor division for a positive divisor; floor(a/b) == floor(-a/-b).
+  return z3::ite(b > 0, a / b, (-a) / (-b));
+}
+
+z3::expr Encoder::floor_mod(const z3::expr& a, const z3::expr& b) { return a - b * floor_div(a, b); }
+
+z3::expr Encoder::dim(const ShapeDim& d) {
+  using Op = ExprNode::Op;
+  switch (d->op) {
+    case Op::Const: return ctx_.int_val(static_cast<int64_t>(d->value));
+    case Op::Var: return symbol(d->name);
+    default: break;
+  }
+  z3::expr a = dim(d->lhs), b = dim(d->rhs);
+  switch (d->op) {
+    case Op::Add: return a + b;
+    case Op::Sub: return a - b;
+    case Op::Mul: return a * b;
+    case Op::FloorDiv: definedness_.push_back(b != 0); return floor_div(a, b);
+    case Op::Mod: definedness_.push_back(b != 0); return floor_mod(a, b);
+    default: break;
+  }
+  fail("prove-internal", "§1", "unknown expression node");
+}
+
+z3::expr Encoder::leaf(const IntTuple& leaf, const std::string& path) {
+  if (leaf.is_int()) return ctx_.int_val(static_cast<int64_t>(leaf.value()));
+  if (leaf.is_sym()) return dim(leaf.dim());
+  fail("needs-concrete", "§1", "a launch-provided extent (None) at " + path + " has no value to reason about", path);
+}
+
+z3::expr Encoder::relation(const Relation& r) {
+  z3::expr a = dim(r.lhs), b = dim(r.rhs);
+  switch (r.op) {
+    case Rel::Eq: return a == b;
+    case Rel::Ne: return a != b;
+    case Rel::Lt: return a < b;
+    case Rel::Le: return a <= b;
+    case Rel::Gt: return a > b;
+    case Rel::Ge: return a >= b;
+  }
+  return a == b;
+}
+
+FlatModes flat_modes(Encoder& enc, const Layout& l, const std::string& name) {
+  FlatModes f;
+  f.shape_leaves = flat_leaves(l.shape_ref());
+  f.stride_leaves = flat_leaves(l.stride());  // SpecError(stride-unmaterialized) when None
+  if (f.shape_leaves.size() != f.stride_leaves.size())
+    fail("stride-congruent", "§3", name + ": stride is not congruent with shape");
+  for (size_t i = 0; i < f.shape_leaves.size(); ++i) {
+    f.shape.push_back(enc.leaf(f.shape_leaves[i], name + ".shape[" + std::to_string(i) + "]"));
+    f.stride.push_back(enc.leaf(f.stride_leaves[i], name + ".stride[" + std::to_string(i) + "]"));
+  }
+  return f;
+}
+
+std::set<std::string> layout_symbols(const Layout& l) {
+  std::set<std::string> out;
+  for (const auto& x : flat_leaves(l.shape_ref()))
+    if (x.is_sym()) collect_vars(x.dim(), out);
+  if (l.materialized())
+    for (const auto& x : flat_leaves(l.stride()))
+      if (x.is_sym()) collect_vars(x.dim(), out);
+  return out;
+}
+
+IntTuple substitute(const IntTuple& t, const Bindings& b) {
+  if (t.is_sym()) return IntTuple(evaluate(t.dim(), b));
+  if (!t.is_tuple()) return t;
+  std::vector<IntTuple> c;
+  for (const auto& x : t.children()) c.push_back(substitute(x, b));
+  return IntTuple::tuple(std::move(c));
+}
+
+Layout substitute(const Layout& l, const Bindings& b) {
+  return Layout(substitute(l.shape_ref(), b), substitute(l.stride(), b));
+}
+
+std::string to_string(const Bindings& b) {
+  std::string s;
+  for (const auto& [k, v] : b) s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+std::optional<int64_t> model_int(const z3::model& m, const z3::expr& e) {
+  z3::expr v = m.eval(e, true);
+  int64_t out = 0;
+  if (!v.is_numeral_i64(out)) return std::nullopt;
+  return out;
+}
+
+QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, const Limits& limits,
+                   const std::string& logic, const std::string& smt2_path, const std::string& comment) {
+  z3::solver s = z3::tactic(ctx, "smt").mk_solver();
+  z3::params p(ctx);
+  p.set("timeout", limits.timeout_ms);
+  // rlimit is honoured where timeout is not; about 400k units per second on this machine kind.
+  p.set("rlimit", limits.rlimit ? limits.rlimit : limits.timeout_ms * 400u + 1000u);
+  s.set(p);
+  for (const auto& a : assertions) s.add(a);
+  if (!smt2_path.empty()) {
+    std::ofstream out(smt2_path);
+    if (!out) fail("prove-smt2-write", "§2", "cannot write " + smt2_path);
+    out << "; tfspec prove: " << comment << "\n; sat = a counterexample exists, unsat = the goal holds\n";
+    out << "(set-logic " << logic << ")\n" << s.to_smt2() << "(exit)\n";
+  }
+  s.push();
+  auto start = std::chrono::steady_clock::now();
+  QueryOutcome q;
+  q.result = s.check();
+  q.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (q.result == z3::sat) q.model = s.get_model();
+  if (q.result == z3::unknown) q.reason = s.reason_unknown();
+  return q;
+}
+
+}  // namespace tfspec::solver

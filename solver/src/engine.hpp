@@ -1,0 +1,48 @@
+// The strategy pipeline shared by every goal (private to solver/).
+#pragma once
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tfspec/solver/encode.hpp"
+#include "tfspec/solver/prove.hpp"
+
+namespace tfspec::solver {
+
+struct Counterexample {
+  Json json;         // always carries "symbols"
+  std::string text;  // one line: what fails, and where
+};
+
+// A goal as the pipeline sees it. `negated` is the counterexample condition over the symbols and
+// the goal's own auxiliary variables (coordinates, ...).
+struct GoalSpec {
+  std::string goal, clause;
+  std::set<std::string> symbols;
+  std::vector<z3::expr> wellformed;
+  std::vector<std::string> wellformed_text;
+  std::vector<z3::expr> negated;
+  std::string logic = "QF_NIA";
+  // Structural argument (no solver): the method name when it proves the goal for all values.
+  std::function<std::optional<std::string>(const std::vector<z3::expr>& base)> structural;
+  // Decodes a model and replays it with the reference: nullopt when the reference disagrees.
+  std::function<std::optional<Counterexample>(const z3::model&, const Bindings&)> replay;
+  // Decides one concrete instance with the reference: nullopt when the goal holds there.
+  std::function<std::optional<Counterexample>(const Bindings&)> concrete;
+};
+
+ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o);
+
+// Helpers shared by the goal encodings.
+z3::expr sum(z3::context& ctx, const std::vector<z3::expr>& xs);
+z3::expr product(z3::context& ctx, const std::vector<z3::expr>& xs);
+Json bindings_json(const Bindings& b);
+// A concrete flat coordinate -> the colexicographic index of a concrete layout (D1).
+int64_t colex_index(const std::vector<int64_t>& flat_coord, const Layout& concrete);
+// Flat extents of a concrete layout.
+std::vector<int64_t> flat_extents(const Layout& concrete);
+std::vector<int64_t> flat_strides(const Layout& concrete);
+
+}  // namespace tfspec::solver

@@ -1,0 +1,183 @@
+// §3 offsets of a layout with symbolic dims: `in-bounds` (every offset in [0, E)) and `fits`
+// (offsets and the index arithmetic of crd2idx stay inside a signed 32- or 64-bit integer).
+#include "engine.hpp"
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/notation.hpp"
+
+namespace tfspec::solver {
+namespace {
+
+void extents_wellformed(GoalSpec& g, const FlatModes& f) {
+  for (size_t i = 0; i < f.shape.size(); ++i)
+    if (!f.shape_leaves[i].is_int()) {
+      g.wellformed.push_back(f.shape[i] >= 1);
+      g.wellformed_text.push_back(describe_leaf(f.shape_leaves[i]) + " >= 1");
+    }
+}
+
+// Saturating 128-bit arithmetic for concrete replays of overflow goals: a value that saturates is
+// far outside any 64-bit range, which is all the verdict needs.
+using i128 = __int128;
+constexpr i128 kSat = static_cast<i128>(1) << 120;
+i128 sat(i128 v) { return v > kSat ? kSat : (v < -kSat ? -kSat : v); }
+i128 smul(i128 a, i128 b) {
+  i128 r;
+  if (__builtin_mul_overflow(a, b, &r)) return ((a < 0) != (b < 0)) ? -kSat : kSat;
+  return sat(r);
+}
+std::string i128_string(i128 v) {
+  if (v >= kSat) return ">= 2^120";
+  if (v <= -kSat) return "<= -2^120";
+  bool neg = v < 0;
+  if (neg) v = -v;
+  std::string s;
+  do {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v != 0);
+  return neg ? "-" + s : s;
+}
+
+// The quantities crd2idx computes (spec/PROVE.md): every extent and stride, the size (the range
+// of a linear index), each |x_k * d_k| at its largest, and the largest / smallest partial sum of
+// offsets over the first k modes. Builds them as Z3 terms and, for a concrete instance, as values.
+struct Quantity {
+  std::string what;
+  z3::expr term;
+};
+
+std::vector<Quantity> quantities(z3::context& ctx, const FlatModes& f) {
+  std::vector<Quantity> q;
+  z3::expr size = ctx.int_val(1), hi = ctx.int_val(0), lo = ctx.int_val(0);
+  for (size_t i = 0; i < f.shape.size(); ++i) {
+    const std::string k = std::to_string(i);
+    z3::expr s = f.shape[i], d = f.stride[i];
+    z3::expr span = (s - 1) * d;  // the mode's contribution at its last coordinate
+    q.push_back({"extent[" + k + "]", s});
+    q.push_back({"stride[" + k + "]", d});
+    q.push_back({"coordinate*stride in mode " + k, span});
+    size = size * s;
+    hi = hi + z3::ite(d > 0, span, ctx.int_val(0));
+    lo = lo + z3::ite(d < 0, span, ctx.int_val(0));
+    q.push_back({"size of modes 0.." + k, size});
+    q.push_back({"largest offset of modes 0.." + k, hi});
+    q.push_back({"smallest offset of modes 0.." + k, lo});
+  }
+  return q;
+}
+
+std::vector<std::pair<std::string, i128>> concrete_quantities(const Layout& c) {
+  std::vector<std::pair<std::string, i128>> q;
+  auto s = flat_extents(c), d = flat_strides(c);
+  i128 size = 1, hi = 0, lo = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const std::string k = std::to_string(i);
+    i128 span = smul(s[i] - 1, d[i]);
+    q.push_back({"extent[" + k + "]", s[i]});
+    q.push_back({"stride[" + k + "]", d[i]});
+    q.push_back({"coordinate*stride in mode " + k, span});
+    size = smul(size, s[i]);
+    hi = sat(hi + (d[i] > 0 ? span : 0));
+    lo = sat(lo + (d[i] < 0 ? span : 0));
+    q.push_back({"size of modes 0.." + k, size});
+    q.push_back({"largest offset of modes 0.." + k, hi});
+    q.push_back({"smallest offset of modes 0.." + k, lo});
+  }
+  return q;
+}
+
+// The coordinate where the offset is largest (or smallest) of a concrete layout.
+std::vector<int64_t> corner(const Layout& c, bool largest) {
+  auto s = flat_extents(c), d = flat_strides(c);
+  std::vector<int64_t> x;
+  for (size_t i = 0; i < s.size(); ++i) x.push_back(((d[i] > 0) == largest && d[i] != 0) ? s[i] - 1 : 0);
+  return x;
+}
+
+}  // namespace
+
+ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOptions& o) {
+  z3::context ctx;
+  Encoder enc(ctx);
+  FlatModes f = flat_modes(enc, l, "layout");
+  z3::expr e = enc.dim(size);
+  GoalSpec g;
+  g.goal = "in-bounds";
+  g.clause = "§3";
+  g.symbols = layout_symbols(l);
+  collect_vars(size, g.symbols);
+  extents_wellformed(g, f);
+  std::vector<z3::expr> x, terms;
+  for (size_t i = 0; i < f.shape.size(); ++i) {
+    x.push_back(ctx.int_const(("crd_" + std::to_string(i)).c_str()));
+    g.negated.push_back(x[i] >= 0 && x[i] < f.shape[i]);
+    terms.push_back(x[i] * f.stride[i]);
+  }
+  z3::expr off = sum(ctx, terms);
+  g.negated.push_back(off < 0 || off >= e);
+  auto report = [size](const Bindings& b, const Layout& c, int64_t idx) -> std::optional<Counterexample> {
+    int64_t off = c(idx), bound = evaluate(size, b);
+    if (off >= 0 && off < bound) return std::nullopt;
+    IntTuple crd = idx2crd(idx, c.shape_ref());
+    Counterexample cx;
+    cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)}, {"coord", to_json(crd)}, {"offset", off}, {"size", bound}};
+    cx.text = "at " + to_string(b) + " the layout is " + to_string(c) + ": coordinate " + coord_to_string(crd) +
+              " maps to offset " + std::to_string(off) + ", outside [0, " + std::to_string(bound) + ")";
+    return cx;
+  };
+  g.replay = [&, report](const z3::model& m, const Bindings& b) -> std::optional<Counterexample> {
+    Layout c = substitute(l, b);
+    std::vector<int64_t> xs;
+    for (const auto& xi : x) {
+      auto v = model_int(m, xi);
+      if (!v) return std::nullopt;
+      xs.push_back(*v);
+    }
+    return report(b, c, colex_index(xs, c));
+  };
+  g.concrete = [&, report](const Bindings& b) -> std::optional<Counterexample> {
+    Layout c = substitute(l, b);
+    if (auto cx = report(b, c, colex_index(corner(c, false), c))) return cx;
+    return report(b, c, colex_index(corner(c, true), c));
+  };
+  return run_goal(enc, g, o);
+}
+
+ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o) {
+  if (bits != 32 && bits != 64) fail("prove-usage", "§3", "fits: the width must be 32 or 64 bits");
+  z3::context ctx;
+  Encoder enc(ctx);
+  FlatModes f = flat_modes(enc, l, "layout");
+  GoalSpec g;
+  g.goal = "fits-int" + std::to_string(bits);
+  g.clause = "§3";
+  g.symbols = layout_symbols(l);
+  extents_wellformed(g, f);
+  const i128 max = (static_cast<i128>(1) << (bits - 1)) - 1, min = -max - 1;
+  z3::expr zmax = ctx.int_val(static_cast<int64_t>(max)), zmin = ctx.int_val(static_cast<int64_t>(min));
+  z3::expr any = ctx.bool_val(false);
+  for (const auto& q : quantities(ctx, f)) any = any || q.term > zmax || q.term < zmin;
+  g.negated.push_back(any);
+  auto check_instance = [l, bits, max, min](const Bindings& b) -> std::optional<Counterexample> {
+    Layout c = substitute(l, b);
+    for (const auto& [what, v] : concrete_quantities(c)) {
+      if (v <= max && v >= min) continue;
+      Counterexample cx;
+      cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)}, {"quantity", what}, {"value", i128_string(v)}};
+      cx.text = "at " + to_string(b) + " the layout is " + to_string(c) + ": " + what + " = " + i128_string(v) +
+                " does not fit int" + std::to_string(bits);
+      if (what.rfind("largest", 0) == 0 || what.rfind("smallest", 0) == 0) {
+        IntTuple crd = idx2crd(colex_index(corner(c, what[0] == 'l'), c), c.shape_ref());
+        cx.json["coord"] = to_json(crd);
+        cx.text += " (reached at coordinate " + coord_to_string(crd) + ")";
+      }
+      return cx;
+    }
+    return std::nullopt;
+  };
+  g.replay = [check_instance](const z3::model&, const Bindings& b) { return check_instance(b); };
+  g.concrete = check_instance;
+  return run_goal(enc, g, o);
+}
+
+}  // namespace tfspec::solver

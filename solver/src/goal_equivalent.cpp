@@ -1,0 +1,94 @@
+// §3 equivalence: two layouts are the same function on the same domain, i.e. equal sizes and
+// A(i) == B(i) for every linear index i in [0, size) (colexicographic, D1), so that coalesce(L)
+// and L compare equal although their shapes differ.
+#include "engine.hpp"
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/notation.hpp"
+
+namespace tfspec::solver {
+namespace {
+
+// Coordinates x_i in [0, s_i), their colexicographic index and offset.
+struct Point {
+  std::vector<z3::expr> x;
+  z3::expr index, offset;
+};
+
+Point point(z3::context& ctx, const FlatModes& f, const std::string& tag, std::vector<z3::expr>& constraints) {
+  Point p{{}, ctx.int_val(0), ctx.int_val(0)};
+  z3::expr scale = ctx.int_val(1);
+  for (size_t i = 0; i < f.shape.size(); ++i) {
+    z3::expr xi = ctx.int_const(("crd_" + tag + "_" + std::to_string(i)).c_str());
+    constraints.push_back(xi >= 0 && xi < f.shape[i]);
+    p.index = p.index + xi * scale;
+    p.offset = p.offset + xi * f.stride[i];
+    scale = scale * f.shape[i];
+    p.x.push_back(xi);
+  }
+  return p;
+}
+
+constexpr int64_t kMaxCompare = int64_t{1} << 22;  // concrete comparison, point by point
+
+}  // namespace
+
+ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOptions& o) {
+  z3::context ctx;
+  Encoder enc(ctx);
+  FlatModes fa = flat_modes(enc, a, "a"), fb = flat_modes(enc, b, "b");
+  GoalSpec g;
+  g.goal = "equivalent";
+  g.clause = "§3";
+  g.symbols = layout_symbols(a);
+  for (const auto& s : layout_symbols(b)) g.symbols.insert(s);
+  for (auto* f : {&fa, &fb})
+    for (size_t i = 0; i < f->shape.size(); ++i)
+      if (!f->shape_leaves[i].is_int()) {
+        g.wellformed.push_back(f->shape[i] >= 1);
+        g.wellformed_text.push_back(describe_leaf(f->shape_leaves[i]) + " >= 1");
+      }
+  std::vector<z3::expr> in_domain;
+  Point pa = point(ctx, fa, "a", in_domain), pb = point(ctx, fb, "b", in_domain);
+  z3::expr differ = pa.index == pb.index && pa.offset != pb.offset;
+  for (const auto& c : in_domain) differ = differ && c;
+  g.negated.push_back(product(ctx, fa.shape) != product(ctx, fb.shape) || differ);
+
+  auto report = [](const Bindings& bs, const Layout& ca, const Layout& cb, std::optional<int64_t> idx) {
+    Counterexample cx;
+    cx.json = Json{{"symbols", bindings_json(bs)}, {"a", to_string(ca)}, {"b", to_string(cb)}};
+    cx.text = "at " + to_string(bs) + " the layouts are " + to_string(ca) + " and " + to_string(cb) + ": ";
+    if (!idx) {
+      cx.json["sizes"] = Json::array({ca.size(), cb.size()});
+      cx.text += "their domains differ (sizes " + std::to_string(ca.size()) + " and " + std::to_string(cb.size()) + ")";
+    } else {
+      cx.json["index"] = *idx;
+      cx.json["offsets"] = Json::array({ca(*idx), cb(*idx)});
+      cx.text += "index " + std::to_string(*idx) + " maps to " + std::to_string(ca(*idx)) + " and " + std::to_string(cb(*idx));
+    }
+    return cx;
+  };
+  auto compare = [&, report](const Bindings& bs, std::optional<int64_t> hint) -> std::optional<Counterexample> {
+    Layout ca = substitute(a, bs), cb = substitute(b, bs);
+    if (ca.size() != cb.size()) return report(bs, ca, cb, std::nullopt);
+    if (hint) {
+      if (*hint >= 0 && *hint < ca.size() && ca(*hint) != cb(*hint)) return report(bs, ca, cb, hint);
+      return std::nullopt;
+    }
+    if (ca.size() > kMaxCompare) fail("prove-undecided", "§3", "equivalence of layouts of size " + std::to_string(ca.size()) + " is not enumerated");
+    for (int64_t i = 0; i < ca.size(); ++i)
+      if (ca(i) != cb(i)) return report(bs, ca, cb, i);
+    return std::nullopt;
+  };
+  g.replay = [&, compare](const z3::model& m, const Bindings& bs) -> std::optional<Counterexample> {
+    Layout ca = substitute(a, bs);
+    std::vector<int64_t> xs;
+    for (const auto& xi : pa.x) xs.push_back(model_int(m, xi).value_or(-1));
+    Layout cb = substitute(b, bs);
+    if (ca.size() != cb.size()) return compare(bs, std::nullopt);
+    return compare(bs, colex_index(xs, ca));
+  };
+  g.concrete = [compare](const Bindings& bs) { return compare(bs, std::nullopt); };
+  return run_goal(enc, g, o);
+}
+
+}  // namespace tfspec::solver

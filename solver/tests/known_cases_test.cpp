@@ -1,0 +1,80 @@
+// Known cases of `tfspec prove` (issue 4); expected verdicts are hand-derived from §2/§3/§6.
+#include <gtest/gtest.h>
+
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/solver/prove.hpp"
+
+namespace tfspec::solver {
+namespace {
+
+ProveOptions opts(std::vector<std::string> assume = {}) {
+  ProveOptions o;
+  o.assume = std::move(assume);
+  o.timeout_ms = 2000;
+  return o;
+}
+
+// §2: (M,N):(1,M) is the compact column-major layout: injective for every M, N >= 1.
+TEST(ProveInjective, CompactSymbolicIsProvedForAllValues) {
+  auto r = prove_injective(parse_layout("(M,N):(1,M)"), opts());
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+  EXPECT_EQ(r.scope, "all values");
+  EXPECT_EQ(r.method, "structural");
+}
+
+// §2: with K < M, coordinates (K,0) and (0,1) both map to offset K.
+TEST(ProveInjective, StrideSmallerThanExtentIsRefuted) {
+  auto r = prove_injective(parse_layout("(M,N):(1,K)"), opts({"K < M", "N >= 2"}));
+  ASSERT_EQ(r.verdict, Verdict::Refuted) << to_text(r);
+  const auto& s = r.counterexample["symbols"];
+  EXPECT_LT(s["K"].get<int64_t>(), s["M"].get<int64_t>());
+}
+
+// §2: (2,2):(2,3) has offsets {0,2,3,5}: injective though not sorted-compact.
+TEST(ProveInjective, NonCompactConcreteIsInjective) {
+  auto r = prove_injective(parse_layout("(2,2):(2,3)"), opts());
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+}
+
+TEST(ProveInjective, SymbolicNonCompactNeedsTheSolver) {
+  // (M,N):(1,M+1): stride M+1 clears the span M of the first mode.
+  auto r = prove_injective(parse_layout("(M,N):(1,M+1)"), opts());
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+  // (M,N):(2,M): at M = 4, (2,0) and (0,1) share offset 4 (hand derivation: 2*2 == 4).
+  auto q = prove_injective(parse_layout("(M,N):(2,M)"), opts({"N >= 2"}));
+  EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+}
+
+TEST(ProveInBounds, CompactLayoutFitsItsSize) {
+  auto r = prove_in_bounds(parse_layout("(M,N):(1,M)"), parse_dim("M*N"), opts());
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+  auto q = prove_in_bounds(parse_layout("(M,N):(1,M)"), parse_dim("M*N-1"), opts());
+  EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+}
+
+TEST(ProveFits, BoundedDimsFitInt32) {
+  // max offset (M-1) + (N-1)*M <= 65536*1024 - 1 < 2^31.
+  auto r = prove_fits(parse_layout("(M,N):(1,M)"), 32, opts({"1 <= M <= 65536", "1 <= N <= 1024"}));
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+  // 65536 * 65536 = 2^32 does not fit.
+  auto q = prove_fits(parse_layout("(M,N):(1,M)"), 32, opts({"1 <= M <= 65536", "1 <= N <= 65536"}));
+  EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+}
+
+TEST(ProveEquivalent, ColumnMajorEqualsItsCoalescedForm) {
+  auto r = prove_equivalent(parse_layout("(M,N):(1,M)"), parse_layout("M*N:1"), opts());
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+  auto q = prove_equivalent(parse_layout("(M,N):(N,1)"), parse_layout("M*N:1"), opts({"M >= 2", "N >= 2"}));
+  EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+}
+
+TEST(ProveDivides, SugarDivisibility) {
+  // D5: 128 | M under M % 128 == 0; 128 does not divide M in general.
+  EXPECT_EQ(prove_divides(parse_dim("M"), parse_dim("128"), opts({"M % 128 == 0"})).verdict, Verdict::Proved);
+  EXPECT_EQ(prove_divides(parse_dim("M*4"), parse_dim("4"), opts()).verdict, Verdict::Proved);
+  auto q = prove_divides(parse_dim("M"), parse_dim("128"), opts());
+  EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+}
+
+}  // namespace
+}  // namespace tfspec::solver
