@@ -202,6 +202,11 @@ struct Parser {
   }
 };
 
+std::map<std::string, LayoutParser>& parsers() {
+  static std::map<std::string, LayoutParser> m;
+  return m;
+}
+
 std::map<LayoutKind, LayoutPrinter>& printers() {
   static std::map<LayoutKind, LayoutPrinter> m;
   return m;
@@ -239,6 +244,13 @@ Layout parse_layout(std::string_view text) {
 }
 
 LayoutPtr parse_any_layout(std::string_view text) {
+  for (const auto& [keyword, parser] : parsers()) {
+    size_t b = text.find_first_not_of(" \t\r\n");
+    if (b != std::string_view::npos && text.substr(b, keyword.size()) == keyword &&
+        text.find_first_not_of(" \t", b + keyword.size()) != std::string_view::npos &&
+        text[text.find_first_not_of(" \t", b + keyword.size())] == '(')
+      return parser(text);
+  }
   Parser p{text};
   auto first = p.layout_or_none(true);
   if (!p.peek_word("o")) {
@@ -288,6 +300,7 @@ std::string to_string(const Layout& l) {
 }
 
 void register_layout_printer(LayoutKind kind, LayoutPrinter p) { printers()[kind] = p; }
+void register_layout_parser(const std::string& keyword, LayoutParser p) { parsers()[keyword] = p; }
 
 std::string to_string(const LayoutBase& l) {
   switch (l.kind()) {

@@ -29,5 +29,9 @@ std::string to_string(const LayoutBase& l);  // dispatches on the kind (Shard on
 // Printing hook for layout kinds defined outside this header (the shard model registers one).
 using LayoutPrinter = std::string (*)(const LayoutBase&);
 void register_layout_printer(LayoutKind kind, LayoutPrinter p);
+// Parsing hook: parse_any_layout hands text of the form `keyword(...)` to the registered parser
+// (the shard model registers `shard`).
+using LayoutParser = LayoutPtr (*)(std::string_view);
+void register_layout_parser(const std::string& keyword, LayoutParser p);
 
 }  // namespace tfspec
