@@ -354,7 +354,7 @@ Layout block_or_rake(const Layout& a, const Layout& b, bool blocked) {
   std::vector<Layout> modes;
   for (size_t i = 0; i < r; ++i) {
     Layout x = ap.mode(i), y = c.mode(i);
-    modes.push_back(coalesce(blocked ? make_layout({x, y}) : make_layout({y, x})));
+    modes.push_back(blocked ? make_layout({x, y}) : make_layout({y, x}));
   }
   return make_layout(modes);
 }
@@ -374,8 +374,8 @@ namespace {
 size_t matching(std::string_view s, size_t open) {
   int depth = 0;
   for (size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '[' || s[i] == '(') ++depth;
-    if (s[i] == ']' || s[i] == ')') --depth;
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')') --depth;
     if (depth == 0) return i;
   }
   fail("parse-error", "§3", "unbalanced brackets in tiler '" + std::string(s.substr(0, 200)) + "'");
@@ -386,22 +386,23 @@ Tiler parse_tiler_rec(std::string_view s, int depth) {
   size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
   if (b == std::string_view::npos) fail("parse-error", "§3", "empty tiler");
   s = s.substr(b, e - b + 1);
-  if (s[0] != '[') return Tiler(parse_layout(s));
-  if (matching(s, 0) != s.size() - 1) fail("parse-error", "§3", "trailing text after a by-mode tiler");
+  // CuTe: a tuple without a top-level stride is a by-mode tiler; each element is itself a tiler.
+  if (s[0] != '(' || matching(s, 0) != s.size() - 1) return Tiler(parse_layout(s));
   std::vector<Tiler> modes;
   std::string_view body = s.substr(1, s.size() - 2);
+  if (body.find_first_not_of(" \t\n") == std::string_view::npos) fail("parse-error", "§3", "a by-mode tiler needs at least one mode");
   size_t start = 0;
   int d = 0;
   for (size_t i = 0; i <= body.size(); ++i) {
-    if (i < body.size() && (body[i] == '[' || body[i] == '(')) ++d;
-    if (i < body.size() && (body[i] == ']' || body[i] == ')')) --d;
+    if (i < body.size() && body[i] == '(') ++d;
+    if (i < body.size() && body[i] == ')') --d;
     if (i == body.size() || (body[i] == ',' && d == 0)) {
-      if (i == body.size() && body.find_first_not_of(" \t\n", start) == std::string_view::npos && modes.empty()) break;
-      modes.push_back(parse_tiler_rec(body.substr(start, i - start), depth + 1));
+      std::string_view part = body.substr(start, i - start);
+      if (i == body.size() && part.find_first_not_of(" \t\n") == std::string_view::npos) break;  // trailing comma
+      modes.push_back(parse_tiler_rec(part, depth + 1));
       start = i + 1;
     }
   }
-  if (modes.empty()) fail("parse-error", "§3", "a by-mode tiler needs at least one mode");
   return Tiler(std::move(modes));
 }
 }  // namespace
@@ -410,9 +411,9 @@ Tiler parse_tiler(std::string_view text) { return parse_tiler_rec(text, 0); }
 
 std::string to_string(const Tiler& t) {
   if (t.is_layout()) return to_string(*t.layout);
-  std::string s = "[";
+  std::string s = "(";
   for (size_t i = 0; i < t.modes.size(); ++i) s += (i ? "," : "") + to_string(t.modes[i]);
-  return s + "]";
+  return s + ")";
 }
 
 }  // namespace tfspec

@@ -18,7 +18,7 @@ enum class ParamType {
   Int,        // int64 -> number
   Coord,      // an int or a coordinate tuple (with `_` wildcards) -> JSON
   IntTuple,   // text notation -> JSON
-  Tiler,      // a layout, or `[T0,T1,...]` by-mode -> {"tiler":[...]} or layout JSON
+  Tiler,      // a layout, or a by-mode tuple `(T0,T1,...)` -> {"tiler":[...]} or layout JSON
   Text,       // passed through as a JSON string
   Json,       // parsed as JSON
 };

@@ -10,7 +10,9 @@
 
 namespace tfspec {
 
-// A tiler is a Layout or a by-mode tuple of tilers (CuTe). Text: a layout, or `[T0,T1,...]`.
+// A tiler is a Layout or a by-mode tuple of tilers (CuTe). Text: a layout with a stride (`4:2`,
+// `(2,2):(1,4)`), a bare extent (`4` = 4:1), or a tuple without a top-level stride, which is
+// by-mode as in CuTe: `(2:1,4:2)`, and `(2,4)` means `(2:1,4:1)`.
 struct Tiler {
   std::optional<Layout> layout;  // set for a layout tiler
   std::vector<Tiler> modes;      // by-mode tiler otherwise

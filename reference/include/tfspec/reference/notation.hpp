@@ -7,6 +7,7 @@
 //   Coord:     like IntTuple, plus `_` (the slicing wildcard)
 // Expressions: + - * // (floor division; `/` is accepted as a synonym) % and parentheses.
 #pragma once
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,10 @@ std::string to_string(const IntTuple& t);
 std::string coord_to_string(const IntTuple& t);  // None leaves print as `_`
 std::string to_string(const Layout& l);
 std::string to_string(const LayoutBase& l);  // dispatches on the kind (Shard once registered)
+
+// Stream output in text notation (test frameworks print values through these).
+inline std::ostream& operator<<(std::ostream& os, const IntTuple& t) { return os << to_string(t); }
+inline std::ostream& operator<<(std::ostream& os, const Layout& l) { return os << to_string(l); }
 
 // Printing hook for layout kinds defined outside this header (the shard model registers one).
 using LayoutPrinter = std::string (*)(const LayoutBase&);
