@@ -1,6 +1,93 @@
-// `tfspec prove`: filled in by issue 4.
+// `tfspec prove GOAL ARG... [--assume A]... [--timeout S] [--smt2 PREFIX] [--json]`: the prove
+// group of the op registry from the command line. Exit codes (spec/PROVE.md): 0 proved,
+// 1 refuted, 2 unknown, 3 usage or input error, 4 a counterexample the reference did not replay.
+#include <cmath>
+#include <iostream>
+#include <memory>
+
 #include "commands.hpp"
+#include "tfspec/cli/ops.hpp"
+#include "tfspec/reference/error.hpp"
 
 namespace tfspec::cli {
-void add_prove_command(CLI::App&, int&) {}
+
+namespace {
+struct ProveState {
+  std::string goal;
+  std::vector<std::string> args, assume;
+  std::string smt2, size;
+  double timeout_s = 2.0;
+  bool json = false, list = false;
+};
+
+void print_goals() {
+  for (const auto& op : OpRegistry::instance().ops()) {
+    if (op.group != "prove") continue;
+    std::string sig = op.name;
+    for (const auto& p : op.params)
+      if (p.name != "assume" && p.name != "timeout_ms" && p.name != "smt2") sig += std::string(" ") + (p.name == "size" ? "--size " : "") + p.name;
+    std::cout << sig << "    " << op.clause << " " << op.summary << "\n";
+  }
+}
+
+int run(const ProveState& st) {
+  const Op* op = OpRegistry::instance().find("prove", st.goal);
+  if (!op) fail("usage", "-", "unknown goal '" + st.goal + "' (try tfspec prove --list)");
+  std::vector<Param> positional;
+  for (const auto& p : op->params)
+    if (!p.optional && !(p.name == "size" && !st.size.empty())) positional.push_back(p);
+  if (st.args.size() != positional.size()) {
+    std::string sig;
+    for (const auto& p : positional) sig += " " + p.name;
+    fail("usage", "-", "'prove " + st.goal + "' takes" + sig + " (" + std::to_string(st.args.size()) + " given)");
+  }
+  Json args = Json::object();
+  for (size_t i = 0; i < positional.size(); ++i) args[positional[i].name] = arg_from_text(positional[i].type, st.args[i]);
+  if (!st.size.empty()) {
+    bool has_size = false;
+    for (const auto& p : op->params) has_size = has_size || p.name == "size";
+    if (!has_size) fail("usage", "-", "--size applies to the in-bounds goal only");
+    args["size"] = arg_from_text(ParamType::IntTuple, st.size);
+  }
+  if (!st.assume.empty()) args["assume"] = st.assume;
+  if (!(st.timeout_s > 0 && st.timeout_s <= 600)) fail("usage", "-", "--timeout takes seconds in (0, 600]");
+  args["timeout_ms"] = static_cast<int64_t>(std::ceil(st.timeout_s * 1000));
+  if (!st.smt2.empty()) args["smt2"] = st.smt2;
+  OpResult r = op->run(args);
+  if (st.json) {
+    std::cout << r.json.dump() << "\n";
+  } else {
+    std::cout << r.text;
+    if (!r.text.empty() && r.text.back() != '\n') std::cout << "\n";
+  }
+  return r.exit_code;
+}
+}  // namespace
+
+void add_prove_command(CLI::App& app, int& exit_code) {
+  auto st = std::make_shared<ProveState>();
+  auto* sub = app.add_subcommand("prove", "Prove a goal over layouts with symbolic dims (injective, in-bounds, fits-int32, ...)");
+  sub->add_option("goal", st->goal, "the goal (see --list)");
+  sub->add_option("args", st->args, "the goal's objects in text notation, e.g. \"(M,N):(1,M)\"");
+  sub->add_option("--assume", st->assume, "an assumption such as \"M % 128 == 0\" or \"1 <= M <= 65536\" (repeatable)");
+  sub->add_option("--timeout", st->timeout_s, "seconds per solver call (default 2)");
+  sub->add_option("--smt2", st->smt2, "write each obligation to PREFIX-<name>.smt2 (SMT-LIB 2)");
+  sub->add_option("--size", st->size, "the in-bounds size E");
+  sub->add_flag("--json", st->json, "print the verdict as JSON");
+  sub->add_flag("--list", st->list, "list the goals");
+  sub->positionals_at_end(false);
+  sub->callback([st, &exit_code] {
+    if (st->list || st->goal.empty()) {
+      print_goals();
+      exit_code = st->goal.empty() && !st->list ? kInputError : kOk;
+      return;
+    }
+    try {
+      exit_code = run(*st);
+    } catch (const std::exception& e) {
+      exit_code = report_error(e);
+    }
+  });
+}
+
 }  // namespace tfspec::cli

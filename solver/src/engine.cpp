@@ -294,6 +294,10 @@ std::vector<int64_t> flat_strides(const Layout& l) {
   return out;
 }
 
+std::string at(const Bindings& b) { return b.empty() ? "" : "at " + to_string(b) + ": "; }
+
+std::string leaf_text(const IntTuple& leaf) { return leaf.is_sym() ? tfspec::to_string(leaf.dim()) : describe_leaf(leaf); }
+
 int64_t colex_index(const std::vector<int64_t>& c, const Layout& l) {
   auto s = flat_extents(l);
   int64_t idx = 0, scale = 1;

@@ -44,5 +44,9 @@ int64_t colex_index(const std::vector<int64_t>& flat_coord, const Layout& concre
 // Flat extents of a concrete layout.
 std::vector<int64_t> flat_extents(const Layout& concrete);
 std::vector<int64_t> flat_strides(const Layout& concrete);
+// "at M=4, N=3: " for messages, or "" when there are no symbols.
+std::string at(const Bindings& b);
+// A shape leaf as an expression ("M", "M*2").
+std::string leaf_text(const IntTuple& leaf);
 
 }  // namespace tfspec::solver

@@ -11,7 +11,7 @@ void extents_wellformed(GoalSpec& g, const FlatModes& f) {
   for (size_t i = 0; i < f.shape.size(); ++i)
     if (!f.shape_leaves[i].is_int()) {
       g.wellformed.push_back(f.shape[i] >= 1);
-      g.wellformed_text.push_back(describe_leaf(f.shape_leaves[i]) + " >= 1");
+      g.wellformed_text.push_back(leaf_text(f.shape_leaves[i]) + " >= 1");
     }
 }
 
@@ -121,7 +121,7 @@ ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOp
     IntTuple crd = idx2crd(idx, c.shape_ref());
     Counterexample cx;
     cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)}, {"coord", to_json(crd)}, {"offset", off}, {"size", bound}};
-    cx.text = "at " + to_string(b) + " the layout is " + to_string(c) + ": coordinate " + coord_to_string(crd) +
+    cx.text = at(b) + "the layout is " + to_string(c) + ": coordinate " + coord_to_string(crd) +
               " maps to offset " + std::to_string(off) + ", outside [0, " + std::to_string(bound) + ")";
     return cx;
   };
@@ -164,7 +164,7 @@ ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o) {
       if (v <= max && v >= min) continue;
       Counterexample cx;
       cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)}, {"quantity", what}, {"value", i128_string(v)}};
-      cx.text = "at " + to_string(b) + " the layout is " + to_string(c) + ": " + what + " = " + i128_string(v) +
+      cx.text = at(b) + "the layout is " + to_string(c) + ": " + what + " = " + i128_string(v) +
                 " does not fit int" + std::to_string(bits);
       if (what.rfind("largest", 0) == 0 || what.rfind("smallest", 0) == 0) {
         IntTuple crd = idx2crd(colex_index(corner(c, what[0] == 'l'), c), c.shape_ref());

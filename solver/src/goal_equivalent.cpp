@@ -45,7 +45,7 @@ ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOption
     for (size_t i = 0; i < f->shape.size(); ++i)
       if (!f->shape_leaves[i].is_int()) {
         g.wellformed.push_back(f->shape[i] >= 1);
-        g.wellformed_text.push_back(describe_leaf(f->shape_leaves[i]) + " >= 1");
+        g.wellformed_text.push_back(leaf_text(f->shape_leaves[i]) + " >= 1");
       }
   std::vector<z3::expr> in_domain;
   Point pa = point(ctx, fa, "a", in_domain), pb = point(ctx, fb, "b", in_domain);
@@ -56,7 +56,7 @@ ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOption
   auto report = [](const Bindings& bs, const Layout& ca, const Layout& cb, std::optional<int64_t> idx) {
     Counterexample cx;
     cx.json = Json{{"symbols", bindings_json(bs)}, {"a", to_string(ca)}, {"b", to_string(cb)}};
-    cx.text = "at " + to_string(bs) + " the layouts are " + to_string(ca) + " and " + to_string(cb) + ": ";
+    cx.text = at(bs) + "the layouts are " + to_string(ca) + " and " + to_string(cb) + ": ";
     if (!idx) {
       cx.json["sizes"] = Json::array({ca.size(), cb.size()});
       cx.text += "their domains differ (sizes " + std::to_string(ca.size()) + " and " + std::to_string(cb.size()) + ")";

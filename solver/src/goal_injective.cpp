@@ -54,7 +54,7 @@ ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
   for (size_t i = 0; i < f.shape.size(); ++i) {
     if (!f.shape_leaves[i].is_int()) {
       g.wellformed.push_back(f.shape[i] >= 1);
-      g.wellformed_text.push_back(describe_leaf(f.shape_leaves[i]) + " >= 1");
+      g.wellformed_text.push_back(leaf_text(f.shape_leaves[i]) + " >= 1");
     }
     t.push_back(ctx.int_const(("crd_diff_" + std::to_string(i)).c_str()));
     g.negated.push_back(t[i] <= f.shape[i] - 1 && t[i] >= 1 - f.shape[i]);
@@ -71,7 +71,7 @@ ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
     int64_t off = c(i1);
     cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)},
                    {"coords", Json::array({to_json(c1), to_json(c2)})}, {"offset", off}};
-    cx.text = "at " + to_string(b) + " the layout is " + to_string(c) + ": coordinates " + coord_to_string(c1) + " and " +
+    cx.text = at(b) + "the layout is " + to_string(c) + ": coordinates " + coord_to_string(c1) + " and " +
               coord_to_string(c2) + " both map to offset " + std::to_string(off);
     return cx;
   };

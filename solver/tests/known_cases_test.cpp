@@ -78,3 +78,25 @@ TEST(ProveDivides, SugarDivisibility) {
 
 }  // namespace
 }  // namespace tfspec::solver
+
+namespace tfspec::solver {
+namespace {
+
+// §3 (reference compose_mode): B's stride 3 meets A's first extent 4, and 3 does not divide 4.
+TEST(ProveAdmissible, IssueExampleIsRefused) {
+  auto r = prove_admissible(parse_layout("(4,6,8):(2,3,5)"), parse_layout("6:3"), ProveOptions{});
+  ASSERT_EQ(r.verdict, Verdict::Refuted) << to_text(r);
+  EXPECT_EQ(r.counterexample["violation"]["rule"], "composition-stride-divisibility");
+}
+
+TEST(ProveAdmissible, SymbolicTileOfAColumn) {
+  // (M,N):(1,M) o T:1 with T <= M: B stays inside A's first mode (hand derivation: usage T-1 < M).
+  auto r = prove_admissible(parse_layout("(M,N):(1,M)"), parse_layout("T:1"), ProveOptions{{"T <= M"}, 2000, "", 4096});
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+  // Without T | M, a tile that spans more than one column is refused (e.g. M=2, T=3).
+  auto q = prove_admissible(parse_layout("(M,N):(1,M)"), parse_layout("T:1"), ProveOptions{{"N >= 2"}, 2000, "", 4096});
+  EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+}
+
+}  // namespace
+}  // namespace tfspec::solver

@@ -42,6 +42,7 @@ ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOp
 ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o);                    // §3, bits 32 or 64
 ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOptions& o);       // §3
 
+ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOptions& o);       // §3
 ProveResult prove_divides(const ShapeDim& n, const ShapeDim& d, const ProveOptions& o);      // §6, D5
 
 std::string to_string(Verdict v);  // PROVED / REFUTED / UNKNOWN
