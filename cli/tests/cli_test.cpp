@@ -1,0 +1,136 @@
+// End-to-end tests of the `tfspec` binary: the documented examples, exit codes, the serve protocol.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "tfspec/reference/json.hpp"
+
+namespace {
+
+struct RunResult {
+  int rc;
+  std::string out;  // stdout and stderr together
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+RunResult run(const std::string& args, const std::string& stdin_text = "") {
+  std::string cmd = std::string(TFSPEC_BINARY) + " " + args + " 2>&1";
+  std::string in_file;
+  if (!stdin_text.empty()) {
+    in_file = testing::TempDir() + "/tfspec_stdin.txt";
+    std::ofstream(in_file) << stdin_text;
+    cmd += " < " + in_file;
+  }
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WEXITSTATUS(status), out};
+}
+
+std::string last_line(const std::string& s) {
+  std::string t = s;
+  while (!t.empty() && t.back() == '\n') t.pop_back();
+  auto pos = t.rfind('\n');
+  return pos == std::string::npos ? t : t.substr(pos + 1);
+}
+
+}  // namespace
+
+TEST(Cli, IssueExamples) {
+  // (4,8):(8,1) o (2,2):(1,4): A(1) = 8, A(4) = 1 -> (2,2):(8,1)
+  RunResult c = run("layout composition '(4,8):(8,1)' '(2,2):(1,4)'");
+  EXPECT_EQ(c.rc, 0) << c.out;
+  EXPECT_EQ(last_line(c.out), "(2,2):(8,1)");
+  RunResult k = run("layout complement 4:2 16");  // fills the gaps of {0,2,4,6} up to 16
+  EXPECT_EQ(last_line(k.out), "(2,2):(1,8)");
+  RunResult e = run("layout eval '(2,(3,4)):(1,(2,6))' 23");
+  EXPECT_EQ(last_line(e.out), "23");
+  RunResult e2 = run("layout eval '(2,(3,4)):(1,(2,6))' '(1,(2,3))'");
+  EXPECT_EQ(last_line(e2.out), "23");  // 1*1 + 2*2 + 3*6
+}
+
+TEST(Cli, CheckExitCodes) {
+  EXPECT_EQ(run("layout check '(2,4):(4,1)'").rc, 0);
+  RunResult bad = run("layout check '(2,4):(1,1)'");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_NE(bad.out.find("layout-injective"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, JsonOutput) {
+  RunResult j = run("layout composition '(4,8):(8,1)' '(2,2):(1,4)' --json");
+  ASSERT_EQ(j.rc, 0) << j.out;
+  auto v = tfspec::Json::parse(last_line(j.out));
+  EXPECT_EQ(v["shape"], tfspec::Json::parse("[2,2]"));
+  EXPECT_EQ(v["stride"], tfspec::Json::parse("[8,1]"));
+}
+
+TEST(Cli, BadInputIsAnErrorNamingTheRuleNeverACrash) {
+  struct Case {
+    std::string args, rule;
+  };
+  std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
+  for (const Case& c : std::vector<Case>{
+           {"layout eval '(2,3' 1", "parse-error"},
+           {"layout eval " + quote(deep) + " 0", "nesting-too-deep"},
+           {"layout size '(4294967296,4294967296):(1,1)'", "int64-overflow"},
+           {"layout eval '(2,-3):(1,2)' 0", "extent-positive"},
+           {"layout eval '(2,0):(1,2)' 0", "extent-positive"},
+           {"layout eval '(M,4):(1,M)' 3", "needs-concrete"},
+           {"layout composition '(4,6,8):(2,3,5)' 6:3", "composition-stride-divisibility"},
+           {"layout composition '(6,2):(1,7)' '(3,2):(2,3)'", "composition-mode-overlap"},
+           {"layout eval '(2,3):(1,2)' 6", "coord-in-domain"},
+           {"layout nosuchop 1", "usage"},
+       }) {
+    RunResult r = run(c.args);
+    EXPECT_EQ(r.rc, 3) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find("[" + c.rule + " "), std::string::npos) << c.args << "\n" << r.out;
+  }
+}
+
+TEST(Cli, ServeProtocolSession) {
+  std::string in =
+      R"J({"cmd":"start","protocol":1})J"
+      "\n"
+      R"J({"seq":1,"op":"composition","args":{"a":"(4,8):(8,1)","tiler":"(2,2):(1,4)"}})J"
+      "\n"
+      R"J({"seq":2,"op":"eval","args":{"layout":{"shape":[2,[3,4]],"stride":[1,[2,6]]},"coord":23}})J"
+      "\n"
+      R"J({"seq":3,"op":"composition","args":{"a":"(4,6,8):(2,3,5)","tiler":"6:3"}})J"
+      "\n"
+      R"J({"seq":4,"op":"no-such-op","args":{}})J"
+      "\n"
+      "this is not json\n"
+      R"J({"cmd":"stop"})J"
+      "\n";
+  RunResult r = run("serve", in);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::vector<tfspec::Json> lines;
+  size_t start = 0;
+  while (start < r.out.size()) {
+    size_t nl = r.out.find('\n', start);
+    lines.push_back(tfspec::Json::parse(r.out.substr(start, nl - start)));
+    start = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 7u) << r.out;
+  EXPECT_EQ(lines[0]["protocol"], 1);
+  EXPECT_NE(std::find(lines[0]["ops"].begin(), lines[0]["ops"].end(), "composition"), lines[0]["ops"].end());
+  EXPECT_EQ(lines[1]["seq"], 1);
+  EXPECT_EQ(lines[1]["result"]["stride"], tfspec::Json::parse("[8,1]"));
+  EXPECT_EQ(lines[2]["result"], 23);
+  EXPECT_EQ(lines[3]["error"]["rule"], "composition-stride-divisibility");
+  EXPECT_EQ(lines[3]["error"]["clause"], "§3");
+  EXPECT_TRUE(lines[4].contains("skipped"));
+  EXPECT_EQ(lines[5]["error"]["rule"], "protocol-malformed");
+  EXPECT_EQ(lines[6]["cmd"], "stop");
+}

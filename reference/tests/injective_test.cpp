@@ -1,0 +1,71 @@
+// §2 injectivity: hand-derived cases for every way the decision can go.
+#include <gtest/gtest.h>
+
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/injective.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/rules.hpp"
+
+using namespace tfspec;
+
+TEST(Injective, CompactAndPaddedLayoutsAreSeparated) {
+  EXPECT_TRUE(is_injective(parse_layout("(2,(3,4)):(1,(2,6))")).injective);
+  EXPECT_TRUE(is_injective(parse_layout("(4,8):(16,1)")).injective);  // padded rows
+  auto r = is_injective(parse_layout("(2,2):(2,3)"));  // offsets 0,2,3,5: injective, not compact
+  EXPECT_TRUE(r.injective);
+}
+
+TEST(Injective, OverlapFoundWithWitness) {
+  // (3,2):(1,2): (2,0) -> 2 and (0,1) -> 2
+  auto r = is_injective(parse_layout("(3,2):(1,2)"));
+  ASSERT_FALSE(r.injective);
+  ASSERT_TRUE(r.witness);
+  Layout l = parse_layout("(3,2):(1,2)");
+  EXPECT_EQ(l.apply(r.witness->first), l.apply(r.witness->second));
+  EXPECT_FALSE(r.witness->first == r.witness->second);
+}
+
+TEST(Injective, BroadcastModeIsNotInjective) {
+  auto r = is_injective(parse_layout("(4,3):(1,0)"));
+  EXPECT_FALSE(r.injective);
+  EXPECT_EQ(r.method, "zero-stride");
+}
+
+TEST(Injective, NegativeStridesWork) {
+  EXPECT_TRUE(is_injective(parse_layout("(4,2):(-1,4)")).injective);   // -3..0 and 4..1
+  EXPECT_FALSE(is_injective(parse_layout("(4,2):(-1,2)")).injective);  // (2,0)=-2 = (0,1)-4? -> (0,1)=2, (2,1)=0=(0,0)
+}
+
+TEST(Injective, HugeLayoutsDecidedWithoutEnumeration) {
+  // 2^62 points, compact: peeled mode by mode, never enumerated.
+  auto r = is_injective(parse_layout("(65536,65536,65536,16384):(1,65536,4294967296,281474976710656)"));
+  EXPECT_TRUE(r.injective);
+  EXPECT_EQ(r.method, "separated-strides");
+}
+
+TEST(Injective, HugeInterleavedLayoutIsUndecidedNotGuessed) {
+  try {
+    is_injective(parse_layout("(100000,100000,100000):(3,5,7)"));
+    ADD_FAILURE();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "injectivity-undecided");
+  }
+}
+
+TEST(Validate, TensorTypeGateListsViolations) {
+  EXPECT_TRUE(check_layout(parse_layout("(2,4):(4,1)")).empty());
+  auto d = check_layout(parse_layout("(2,4):(1,1)"));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].rule, "layout-injective");
+  auto un = check_layout(parse_layout("(2,4):None"));
+  ASSERT_EQ(un.size(), 1u);
+  EXPECT_EQ(un[0].rule, "stride-materialized");
+  auto sym = check_layout(parse_layout("(M,4):(1,M)"));
+  ASSERT_EQ(sym.size(), 1u);
+  EXPECT_EQ(sym[0].rule, "layout-concrete");
+  EXPECT_THROW(validate(parse_layout("(2,4):(1,1)")), SpecError);
+  // a composed layout whose outer folds two coordinates together
+  auto c = check_layout(*parse_any_layout("8:1 o 0 o (2,2):(1,1)"));
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].rule, "layout-injective");
+}
