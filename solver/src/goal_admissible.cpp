@@ -171,7 +171,7 @@ ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOption
     Counterexample cx;
     cx.json = Json{{"symbols", bindings_json(bs)}, {"a", to_string(ca)}, {"b", to_string(cb)},
                    {"violation", Json{{"rule", refusal->rule}, {"clause", refusal->clause}, {"message", refusal->message}}}};
-    cx.text = at(bs) + " + to_string(ca) + " o " + to_string(cb) + " is refused: [" + refusal->rule + " " +
+    cx.text = at(bs) + to_string(ca) + " o " + to_string(cb) + " is refused: [" + refusal->rule + " " +
               refusal->clause + "] " + refusal->message;
     return cx;
   };

@@ -29,7 +29,7 @@ ProveResult prove_divides(const ShapeDim& n, const ShapeDim& d, const ProveOptio
     if (vd >= 1 && floor_mod(vn, vd) == 0) return std::nullopt;
     Counterexample cx;
     cx.json = Json{{"symbols", bindings_json(b)}, {"extent", vn}, {"divisor", vd}, {"remainder", vd == 0 ? vn : floor_mod(vn, vd)}};
-    cx.text = at(b) + " + std::to_string(vd) + " does not divide " + std::to_string(vn);
+    cx.text = at(b) + std::to_string(vd) + " does not divide " + std::to_string(vn);
     return cx;
   };
   // Structural: in normal form N is D, or a product with D as a factor, or c * ... with D | c.
