@@ -214,9 +214,9 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
     p.r.seconds = since(start);
     return p.r;
   };
-  if (p.as.symbols.empty()) {  // concrete: the reference decides exactly
+  if (spec.symbols.empty()) {  // concrete: the reference decides exactly
     try {
-      auto cx = spec.concrete({});
+      auto cx = spec.concrete(Bindings{});
       p.r.attempts.push_back("reference: decided on the concrete objects");
       if (cx) p.refuted("reference", std::move(*cx));
       else p.proved("reference", "all values");

@@ -186,20 +186,18 @@ ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOption
   z3::expr refused = ctx.bool_val(false);
   size_t refusal_paths = 0, paths = 0;
   bool complete = true;
-  if (!g.symbols.empty()) {
-    Explorer x(ctx, base, std::min(o.timeout_ms, 500u));
-    while (x.next_path()) {
-      if (++paths > kMaxPaths) {
-        complete = false;
-        break;
+  Explorer x(ctx, base, std::min(o.timeout_ms, 500u));
+  while (x.next_path()) {
+    if (++paths > kMaxPaths) {
+      complete = false;
+      break;
+    }
+    try {
+      if (walk(x, ctx, fa, fb)) {
+        refused = refused || x.path_condition();
+        ++refusal_paths;
       }
-      try {
-        if (walk(x, ctx, fa, fb)) {
-          refused = refused || x.path_condition();
-          ++refusal_paths;
-        }
-      } catch (const Infeasible&) {
-      }
+    } catch (const Infeasible&) {
     }
   }
   if (!complete) {
