@@ -1,6 +1,236 @@
-// Shard-model ops (§5-§7): filled in by the shard-model work (issue 3).
+// Shard-model ops (§5-§7) for `tfspec shard` and `tfspec serve` (protocol names `shard.NAME`).
+// A shard layout argument is text (the sugar `(2 @ m.x, 12 @ m.y)` with `on MESH` or the mesh
+// argument, or `shard(LAYOUT; ATTRS; MESH)`) or JSON ({"kind":"shard", ...}); spec/SHARD.md.
 #include "tfspec/cli/ops.hpp"
+#include "tfspec/reference/canonical.hpp"
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/reshard.hpp"
+#include "tfspec/reference/rules.hpp"
 
 namespace tfspec::cli {
-void register_shard_ops(OpRegistry&) {}
+namespace {
+
+using P = ParamType;
+
+// An optional text argument; "-" on the command line means "not given".
+std::optional<std::string> opt_text(const Json& a, const char* name) {
+  if (!a.contains(name) || a[name].is_null()) return std::nullopt;
+  if (!a[name].is_string()) return a[name].dump();
+  std::string s = a[name].get<std::string>();
+  if (s == "-" || s.empty()) return std::nullopt;
+  return s;
+}
+
+std::optional<Mesh> opt_mesh(const Json& a) {
+  if (!a.contains("mesh") || a["mesh"].is_null()) return std::nullopt;
+  if (a["mesh"].is_object()) return mesh_from_json(a["mesh"]);
+  if (auto t = opt_text(a, "mesh")) return parse_mesh(*t);
+  return std::nullopt;
+}
+
+ShardLayout SL(const Json& a, const char* name = "layout") { return read_shard_layout(require_arg(a, name), opt_mesh(a)); }
+
+std::optional<Storage> opt_storage(const Json& a, const char* name) {
+  if (auto t = opt_text(a, name)) return parse_storage(*t);
+  return std::nullopt;
+}
+Storage storage_arg(const Json& a, const char* name) {
+  auto s = opt_storage(a, name);
+  if (!s) fail("protocol-missing-arg", "-", std::string("missing argument '") + name + "'");
+  return *s;
+}
+
+IntTuple tuple_arg(const Json& a, const char* name) {
+  const Json& j = require_arg(a, name);
+  if (j.is_string()) return parse_inttuple(j.get<std::string>());
+  return inttuple_from_json(j);
+}
+std::vector<int64_t> ints(const IntTuple& t, const char* what) {
+  std::vector<int64_t> v;
+  for (const auto& x : flat_leaves(t)) v.push_back(require_int(x, what));
+  return v;
+}
+std::optional<IntTuple> opt_tuple(const Json& a, const char* name) {
+  if (!a.contains(name) || a[name].is_null() || (a[name].is_string() && (a[name] == "-" || a[name] == ""))) return std::nullopt;
+  return tuple_arg(a, name);
+}
+
+Tensor tensor_arg(const Json& a, const std::vector<int64_t>& shape) {
+  Tensor t{shape, {}};
+  if (auto d = opt_tuple(a, "data")) {
+    t.data = ints(*d, "data");
+  } else {  // default data: 0, 1, 2, ... in row-major order
+    int64_t n = 1;
+    for (int64_t e : shape) n = checked_mul(n, e);
+    if (n > (int64_t{1} << 24)) fail("resource-limit", "§7", "default data for more than 2^24 elements");
+    for (int64_t i = 0; i < n; ++i) t.data.push_back(i);
+  }
+  return t;
+}
+
+Json engines_json(const Engines& e) {
+  Json b = Json::object();
+  for (const auto& [id, buf] : e.buffers) b[std::to_string(id)] = buf;
+  return Json{{"storage", to_string(e.storage)}, {"buffers", b}};
+}
+std::string engines_text(const Engines& e) {
+  std::string out;
+  for (const auto& [id, buf] : e.buffers) {
+    std::vector<IntTuple> v(buf.begin(), buf.end());
+    out += to_string(e.storage) + " engine " + std::to_string(id) + ": " + to_string(IntTuple::tuple(v)) + "\n";
+  }
+  return out;
+}
+Engines engines_from_json(const Json& j) {
+  if (!j.is_object() || !j.contains("storage") || !j.contains("buffers") || !j["buffers"].is_object())
+    fail("json-type", "§7", "engines are {\"storage\": rmem|smem|gmem, \"buffers\": {\"ENGINE\": [int, ...]}}");
+  Engines e{parse_storage(j["storage"].get<std::string>()), {}};
+  for (const auto& [k, v] : j["buffers"].items()) {
+    int64_t id = require_int(parse_inttuple(k), "engine id");
+    e.buffers[id] = ints(inttuple_from_json(v), "buffer value");
+  }
+  return e;
+}
+
+Json diag_json(const Diagnostic& d) { return Json{{"rule", d.rule}, {"clause", d.clause}, {"message", d.message}, {"path", d.path}}; }
+
+OpResult shard_result(const ShardLayout& sl) { return {shard_to_json(sl), to_string(sl)}; }
+
+// Materializes un-materialized strides (§7.1.2) as a Reshard from `from` to `to` would (D4).
+ShardLayout typed(const ShardLayout& sl, const std::vector<int64_t>& shape, Storage from, Storage to) {
+  std::vector<IntTuple> s(shape.begin(), shape.end());
+  TensorType out = reshard_typeinfer(TensorType{IntTuple::tuple(s), nullptr, from}, sl, to);
+  return static_cast<const ShardLayout&>(*out.layout);
+}
+
+OpResult check_op(const Json& a) {
+  ShardLayout sl = SL(a);
+  ShardCheckOptions o;
+  if (auto st = opt_text(a, "stage")) {
+    if (*st != "analysis" && *st != "final") fail("usage", "-", "stage is 'analysis' or 'final'");
+    o.final_stage = *st == "final";
+  }
+  o.storage = opt_storage(a, "storage");
+  o.tensor_shape = opt_tuple(a, "shape");
+  auto diags = check_shard_layout(sl, o, "layout");
+  Json v = Json::array();
+  std::string text;
+  for (const auto& d : diags) {
+    v.push_back(diag_json(d));
+    text += "violation: [" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")") + "\n";
+  }
+  text += diags.empty() ? "ok" : std::to_string(diags.size()) + " violation(s)";
+  return OpResult{Json{{"ok", diags.empty()}, {"violations", v}, {"layout", shard_to_json(sl)}}, text, diags.empty() ? 0 : 1};
+}
+
+}  // namespace
+
+void register_shard_ops(OpRegistry& r) {
+  const Param layout{"layout", P::Text, false, "shard layout: sugar `(N @ m.a, ...)` [where ...] [on MESH], shard(LAYOUT; ATTRS; MESH), or JSON"};
+  const Param mesh{"mesh", P::Text, true, "mesh text `[TOPO*TOPO|]x=2,y=4[|layout=L]` for sugar without `on` ('-' = none)"};
+  const Param shape{"shape", P::IntTuple, false, "logical TensorType.shape"};
+
+  r.add({"shard", "check", "§7", "all rule violations of a shard layout (stage analysis|final, storage, logical shape optional)",
+         {layout, {"stage", P::Text, true, "analysis (default) | final"}, {"storage", P::Text, true, "rmem | smem | gmem ('-' = unknown)"},
+          {"shape", P::IntTuple, true, "logical shape ('-' = unknown)"}, mesh},
+         check_op});
+  r.add({"shard", "canon", "§7.1.1", "canonical ShardLayout of sugar (S None) or of a verbose form (strides kept)", {layout, mesh},
+         [](const Json& a) {
+           ShardLayout sl = SL(a);
+           validate_shard_layout(sl);
+           return shard_result(sl);
+         }});
+  r.add({"shard", "local-shape", "§7.1.1", "local_shape(sl): G[k] / mesh extent on Split dims", {layout, mesh}, [](const Json& a) {
+           IntTuple l = local_shape(SL(a));
+           return OpResult{to_json(l), to_string(l)};
+         }});
+  r.add({"shard", "dim-view", "§7.5", "per-layout-dim view of the attrs (D10): S(k) on Split-bound dims, B elsewhere", {layout, mesh},
+         [](const Json& a) {
+           Json j = Json::array();
+           std::string text;
+           for (const auto& attr : layout_dim_view(SL(a))) {
+             j.push_back(to_string(attr));
+             text += (text.empty() ? "" : ",") + to_string(attr);
+           }
+           return OpResult{j, "(" + text + ")"};
+         }});
+  r.add({"shard", "regroup", "§8", "flat layout dims each logical dim regroups into (D2)", {{"shape", P::IntTuple}, {"layout_shape", P::IntTuple}},
+         [](const Json& a) {
+           auto runs = regroup(tuple_arg(a, "shape"), tuple_arg(a, "layout_shape"));
+           Json j = runs;
+           std::string text;
+           for (const auto& run : runs) {
+             std::vector<IntTuple> v(run.begin(), run.end());
+             text += (text.empty() ? "" : ",") + to_string(IntTuple::tuple(v));
+           }
+           return OpResult{j, "(" + text + ")"};
+         }});
+  r.add({"shard", "typeinfer", "§7.4", "Reshard typeinfer: shape kept, strides materialized by the direction rule (D4)",
+         {layout, shape, {"src_storage", P::Text}, {"dst_storage", P::Text}, mesh}, [](const Json& a) {
+           IntTuple s = tuple_arg(a, "shape");
+           Storage src = storage_arg(a, "src_storage"), dst = storage_arg(a, "dst_storage");
+           TensorType out = reshard_typeinfer(TensorType{s, nullptr, src}, SL(a), dst);
+           const auto& sl = static_cast<const ShardLayout&>(*out.layout);
+           return OpResult{Json{{"shape", to_json(out.shape)}, {"storage", to_string(out.storage)}, {"layout", shard_to_json(sl)},
+                                {"local_shape", to_json(local_shape(sl))}},
+                           "shape " + to_string(out.shape) + " storage " + to_string(out.storage) + "\n" + to_string(sl)};
+         }});
+  r.add({"shard", "physical", "§7.1.2", "(engine, offset) of a mesh instance's local coordinate (D3)",
+         {layout, {"storage", P::Text}, {"mesh_coord", P::IntTuple}, {"local", P::IntTuple}, mesh}, [](const Json& a) {
+           PhysicalElement pe = physical_element(SL(a), storage_arg(a, "storage"), ints(tuple_arg(a, "mesh_coord"), "mesh coordinate"),
+                                                 ints(tuple_arg(a, "local"), "local coordinate"));
+           return OpResult{Json{{"engine", pe.engine}, {"offset", pe.offset}},
+                           "engine " + std::to_string(pe.engine) + " offset " + std::to_string(pe.offset)};
+         }});
+  r.add({"shard", "distribute", "§7", "engines and buffers of a logical tensor (data default 0,1,2,...)",
+         {layout, shape, {"storage", P::Text}, {"data", P::IntTuple, true, "flat row-major data ('-' = 0,1,2,...)"}, mesh},
+         [](const Json& a) {
+           auto s = ints(tuple_arg(a, "shape"), "logical extent");
+           Storage st = storage_arg(a, "storage");
+           Engines e = distribute(tensor_arg(a, s), SL(a), st);
+           return OpResult{engines_json(e), engines_text(e)};
+         }});
+  r.add({"shard", "assemble", "§7", "the logical tensor from engines (replicas must agree, Partial reduced)",
+         {layout, shape, {"engines", P::Json}, mesh}, [](const Json& a) {
+           Tensor t = assemble(engines_from_json(require_arg(a, "engines")), SL(a), ints(tuple_arg(a, "shape"), "logical extent"));
+           std::vector<IntTuple> v(t.data.begin(), t.data.end());
+           return OpResult{Json{{"shape", t.shape}, {"data", t.data}}, to_string(IntTuple::tuple(v))};
+         }});
+  r.add({"shard", "reshard", "§7.4", "distribute data on src, reshard to dst, assemble: dst layout, engines and the preserved value",
+         {{"src", P::Text}, {"dst", P::Text}, shape, {"src_storage", P::Text}, {"dst_storage", P::Text},
+          {"data", P::IntTuple, true, "flat row-major data ('-' = 0,1,2,...)"}},
+         [](const Json& a) {
+           auto s = ints(tuple_arg(a, "shape"), "logical extent");
+           Storage ss = storage_arg(a, "src_storage"), ds = storage_arg(a, "dst_storage");
+           ShardLayout src = typed(read_shard_layout(require_arg(a, "src")), s, ss, ss);
+           ShardLayout dst = typed(read_shard_layout(require_arg(a, "dst")), s, ss, ds);
+           Tensor t = tensor_arg(a, s);
+           Engines out = reshard(distribute(t, src, ss), src, dst, ds, s);
+           bool preserved = assemble(out, dst, s) == t;
+           if (!preserved) fail("internal", "§7.4", "reshard changed the value (this is a tfspec bug)");
+           return OpResult{Json{{"layout", shard_to_json(dst)}, {"engines", engines_json(out)}, {"preserved", preserved}},
+                           to_string(dst) + "\n" + engines_text(out) + "value preserved"};
+         }});
+  r.add({"shard", "mesh", "§5", "a mesh: topologies, axes, topology_domain (D6); with a slice `(1,_,3)` the sub-mesh (D7)",
+         {{"mesh", P::Text}, {"slice", P::Coord, true, "static ints and `_` per mesh axis"}}, [](const Json& a) {
+           Mesh m = mesh_from_json(require_arg(a, "mesh"));
+           if (a.contains("slice")) m = m[coord_from_json(a["slice"])];
+           auto dom = m.topology_domain();
+           Json j = mesh_to_json(m);
+           j["topology_domain"] = dom ? Json(*dom) : Json(nullptr);
+           return OpResult{j, to_string(m) + "\ntopology_domain " + (dom ? std::to_string(*dom) : std::string("None"))};
+         }});
+  r.add({"shard", "rules", "§7", "the shard-model rules: id, clause, summary", {}, [](const Json&) {
+           Json j = Json::array();
+           std::string text;
+           for (const auto& rule : RuleRegistry::instance().rules())
+             if (rule.applies_to == LayoutKind::Shard) {
+               j.push_back(Json{{"id", rule.id}, {"clause", rule.clause}, {"summary", rule.summary}});
+               text += rule.id + " " + rule.clause + " " + rule.summary + "\n";
+             }
+           return OpResult{j, text};
+         }});
+}
+
 }  // namespace tfspec::cli

@@ -88,9 +88,10 @@ ShardLayout canonicalize(const Sugar& sugar, const Mesh& mesh) {
   std::vector<ShardAttr> attrs(static_cast<size_t>(mesh.rank()), Broadcast{});
   std::vector<bool> assigned(attrs.size(), false);
   auto claim = [&](int a) {
-    if (assigned.at(a)) fail("sugar-axis-reused", "§7.2", "mesh axis " + std::to_string(a) + " is given two attrs");
+    if (assigned.at(a)) fail("sugar-axis-reused", "§7.2", "mesh axis " + label(a) + " is given two attrs");
     assigned[a] = true;
   };
+  auto label = [&](int a) { return mesh.names() ? "m." + (*mesh.names())[a] : "m.axes[" + std::to_string(a) + "]"; };
   for (const auto& e : sugar.entries) {
     if (!e.mesh_axis) {
       g.push_back(e.extent);
@@ -100,11 +101,11 @@ ShardLayout canonicalize(const Sugar& sugar, const Mesh& mesh) {
     claim(a);
     const int64_t ext = mesh.extent(a);  // fails closed on a symbolic / None mesh extent
     if (!e.extent.is_int())
-      fail("sugar-symbolic", "§7.1.1", "`" + describe_leaf(e.extent) + " @ mesh axis " + std::to_string(a) + "`: divisibility of a symbolic extent must be proved (`tfspec prove`)");
+      fail("sugar-symbolic", "§7.1.1", "`" + describe_leaf(e.extent) + " @ " + label(a) + "`: divisibility of a symbolic extent must be proved (`tfspec prove`)");
     const int64_t n = e.extent.value();
     if (n < 1) fail("extent-positive", "§3", "sugar extent " + std::to_string(n) + " is not >= 1");
     if (n % ext != 0)
-      fail("sugar-divides", "§7.1.1", "`" + std::to_string(n) + " @ mesh axis " + std::to_string(a) + "`: the axis extent " + std::to_string(ext) + " does not divide " + std::to_string(n));
+      fail("sugar-divides", "§7.1.1", "`" + std::to_string(n) + " @ " + label(a) + "`: the axis extent " + std::to_string(ext) + " does not divide " + std::to_string(n));
     attrs[a] = Split{static_cast<int64_t>(g.size())};
     g.push_back(IntTuple(ext));
     if (n != ext) g.push_back(IntTuple(n / ext));  // D5: mesh factor outer, residual a non-Split dim
