@@ -87,11 +87,11 @@ ShardLayout canonicalize(const Sugar& sugar, const Mesh& mesh) {
   std::vector<IntTuple> g;
   std::vector<ShardAttr> attrs(static_cast<size_t>(mesh.rank()), Broadcast{});
   std::vector<bool> assigned(attrs.size(), false);
+  auto label = [&](int a) { return mesh.names() ? "m." + (*mesh.names())[a] : "m.axes[" + std::to_string(a) + "]"; };
   auto claim = [&](int a) {
     if (assigned.at(a)) fail("sugar-axis-reused", "§7.2", "mesh axis " + label(a) + " is given two attrs");
     assigned[a] = true;
   };
-  auto label = [&](int a) { return mesh.names() ? "m." + (*mesh.names())[a] : "m.axes[" + std::to_string(a) + "]"; };
   for (const auto& e : sugar.entries) {
     if (!e.mesh_axis) {
       g.push_back(e.extent);
