@@ -15,17 +15,23 @@ namespace {
 struct ProveState {
   std::string goal;
   std::vector<std::string> args, assume;
-  std::string smt2, size;
+  std::string smt2, size, storage;
   double timeout_s = 2.0;
   bool json = false, list = false;
 };
+
+// Parameters given as --options rather than positionally.
+bool is_option(const std::string& name) {
+  return name == "assume" || name == "timeout_ms" || name == "smt2" || name == "size" || name == "storage";
+}
 
 void print_goals() {
   for (const auto& op : OpRegistry::instance().ops()) {
     if (op.group != "prove") continue;
     std::string sig = op.name;
     for (const auto& p : op.params)
-      if (p.name != "assume" && p.name != "timeout_ms" && p.name != "smt2") sig += std::string(" ") + (p.name == "size" ? "--size " : "") + p.name;
+      if (!is_option(p.name)) sig += " " + (p.optional ? "[" + p.name + "]" : p.name);
+      else if (p.name == "size" || p.name == "storage") sig += " --" + p.name + " " + p.name;
     std::cout << sig << "    " << op.clause << " " << op.summary << "\n";
   }
 }
@@ -34,20 +40,30 @@ int run(const ProveState& st) {
   const Op* op = OpRegistry::instance().find("prove", st.goal);
   if (!op) fail("usage", "-", "unknown goal '" + st.goal + "' (try tfspec prove --list)");
   std::vector<Param> positional;
+  size_t required = 0;
   for (const auto& p : op->params)
-    if (!p.optional && !(p.name == "size" && !st.size.empty())) positional.push_back(p);
-  if (st.args.size() != positional.size()) {
+    if (!is_option(p.name)) {
+      positional.push_back(p);
+      required += p.optional ? 0 : 1;
+    }
+  if (st.args.size() < required || st.args.size() > positional.size()) {
     std::string sig;
-    for (const auto& p : positional) sig += " " + p.name;
+    for (const auto& p : positional) sig += " " + (p.optional ? "[" + p.name + "]" : p.name);
     fail("usage", "-", "'prove " + st.goal + "' takes" + sig + " (" + std::to_string(st.args.size()) + " given)");
   }
   Json args = Json::object();
-  for (size_t i = 0; i < positional.size(); ++i) args[positional[i].name] = arg_from_text(positional[i].type, st.args[i]);
+  for (size_t i = 0; i < st.args.size(); ++i) args[positional[i].name] = arg_from_text(positional[i].type, st.args[i]);
   if (!st.size.empty()) {
     bool has_size = false;
     for (const auto& p : op->params) has_size = has_size || p.name == "size";
     if (!has_size) fail("usage", "-", "--size applies to the in-bounds goal only");
     args["size"] = arg_from_text(ParamType::IntTuple, st.size);
+  } else if (op->name == "in-bounds") {
+    fail("usage", "-", "in-bounds needs --size E");
+  }
+  if (!st.storage.empty()) {
+    if (op->name != "shard") fail("usage", "-", "--storage applies to the shard goal only");
+    args["storage"] = st.storage;
   }
   if (!st.assume.empty()) args["assume"] = st.assume;
   if (!(st.timeout_s > 0 && st.timeout_s <= 600)) fail("usage", "-", "--timeout takes seconds in (0, 600]");
@@ -73,6 +89,7 @@ void add_prove_command(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", st->timeout_s, "seconds per solver call (default 2)");
   sub->add_option("--smt2", st->smt2, "write each obligation to PREFIX-<name>.smt2 (SMT-LIB 2)");
   sub->add_option("--size", st->size, "the in-bounds size E");
+  sub->add_option("--storage", st->storage, "the shard goal's storage: rmem (default), smem or gmem (D3 engines)");
   sub->add_flag("--json", st->json, "print the verdict as JSON");
   sub->add_flag("--list", st->list, "list the goals");
   sub->positionals_at_end(false);

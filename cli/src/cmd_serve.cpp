@@ -9,6 +9,7 @@
 namespace tfspec::cli {
 
 inline constexpr int kProtocolVersion = 1;
+inline constexpr int kMaxJsonDepth = 2 * kMaxDepth + 16;  // IntTuples inside a few object levels
 
 static Json error_json(const std::string& rule, const std::string& clause, const std::string& msg) {
   return Json{{"rule", rule}, {"clause", clause}, {"message", msg}};
@@ -17,8 +18,15 @@ static Json error_json(const std::string& rule, const std::string& clause, const
 // Answers one request line; sets `stop` on the stop command.
 Json serve_line(const std::string& line, bool& stop) {
   Json req;
+  // Nesting beyond any legal request is dropped while parsing (copying or printing a 10^5-deep
+  // document would recurse that deep): the request is then answered with nesting-too-deep.
+  bool too_deep = false;
+  auto limit_depth = [&too_deep](int depth, Json::parse_event_t, Json&) {
+    if (depth > kMaxJsonDepth) too_deep = true;
+    return depth <= kMaxJsonDepth;
+  };
   try {
-    req = Json::parse(line);
+    req = Json::parse(line, limit_depth);
   } catch (const Json::exception& e) {
     return Json{{"seq", nullptr}, {"error", error_json("protocol-malformed", "-", std::string("not JSON: ") + e.what())}};
   }
@@ -38,12 +46,15 @@ Json serve_line(const std::string& line, bool& stop) {
     }
     return Json{{"seq", nullptr}, {"error", error_json("protocol-unknown-cmd", "-", "unknown cmd " + cmd.dump())}};
   }
-  Json seq = req.contains("seq") ? req["seq"] : Json(nullptr);
+  Json seq = req.contains("seq") && !req["seq"].is_structured() ? req["seq"] : Json(nullptr);
+  if (too_deep)
+    return Json{{"seq", seq}, {"error", error_json("nesting-too-deep", "§1", "request nests deeper than " + std::to_string(kMaxJsonDepth) + " levels")}};
   if (!req.contains("op") || !req["op"].is_string())
     return Json{{"seq", seq}, {"error", error_json("protocol-malformed", "-", "a request needs a string 'op'")}};
   const Op* op = reg.find_protocol(req["op"].get<std::string>());
   if (!op) return Json{{"seq", seq}, {"skipped", {{"reason", "unsupported op " + req["op"].dump()}}}};
-  Json args = req.contains("args") ? req["args"] : Json::object();
+  static const Json kNoArgs = Json::object();
+  const Json& args = req.contains("args") ? req["args"] : kNoArgs;
   try {
     OpResult r = op->run(args);
     return Json{{"seq", seq}, {"result", r.json}};

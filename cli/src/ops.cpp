@@ -53,7 +53,13 @@ Json arg_from_text(ParamType type, const std::string& text) {
     case ParamType::Text: return Json(text);
     case ParamType::Json:
       try {
-        return Json::parse(text);
+        bool too_deep = false;
+        Json j = Json::parse(text, [&too_deep](int depth, Json::parse_event_t, Json&) {
+          if (depth > 2 * kMaxDepth + 16) too_deep = true;
+          return !too_deep;
+        });
+        if (too_deep) fail("nesting-too-deep", "§1", "JSON argument nests too deeply");
+        return j;
       } catch (const Json::exception& e) {
         fail("json-malformed", "§2", std::string("malformed JSON argument: ") + e.what());
       }

@@ -7,6 +7,7 @@
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/prove.hpp"
+#include "tfspec/solver/shard_goal.hpp"
 
 namespace tfspec::cli {
 namespace {
@@ -43,7 +44,8 @@ ProveOptions options(const Json& a) {
 }
 
 ShapeDim dim_arg(const Json& a, const char* name) {
-  IntTuple t = inttuple_from_json(require_arg(a, name));
+  const Json& j = require_arg(a, name);
+  IntTuple t = j.is_string() ? parse_inttuple(j.get<std::string>()) : inttuple_from_json(j);
   if (!t.is_leaf() || t.is_none()) fail("prove-usage", "§1", std::string("'") + name + "' must be one integer or symbolic dim");
   return t.as_dim();
 }
@@ -69,6 +71,26 @@ std::vector<Param> with_options(std::vector<Param> ps) {
 
 Layout L(const Json& a, const char* name) { return layout_from_json(require_arg(a, name)); }
 
+// `divides EXTENT DIVISOR`, or `divides SHARD` where SHARD is sugar `(N @ m.x, ...) on MESH` (D5),
+// `shard(...)` text or shard JSON (every Split, §6 / D8).
+std::vector<solver::Division> divisions(const Json& a) {
+  if (a.contains("divisor")) return {{dim_arg(a, "extent"), dim_arg(a, "divisor"), ""}};
+  const Json& j = require_arg(a, "extent");
+  if (j.is_string() && looks_like_sugar(j.get<std::string>())) {
+    ParsedSugar ps = parse_sugar(j.get<std::string>(), std::nullopt);
+    return solver::sugar_divisions(ps.sugar, ps.mesh);
+  }
+  if (j.is_object() || (j.is_string() && j.get<std::string>().find("shard") != std::string::npos))
+    return solver::split_divisions(read_shard_layout(j));
+  fail("prove-usage", "§6", "divides takes EXTENT DIVISOR, or one shard layout (sugar, shard(...) or JSON)");
+}
+
+std::optional<Storage> storage_arg(const Json& a) {
+  if (!a.contains("storage")) return std::nullopt;
+  if (!a["storage"].is_string()) fail("prove-usage", "§7.1.2", "\"storage\" is rmem, smem or gmem");
+  return parse_storage(a["storage"].get<std::string>());
+}
+
 }  // namespace
 
 void register_prove_ops(OpRegistry& r) {
@@ -86,9 +108,12 @@ void register_prove_ops(OpRegistry& r) {
   r.add({"prove", "admissible", "§3", "A o B is admissible (left divisibility) for all symbol values",
          with_options({{"a", P::Layout}, {"b", P::Layout}}),
          [](const Json& a) { return guarded([&] { return solver::prove_admissible(L(a, "a"), L(a, "b"), options(a)); }); }});
-  r.add({"prove", "divides", "§6", "divisor | extent for all symbol values (Split binding, sugar N @ m.a per D5)",
-         with_options({{"extent", P::IntTuple}, {"divisor", P::IntTuple}}),
-         [](const Json& a) { return guarded([&] { return solver::prove_divides(dim_arg(a, "extent"), dim_arg(a, "divisor"), options(a)); }); }});
+  r.add({"prove", "divides", "§6", "divisor | extent, or every Split / `N @ m.a` of a shard layout, for all symbol values (D5, D8)",
+         with_options({{"extent", P::Text}, {"divisor", P::Text, true}}),
+         [](const Json& a) { return guarded([&] { return solver::prove_divisions(divisions(a), options(a)); }); }});
+  r.add({"prove", "shard", "§7", "every shard-model invariant (divisibility, canonical Split extents, injective per engine) for all symbol values",
+         with_options({{"layout", P::Text}, {"storage", P::Text, true}}),
+         [](const Json& a) { return guarded([&] { return solver::prove_shard(read_shard_layout(require_arg(a, "layout")), storage_arg(a), options(a)); }); }});
 }
 
 }  // namespace tfspec::cli

@@ -79,7 +79,9 @@ TEST(Cli, BadInputIsAnErrorNamingTheRuleNeverACrash) {
   struct Case {
     std::string args, rule;
   };
-  std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
+  // 30000 levels: a single argv string must stay under the kernel's 128 KiB limit; the 10^5-deep
+  // case goes through `serve` on stdin below.
+  std::string deep = std::string(30000, '(') + "1" + std::string(30000, ')');
   for (const Case& c : std::vector<Case>{
            {"layout eval '(2,3' 1", "parse-error"},
            {"layout eval " + quote(deep) + " 0", "nesting-too-deep"},
@@ -110,7 +112,9 @@ TEST(Cli, ServeProtocolSession) {
       "\n"
       R"J({"seq":4,"op":"no-such-op","args":{}})J"
       "\n"
-      "this is not json\n"
+      "this is not json\n" +
+      std::string(R"J({"seq":5,"op":"flatten","args":{"t":)J") + std::string(100000, '[') + "1" +
+      std::string(100000, ']') + "}}\n" +
       R"J({"cmd":"stop"})J"
       "\n";
   RunResult r = run("serve", in);
@@ -122,7 +126,7 @@ TEST(Cli, ServeProtocolSession) {
     lines.push_back(tfspec::Json::parse(r.out.substr(start, nl - start)));
     start = nl + 1;
   }
-  ASSERT_EQ(lines.size(), 7u) << r.out;
+  ASSERT_EQ(lines.size(), 8u) << r.out.substr(0, 2000);
   EXPECT_EQ(lines[0]["protocol"], 1);
   EXPECT_NE(std::find(lines[0]["ops"].begin(), lines[0]["ops"].end(), "composition"), lines[0]["ops"].end());
   EXPECT_EQ(lines[1]["seq"], 1);
@@ -132,5 +136,7 @@ TEST(Cli, ServeProtocolSession) {
   EXPECT_EQ(lines[3]["error"]["clause"], "§3");
   EXPECT_TRUE(lines[4].contains("skipped"));
   EXPECT_EQ(lines[5]["error"]["rule"], "protocol-malformed");
-  EXPECT_EQ(lines[6]["cmd"], "stop");
+  EXPECT_EQ(lines[6]["seq"], 5);
+  EXPECT_EQ(lines[6]["error"]["rule"], "nesting-too-deep");
+  EXPECT_EQ(lines[7]["cmd"], "stop");
 }
