@@ -80,3 +80,57 @@ TEST(ProveDivides, SplitOfAMultipleIsProvedStructurally) {
 
 }  // namespace
 }  // namespace tfspec::solver
+
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+namespace tfspec::solver {
+namespace {
+
+// Soundness: PROVED shard goals hold on every instance M, N in [1, 4] (check_shard_layout), and
+// REFUTED counterexamples violate a rule there.
+RC_GTEST_PROP(ProveShardSoundness, VerdictsAgreeWithTheReferenceCheck, ()) {
+  const int rank = *rc::gen::inRange(2, 4);
+  const auto ext = *rc::gen::container<std::vector<std::string>>(rank, rc::gen::element<std::string>("2", "4", "M", "N", "1"));
+  const auto str = *rc::gen::container<std::vector<std::string>>(rank, rc::gen::element<std::string>("0", "1", "2", "4", "M", "N", "M*2"));
+  const bool two_axes = *rc::gen::arbitrary<bool>();
+  auto attr = [&] { return *rc::gen::element<std::string>("S(0)", "S(1)", "B", "P()"); };
+  std::string attrs = attr() + (two_axes ? "," + attr() : "");
+  std::string s = "(", d = "(";
+  for (int i = 0; i < rank; ++i) {
+    s += (i ? "," : "") + ext[i];
+    d += (i ? "," : "") + str[i];
+  }
+  const std::string text = "shard(" + s + "):" + d + "); " + attrs + "; " + (two_axes ? "x=2,y=2" : "x=2") + ")";
+  const Storage st = *rc::gen::element(Storage::Rmem, Storage::Gmem);
+  ProveOptions o;
+  o.assume = {"M <= 4", "N <= 4"};
+  o.timeout_ms = 500;
+  const ShardLayout sl = parse_shard_layout(text);
+  ProveResult r = prove_shard(sl, st, o);
+  RC_TAG(to_string(r.verdict));
+  RC_ASSERT(!r.replay_failed);
+  ShardCheckOptions co;
+  co.storage = st;
+  const auto& l = static_cast<const Layout&>(*sl.layout());
+  auto violations = [&](const Bindings& b) {
+    auto sub = [&](const IntTuple& t) {
+      std::vector<IntTuple> out;
+      for (const auto& x : flat_leaves(t)) out.push_back(x.is_sym() ? IntTuple(evaluate(x.dim(), b)) : x);
+      return IntTuple::tuple(out);
+    };
+    auto c = ShardLayout::unchecked(std::make_shared<Layout>(sub(l.shape_ref()), sub(l.stride())), sl.attrs(), sl.mesh());
+    return check_shard_layout(c, co);
+  };
+  if (r.verdict == Verdict::Proved) {
+    for (int64_t m = 1; m <= 4; ++m)
+      for (int64_t n = 1; n <= 4; ++n) RC_ASSERT(violations(Bindings{{"M", m}, {"N", n}}).empty());
+  } else if (r.verdict == Verdict::Refuted) {
+    Bindings b{{"M", 1}, {"N", 1}};
+    for (const auto& [k, v] : r.counterexample["symbols"].items()) b[k] = v.get<int64_t>();
+    RC_ASSERT(!violations(b).empty());
+  }
+}
+
+}  // namespace
+}  // namespace tfspec::solver
