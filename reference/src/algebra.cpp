@@ -8,25 +8,56 @@
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
+#include "small_vec.hpp"
 
 namespace tfspec {
 namespace {
 
+using detail::SmallInts;
+
 struct Flat {
-  std::vector<int64_t> shape, stride;
+  SmallInts shape, stride;
 };
+
+void push_ints(const IntTuple& t, const char* op, SmallInts& out) {
+  if (t.is_leaf()) {
+    out.push_back(require_int(t, op));
+    return;
+  }
+  for (const auto& c : t.children()) push_ints(c, op, out);
+}
 
 Flat flat_concrete(const Layout& l, const char* op) {
   Flat f;
-  for (const auto& s : flat_leaves(l.shape_ref())) f.shape.push_back(require_int(s, op));
-  for (const auto& d : flat_leaves(l.stride())) f.stride.push_back(require_int(d, op));
+  push_ints(l.shape_ref(), op, f.shape);
+  push_ints(l.stride(), op, f.stride);
   return f;
 }
 
-Layout from_flat(const std::vector<int64_t>& s, const std::vector<int64_t>& d) {
+// pycute's coalesce on the flat view.
+Flat coalesce_flat(const Flat& f) {
+  Flat r{{1}, {0}};
+  for (size_t i = 0; i < f.shape.size(); ++i) {
+    int64_t s = f.shape[i], d = f.stride[i];
+    if (s == 1) continue;
+    if (r.shape.back() == 1) {
+      r.shape.back() = s;
+      r.stride.back() = d;
+    } else if (checked_mul(r.shape.back(), r.stride.back()) == d) {
+      r.shape.back() = checked_mul(r.shape.back(), s);
+    } else {
+      r.shape.push_back(s);
+      r.stride.push_back(d);
+    }
+  }
+  return r;
+}
+
+template <class V>
+Layout from_flat(const V& s, const V& d) {
   if (s.size() == 1) return Layout(IntTuple(s[0]), IntTuple(d[0]));
   std::vector<IntTuple> ts(s.begin(), s.end()), td(d.begin(), d.end());
-  return Layout(IntTuple::tuple(ts), IntTuple::tuple(td));
+  return Layout(IntTuple::tuple(std::move(ts)), IntTuple::tuple(std::move(td)));
 }
 
 // Applies f to the first modes of `l` per the by-mode profile and keeps the rest (CuTe by-mode).
@@ -45,22 +76,8 @@ Layout by_mode(const Layout& l, size_t n, const char* op, F f) {
 
 // ---------------------------------------------------------------- coalesce / filter (pycute)
 Layout coalesce(const Layout& l) {
-  Flat f = flat_concrete(l, "coalesce");
-  std::vector<int64_t> rs{1}, rd{0};
-  for (size_t i = 0; i < f.shape.size(); ++i) {
-    int64_t s = f.shape[i], d = f.stride[i];
-    if (s == 1) continue;
-    if (rs.back() == 1) {
-      rs.back() = s;
-      rd.back() = d;
-    } else if (checked_mul(rs.back(), rd.back()) == d) {
-      rs.back() = checked_mul(rs.back(), s);
-    } else {
-      rs.push_back(s);
-      rd.push_back(d);
-    }
-  }
-  return from_flat(rs, rd);
+  Flat r = coalesce_flat(flat_concrete(l, "coalesce"));
+  return from_flat(r.shape, r.stride);
 }
 
 Layout coalesce(const Layout& l, const IntTuple& profile) {
@@ -94,10 +111,10 @@ Layout filter(const Layout& l, const IntTuple& profile) {
 namespace {
 
 struct ModeResult {
-  std::vector<int64_t> shape, stride;
+  SmallInts shape, stride;
 };
 
-std::optional<Diagnostic> compose_mode(const Flat& a, int64_t s, int64_t d, std::vector<int64_t>& usage, ModeResult& out) {
+std::optional<Diagnostic> compose_mode(const Flat& a, int64_t s, int64_t d, SmallInts& usage, ModeResult& out) {
   auto refuse = [](const std::string& rule, const std::string& msg) {
     return std::optional<Diagnostic>(Diagnostic{rule, "§3", msg, ""});
   };
@@ -161,15 +178,17 @@ std::pair<IntTuple, IntTuple> rebuild(const IntTuple& b_shape, const std::vector
     const ModeResult& m = modes[next++];
     if (m.shape.size() == 1) return {IntTuple(m.shape[0]), IntTuple(m.stride[0])};
     std::vector<IntTuple> s(m.shape.begin(), m.shape.end()), d(m.stride.begin(), m.stride.end());
-    return {IntTuple::tuple(s), IntTuple::tuple(d)};
+    return {IntTuple::tuple(std::move(s)), IntTuple::tuple(std::move(d))};
   }
   std::vector<IntTuple> s, d;
+  s.reserve(b_shape.len());
+  d.reserve(b_shape.len());
   for (const auto& c : b_shape.children()) {
-    auto [cs, cd] = rebuild(c, modes, next);
-    s.push_back(cs);
-    d.push_back(cd);
+    auto r = rebuild(c, modes, next);
+    s.push_back(std::move(r.first));
+    d.push_back(std::move(r.second));
   }
-  return {IntTuple::tuple(s), IntTuple::tuple(d)};
+  return {IntTuple::tuple(std::move(s)), IntTuple::tuple(std::move(d))};
 }
 
 struct Composed {
@@ -178,10 +197,9 @@ struct Composed {
 };
 
 Composed compose(const Layout& a, const Layout& b) {
-  const Layout ac = coalesce(a);
-  const Flat fa = flat_concrete(ac, "composition");
+  const Flat fa = coalesce_flat(flat_concrete(a, "composition"));
   const Flat fb = flat_concrete(b, "composition");
-  std::vector<int64_t> usage(fa.shape.size(), 0);
+  SmallInts usage(fa.shape.size(), 0);
   std::vector<ModeResult> modes(fb.shape.size());
   for (size_t j = 0; j < fb.shape.size(); ++j)
     if (auto r = compose_mode(fa, fb.shape[j], fb.stride[j], usage, modes[j])) return {r, std::nullopt};
@@ -202,8 +220,8 @@ Composed compose(const Layout& a, const Layout& b) {
             std::nullopt};
   }
   size_t next = 0;
-  auto [s, d] = rebuild(b.shape_ref(), modes, next);
-  return {std::nullopt, Layout(s, d)};
+  auto r = rebuild(b.shape_ref(), modes, next);
+  return {std::nullopt, Layout(std::move(r.first), std::move(r.second))};
 }
 
 }  // namespace
@@ -216,7 +234,7 @@ Layout composition(const Layout& a, const Layout& b) {
     c.refusal->message = "composition " + to_string(a) + " o " + to_string(b) + " is not admissible: " + c.refusal->message;
     throw SpecError(*c.refusal);
   }
-  return *c.layout;
+  return std::move(*c.layout);
 }
 
 Layout composition(const Layout& a, const Tiler& b) {

@@ -10,31 +10,66 @@ namespace tfspec {
 
 int LayoutBase::domain_rank() const { return tfspec::rank(flatten(shape())); }
 
-static void validate_shape_rec(const IntTuple& s, const std::string& path) {
+// Walks the leaves; the path string is only built for the error message.
+static void validate_shape_rec(const IntTuple& s, const std::string& base, std::vector<size_t>& at) {
   if (s.is_tuple()) {
-    for (size_t i = 0; i < s.len(); ++i) validate_shape_rec(s[i], path + "[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < s.len(); ++i) {
+      at.push_back(i);
+      validate_shape_rec(s[i], base, at);
+      at.pop_back();
+    }
     return;
   }
-  if (s.is_int() && s.value() < 1)
+  if (s.is_int() && s.value() < 1) {
+    std::string path = base;
+    for (size_t i : at) path += "[" + std::to_string(i) + "]";
     fail("extent-positive", "§3", "extent " + std::to_string(s.value()) + " at " + path + " is not >= 1", path);
+  }
 }
 
-void validate_shape(const IntTuple& shape, const std::string& path) { validate_shape_rec(shape, path); }
+static bool extents_positive(const IntTuple& s) {
+  if (s.is_leaf()) return !s.is_int() || s.value() >= 1;
+  for (const auto& c : s.children())
+    if (!extents_positive(c)) return false;
+  return true;
+}
+
+void validate_shape(const IntTuple& shape, const std::string& path) {
+  if (extents_positive(shape)) return;
+  std::vector<size_t> at;
+  validate_shape_rec(shape, path, at);
+}
+
+// size(shape) when every extent is concrete and the product fits int64; -1 otherwise (size()
+// then reports why).
+static int64_t concrete_size(const IntTuple& t) {
+  if (t.is_leaf()) return t.is_int() ? t.value() : -1;
+  int64_t r = 1;
+  for (const auto& c : t.children()) {
+    int64_t v = concrete_size(c);
+    if (v < 0 || __builtin_mul_overflow(r, v, &r)) return -1;
+  }
+  return r;
+}
 
 Layout::Layout(IntTuple shape) : shape_(std::move(shape)) {
   validate_shape(shape_, "shape");
+  size_ = concrete_size(shape_);
   stride_ = prefix_product(shape_);  // §3 default
 }
 
 Layout::Layout(IntTuple shape, IntTuple stride) : shape_(std::move(shape)), stride_(std::move(stride)) {
   validate_shape(shape_, "shape");
+  size_ = concrete_size(shape_);
   if (!congruent(shape_, *stride_))
     fail("stride-congruent", "§3", "stride is not congruent with the shape", "stride");
-  for (const auto& d : flat_leaves(*stride_))
-    if (d.is_none()) fail("stride-none-leaf", "§3", "a single stride entry cannot be None", "stride");
+  if (has_none(*stride_)) fail("stride-none-leaf", "§3", "a single stride entry cannot be None", "stride");
 }
 
-Layout::Layout(IntTuple shape, Unmaterialized) : shape_(std::move(shape)) { validate_shape(shape_, "shape"); }
+Layout::Layout(IntTuple shape, Unmaterialized) : shape_(std::move(shape)) {
+  validate_shape(shape_, "shape");
+  size_ = concrete_size(shape_);
+}
 
 Layout Layout::unmaterialized(IntTuple shape) { return Layout(std::move(shape), Unmaterialized{}); }
 
@@ -45,7 +80,7 @@ const IntTuple& Layout::stride() const {
   return *stride_;
 }
 
-int64_t Layout::size() const { return product_int(shape_, "size"); }
+int64_t Layout::size() const { return size_ >= 0 ? size_ : product_int(shape_, "size"); }
 
 int64_t Layout::cosize() const {
   // max over the domain of L(c), plus one; each mode contributes its extreme (stride sign decides).

@@ -50,7 +50,7 @@ class Layout final : public LayoutBase {
   int64_t operator()(int64_t index) const;              // fast path for integer indices
   int64_t operator()(const IntTuple& coord) const { return apply(coord); }
 
-  friend bool operator==(const Layout& a, const Layout& b) {
+  friend bool operator==(const Layout& a, const Layout& b) {  // structural (size_ is derived)
     return a.shape_ == b.shape_ && a.stride_ == b.stride_;
   }
 
@@ -59,6 +59,7 @@ class Layout final : public LayoutBase {
   Layout(IntTuple shape, Unmaterialized);
   IntTuple shape_;
   std::optional<IntTuple> stride_;
+  int64_t size_ = -1;  // cached size(shape) when concrete
 };
 
 // Builds a layout whose modes are the given layouts: shape (s0, s1, ...), stride (d0, d1, ...).
