@@ -123,3 +123,27 @@ TEST(Algebra, SymbolicInputFailsClosedNamingTheLeaf) {
     EXPECT_NE(std::string(e.what()).find("'M'"), std::string::npos) << e.what();
   }
 }
+
+TEST(Product, ZippedTiledFlatForms) {
+  // (2,2):(1,2) by-mode with (3,4): mode 0: 2:1 x 3:1 = (2,3):(1,2);
+  // mode 1: 2:2 x 4:1: complement(2:2, 8) = (2,2):(1,4), composed with 4:1 -> (2,2):(1,4).
+  Tiler t = parse_tiler("(3,4)");
+  EXPECT_EQ(logical_product(L("(2,2):(1,2)"), t), L("((2,3),(2,(2,2))):((1,2),(2,(1,4)))"));
+  EXPECT_EQ(zipped_product(L("(2,2):(1,2)"), t), L("((2,2),(3,(2,2))):((1,2),(2,(1,4)))"));
+  EXPECT_EQ(tiled_product(L("(2,2):(1,2)"), t), L("((2,2),3,(2,2)):((1,2),2,(1,4))"));
+  EXPECT_EQ(flat_product(L("(2,2):(1,2)"), t), L("(2,2,3,(2,2)):(1,2,2,(1,4))"));
+}
+
+TEST(Divide, ByModeRankMustFit) {
+  EXPECT_RULE(logical_divide(L("8:1"), parse_tiler("(2,2)")), "by-mode-rank");
+}
+
+TEST(Filter, ByModeProfile) {
+  // mode 0 (2,3):(0,1) filters to 3:1; mode 1 kept as is
+  EXPECT_EQ(filter(L("((2,3),4):((0,1),3)"), parse_inttuple("(1,1)")), L("(3,4):(1,3)"));
+}
+
+TEST(Composition, ByModeTiler) {
+  // A = (4,8):(8,1); tiler (2:2, 4:1): mode 0: 4:8 o 2:2 = 2:16; mode 1: 8:1 o 4:1 = 4:1
+  EXPECT_EQ(composition(L("(4,8):(8,1)"), parse_tiler("(2:2,4:1)")), L("(2,4):(16,1)"));
+}
