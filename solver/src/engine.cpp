@@ -230,7 +230,7 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
       p.r.attempts.push_back(std::string("reference: undecided: ") + e.what());
     }
   }
-  if (spec.structural) {
+  if (spec.structural && o.structural) {
     auto t = Clock::now();
     if (auto m = spec.structural(p.base)) {
       p.r.attempts.push_back(*m + ": proved in " + ms(since(t)));
@@ -250,11 +250,11 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
     }
     p.r.attempts.push_back("structural: does not apply");
   }
-  if (p.z3_strategy("z3-unbounded", {}, "all values")) return finish();
+  if (o.z3_unbounded && p.z3_strategy("z3-unbounded", {}, "all values")) return finish();
   std::string missing;
   if (p.all_bounded(missing)) {
-    if (p.z3_strategy("z3-bounded", p.bound_constraints(), "within declared bounds")) return finish();
-    if (p.exhaustive()) return finish();
+    if (o.z3_bounded && p.z3_strategy("z3-bounded", p.bound_constraints(), "within declared bounds")) return finish();
+    if (o.exhaustive && p.exhaustive()) return finish();
   } else {
     p.r.attempts.push_back("z3-bounded: skipped, no declared upper bound for " + missing);
   }

@@ -12,7 +12,9 @@ namespace {
 
 // Structural: in normal form N is D, or a product with D as a factor, or c * ... with D | c.
 bool syntactic_multiple(const z3::expr& n, const z3::expr& d) {
-  z3::expr nn = n.simplify(), dd = d.simplify();
+  z3::params som(n.ctx());
+  som.set("som", true);
+  z3::expr nn = n.simplify(som), dd = d.simplify(som);
   if (z3::eq(nn, dd)) return true;
   const bool product = nn.is_app() && nn.decl().decl_kind() == Z3_OP_MUL;
   if (product)

@@ -15,9 +15,11 @@ namespace {
 // syntactic: stride - (span + 1) must simplify (polynomial normal form) to a numeral >= 0, e.g.
 // stride_k == product of the smaller extents for a compact layout. Modes of extent 1 are skipped.
 std::optional<std::string> separated_strides(z3::context& ctx, const FlatModes& f) {
+  z3::params som(ctx);  // sum-of-monomials normal form, so that A + A*(B-1) is A*B
+  som.set("som", true);
   std::vector<size_t> left;
   for (size_t i = 0; i < f.shape.size(); ++i) {
-    z3::expr s = f.shape[i].simplify();
+    z3::expr s = f.shape[i].simplify(som);
     int64_t v = 0;
     if (s.is_numeral_i64(v) && v == 1) continue;
     left.push_back(i);
@@ -28,12 +30,12 @@ std::optional<std::string> separated_strides(z3::context& ctx, const FlatModes& 
     int64_t best_gap = 0;
     for (size_t k = 0; k < left.size(); ++k) {
       int64_t gap = 0;
-      if (!(f.stride[left[k]] - next).simplify().is_numeral_i64(gap) || gap < 0) continue;
+      if (!(f.stride[left[k]] - next).simplify(som).is_numeral_i64(gap) || gap < 0) continue;
       if (best == left.size() || gap < best_gap) best = k, best_gap = gap;
     }
     if (best == left.size()) return std::nullopt;
     const size_t i = left[best];
-    next = (next + f.stride[i] * (f.shape[i] - 1)).simplify();
+    next = (next + f.stride[i] * (f.shape[i] - 1)).simplify(som);
     left.erase(left.begin() + static_cast<std::ptrdiff_t>(best));
   }
   return "structural";

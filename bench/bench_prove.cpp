@@ -1,0 +1,118 @@
+// `tfspec prove` (issue 4): time to a verdict against rank (1..8) and number of symbols, per
+// strategy. Target: a rank-8 compact symbolic layout proved injective in under 100 ms.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/solver/prove.hpp"
+
+namespace {
+
+using namespace tfspec;
+using namespace tfspec::solver;
+
+const char* kNames[] = {"A", "B", "C", "D", "E", "F", "G", "H"};
+
+// Compact column-major layout of the given rank; the first `symbols` extents are symbolic, the
+// rest 4. `stride_of_last` replaces the last stride (to build a refutable layout).
+std::string compact(int rank, int symbols, const std::string& stride_of_last = "") {
+  std::string s = "(", d = "(", prod = "1";
+  for (int i = 0; i < rank; ++i) {
+    std::string e = i < symbols ? kNames[i] : "4";
+    s += (i ? "," : "") + e;
+    d += std::string(i ? "," : "") + (i == rank - 1 && !stride_of_last.empty() ? stride_of_last : prod);
+    prod = prod == "1" ? e : prod + "*" + e;
+  }
+  return s + "):" + d + ")";
+}
+
+ProveOptions only(const char* strategy, std::vector<std::string> assume = {}) {
+  ProveOptions o;
+  o.assume = std::move(assume);
+  o.timeout_ms = 5000;
+  o.structural = std::string(strategy) == "structural";
+  o.z3_unbounded = std::string(strategy) == "z3-unbounded";
+  o.z3_bounded = std::string(strategy) == "z3-bounded";
+  o.exhaustive = std::string(strategy) == "exhaustive";
+  return o;
+}
+
+std::vector<std::string> bounds(int symbols, int hi) {
+  std::vector<std::string> out;
+  for (int i = 0; i < symbols; ++i) out.push_back(std::string(kNames[i]) + " <= " + std::to_string(hi));
+  return out;
+}
+
+void run(benchmark::State& state, const Layout& l, const ProveOptions& o, Verdict expected) {
+  int decided = 1;
+  for (auto _ : state) {
+    ProveResult r = prove_injective(l, o);
+    decided = decided && r.verdict == expected;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["decided"] = decided;
+}
+
+void BM_InjectiveStructural(benchmark::State& state) {
+  const int rank = static_cast<int>(state.range(0));
+  run(state, parse_layout(compact(rank, rank)), only("structural"), Verdict::Proved);
+}
+BENCHMARK(BM_InjectiveStructural)->DenseRange(1, 8)->Unit(benchmark::kMillisecond);
+
+void BM_InjectiveZ3Unbounded(benchmark::State& state) {
+  const int rank = static_cast<int>(state.range(0));
+  run(state, parse_layout(compact(rank, rank)), only("z3-unbounded"), Verdict::Proved);
+}
+BENCHMARK(BM_InjectiveZ3Unbounded)->DenseRange(1, 8)->Unit(benchmark::kMillisecond);
+
+void BM_InjectiveZ3Bounded(benchmark::State& state) {
+  const int rank = static_cast<int>(state.range(0));
+  run(state, parse_layout(compact(rank, rank)), only("z3-bounded", bounds(rank, 1024)), Verdict::Proved);
+}
+BENCHMARK(BM_InjectiveZ3Bounded)->DenseRange(1, 8)->Unit(benchmark::kMillisecond);
+
+void BM_InjectiveExhaustive(benchmark::State& state) {  // 4^symbols instances, each decided by the reference
+  const int symbols = static_cast<int>(state.range(0));
+  run(state, parse_layout(compact(4, symbols)), only("exhaustive", bounds(symbols, 4)), Verdict::Proved);
+}
+BENCHMARK(BM_InjectiveExhaustive)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
+
+// Rank 8, the number of symbolic extents varied (the rest are 4), Z3 over unbounded integers.
+void BM_InjectiveZ3BySymbols(benchmark::State& state) {
+  const int symbols = static_cast<int>(state.range(0));
+  run(state, parse_layout(compact(8, symbols)), only("z3-unbounded"), Verdict::Proved);
+}
+BENCHMARK(BM_InjectiveZ3BySymbols)->DenseRange(0, 8)->Unit(benchmark::kMillisecond);
+
+// Refutation: the last stride K is a free symbol; Z3 finds K inside the span of the others.
+void BM_InjectiveRefuteZ3(benchmark::State& state) {
+  const int rank = static_cast<int>(state.range(0));
+  ProveOptions o = only("z3-unbounded", {});
+  run(state, parse_layout(compact(rank, rank, "K")), o, Verdict::Refuted);
+}
+BENCHMARK(BM_InjectiveRefuteZ3)->DenseRange(2, 8)->Unit(benchmark::kMillisecond);
+
+// The default pipeline (what `tfspec prove injective` does) on the rank-8 compact layout.
+void BM_InjectiveDefaultRank8(benchmark::State& state) {
+  run(state, parse_layout(compact(8, 8)), ProveOptions{}, Verdict::Proved);
+}
+BENCHMARK(BM_InjectiveDefaultRank8)->Unit(benchmark::kMillisecond);
+
+void BM_FitsInt32(benchmark::State& state) {
+  const int rank = static_cast<int>(state.range(0));
+  const Layout l = parse_layout(compact(rank, rank));
+  ProveOptions o;
+  o.assume = bounds(rank, 8);
+  int decided = 1;
+  for (auto _ : state) {
+    ProveResult r = prove_fits(l, 32, o);
+    decided = decided && r.verdict == Verdict::Proved;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["decided"] = decided;
+}
+BENCHMARK(BM_FitsInt32)->DenseRange(1, 8)->Unit(benchmark::kMillisecond);
+
+}  // namespace
