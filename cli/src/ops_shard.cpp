@@ -30,6 +30,12 @@ std::optional<Mesh> opt_mesh(const Json& a) {
 }
 
 ShardLayout SL(const Json& a, const char* name = "layout") { return read_shard_layout(require_arg(a, name), opt_mesh(a)); }
+// A shard layout that passes the analysis-stage rules (operations fail closed on invalid input).
+ShardLayout valid_SL(const Json& a) {
+  ShardLayout sl = SL(a);
+  validate_shard_layout(sl);
+  return sl;
+}
 
 std::optional<Storage> opt_storage(const Json& a, const char* name) {
   if (auto t = opt_text(a, name)) return parse_storage(*t);
@@ -137,19 +143,17 @@ void register_shard_ops(OpRegistry& r) {
          check_op});
   r.add({"shard", "canon", "§7.1.1", "canonical ShardLayout of sugar (S None) or of a verbose form (strides kept)", {layout, mesh},
          [](const Json& a) {
-           ShardLayout sl = SL(a);
-           validate_shard_layout(sl);
-           return shard_result(sl);
+           return shard_result(valid_SL(a));
          }});
   r.add({"shard", "local-shape", "§7.1.1", "local_shape(sl): G[k] / mesh extent on Split dims", {layout, mesh}, [](const Json& a) {
-           IntTuple l = local_shape(SL(a));
+           IntTuple l = local_shape(valid_SL(a));
            return OpResult{to_json(l), to_string(l)};
          }});
   r.add({"shard", "dim-view", "§7.5", "per-layout-dim view of the attrs (D10): S(k) on Split-bound dims, B elsewhere", {layout, mesh},
          [](const Json& a) {
            Json j = Json::array();
            std::string text;
-           for (const auto& attr : layout_dim_view(SL(a))) {
+           for (const auto& attr : layout_dim_view(valid_SL(a))) {
              j.push_back(to_string(attr));
              text += (text.empty() ? "" : ",") + to_string(attr);
            }
@@ -178,7 +182,7 @@ void register_shard_ops(OpRegistry& r) {
          }});
   r.add({"shard", "physical", "§7.1.2", "(engine, offset) of a mesh instance's local coordinate (D3)",
          {layout, {"storage", P::Text}, {"mesh_coord", P::IntTuple}, {"local", P::IntTuple}, mesh}, [](const Json& a) {
-           PhysicalElement pe = physical_element(SL(a), storage_arg(a, "storage"), ints(tuple_arg(a, "mesh_coord"), "mesh coordinate"),
+           PhysicalElement pe = physical_element(valid_SL(a), storage_arg(a, "storage"), ints(tuple_arg(a, "mesh_coord"), "mesh coordinate"),
                                                  ints(tuple_arg(a, "local"), "local coordinate"));
            return OpResult{Json{{"engine", pe.engine}, {"offset", pe.offset}},
                            "engine " + std::to_string(pe.engine) + " offset " + std::to_string(pe.offset)};

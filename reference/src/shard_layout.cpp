@@ -205,7 +205,7 @@ PhysicalElement physical_element(const ShardLayout& sl, Storage storage, const s
 std::vector<std::vector<int64_t>> row_major_coords(const std::vector<int64_t>& extents) {
   int64_t n = 1;
   for (int64_t e : extents) n = checked_mul(n, e);
-  if (n > (int64_t{1} << 24)) fail("resource-limit", "§7", "more than 2^24 points to enumerate");
+  if (n > (int64_t{1} << 20)) fail("resource-limit", "§7", "more than 2^20 points to enumerate");
   std::vector<std::vector<int64_t>> out;
   out.reserve(static_cast<size_t>(n));
   std::vector<int64_t> c(extents.size(), 0);

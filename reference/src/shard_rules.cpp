@@ -124,6 +124,10 @@ void shard_concrete(const ShardLayout& sl, const Opts&, const std::string& path,
       out.push_back({"shard-concrete", "§1", "mesh extent " + describe_leaf(e) + " is not a static int", path + ".mesh"});
       break;
     }
+  if (concrete(sl)) {  // sizes must be representable: an overflow is reported, never wrapped
+    product_int(sl.shape());
+    sl.mesh().size();
+  }
 }
 
 // §6 / D8: the mesh extent divides the global extent it splits
@@ -226,7 +230,7 @@ std::optional<Diagnostic> first_alias(const ShardLayout& sl, const Opts& o, cons
   std::vector<int64_t> mext, loc;
   for (int a = 0; a < sl.mesh().rank(); ++a) mext.push_back(sl.mesh().extent(a));
   for (const auto& x : flat_leaves(local_shape(sl))) loc.push_back(x.value());
-  if (checked_mul(sl.mesh().size(), product_int(local_shape(sl))) > kMaxEnumeration)
+  if (checked_mul(sl.mesh().size(), product_int(local_shape(sl))) > (int64_t{1} << 20))
     fail("injectivity-undecided", "§2", "too many (instance, element) pairs to enumerate");
   struct Holder {
     std::vector<int64_t> g, m;
