@@ -27,7 +27,7 @@ class Explorer {
       : ctx_(ctx), solver_(z3::tactic(ctx, "smt").mk_solver()) {
     z3::params p(ctx);
     p.set("timeout", timeout_ms);
-    p.set("rlimit", timeout_ms * 400u + 1000u);
+    p.set("rlimit", timeout_ms * 2000u + 1000u);
     solver_.set(p);
     for (const auto& b : base) solver_.add(b);
     solver_.push();
