@@ -29,6 +29,17 @@ void check_topology(const Topology& t) {
     fail("topology-dynamic-cta", "§5", "only a `cta` topology may have a launch-provided (None) extent; got " + t.name);
 }
 
+// §5 names are human-readable, e.g. `x` or `cta.x`: dot-separated identifiers.
+bool is_axis_name(const std::string& s) {
+  size_t b = 0;
+  for (;;) {
+    size_t e = s.find('.', b);
+    if (!is_identifier(s.substr(b, e == std::string::npos ? std::string::npos : e - b))) return false;
+    if (e == std::string::npos) return true;
+    b = e + 1;
+  }
+}
+
 // The flat strides and origin offset of a mesh layout that slicing understands: a Layout, or
 // the ComposedLayout(None, offset, Layout) an earlier slice produced (D7).
 struct Box {
@@ -75,7 +86,7 @@ Mesh::Mesh(std::vector<Topology> topologies, LayoutPtr layout, std::optional<std
       fail("mesh-names-rank", "§5", std::to_string(names_->size()) + " names for a rank-" + std::to_string(r) + " mesh");
     std::set<std::string> seen;
     for (const auto& n : *names_) {
-      if (!is_identifier(n)) fail("mesh-names-unique", "§5", "mesh axis name '" + n + "' is not an identifier");
+      if (!is_axis_name(n)) fail("mesh-names-unique", "§5", "mesh axis name '" + n + "' is not a (dotted) identifier such as x or cta.x");
       if (!seen.insert(n).second) fail("mesh-names-unique", "§5", "mesh axis name '" + n + "' is used twice");
     }
   }
@@ -110,10 +121,21 @@ int64_t Mesh::extent(int a) const {
   return e[a].value();
 }
 
+// `mesh.x` finds the axis named `x`, or the one axis whose dotted name ends in `.x` (`cta.x`).
 MeshAxis Mesh::axis(std::string_view name) const {
-  if (names_)
+  if (names_) {
     for (size_t i = 0; i < names_->size(); ++i)
       if ((*names_)[i] == name) return axes(static_cast<int>(i));
+    std::optional<int> found;
+    const std::string suffix = "." + std::string(name);
+    for (size_t i = 0; i < names_->size(); ++i) {
+      const std::string& n = (*names_)[i];
+      if (n.size() <= suffix.size() || n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+      if (found) fail("mesh-axis-ambiguous", "§5", "mesh axis '" + std::string(name) + "' matches more than one name");
+      found = static_cast<int>(i);
+    }
+    if (found) return axes(*found);
+  }
   fail("mesh-axis-unknown", "§5", "the mesh has no axis named '" + std::string(name) + "'");
 }
 

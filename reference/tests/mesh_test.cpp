@@ -65,6 +65,16 @@ TEST(Mesh, AxesAndStaticIndexing) {  // §5 MeshAxis, §1 fail closed
   EXPECT_EQ(error_id([&] { sym.axes(0); }), "mesh-extent-static");
 }
 
+TEST(Mesh, DottedNames) {  // §5: names such as cta.x; mesh.x finds them
+  Mesh m = parse_mesh("cta(2)*thread(4)|cta.x=2,thread.x=4");
+  EXPECT_EQ(m.axis("cta.x").index, 0);
+  EXPECT_EQ(error_id([&] { m.axis("x"); }), "mesh-axis-ambiguous");
+  Mesh n = parse_mesh("cta(2)*thread(4)|cta.x=2,cta.y=4");
+  EXPECT_EQ(n.axis("y").index, 1);
+  EXPECT_EQ(read_shard_layout(Json("(4 @ m.y, 2 @ m.cta.x)"), n).attrs(), (std::vector<ShardAttr>{S(1), S(0)}));
+  EXPECT_EQ(error_id([] { parse_mesh("x.=2"); }), "mesh-names-unique");
+}
+
 TEST(Mesh, ConstantSliceRecordsTheSubBox) {  // §5 / D7
   Mesh m = parse_mesh("warp(8)*thread(32)|x=2,y=4,t=32");
   Mesh s = m[IntTuple::tuple({1, IntTuple::none(), 3})];  // m[1, _, 3]
