@@ -8,12 +8,13 @@
 namespace tfspec::solver {
 namespace {
 
-// Symbols that SMT-LIB reserves or cvc5 rejects (TOOLING-NOTES: `distinct`) get a suffix in Z3.
+// Symbols that SMT-LIB reserves or cvc5 rejects (TOOLING-NOTES: `distinct`) get a `!` suffix in Z3;
+// auxiliary variables contain `!` too, which no dim identifier can, so names never collide.
 std::string smt_name(const std::string& name) {
   static const std::set<std::string> reserved{"distinct", "div", "mod", "abs", "and", "or", "not", "ite", "let",
                                               "true", "false", "forall", "exists", "as", "par", "xor", "to_int",
                                               "to_real", "is_int", "select", "store", "assert", "push", "pop"};
-  return reserved.count(name) ? name + "_" : name;
+  return reserved.count(name) ? name + "!" : name;
 }
 
 }  // namespace

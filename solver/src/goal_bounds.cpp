@@ -109,7 +109,7 @@ ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOp
   extents_wellformed(g, f);
   std::vector<z3::expr> x, terms;
   for (size_t i = 0; i < f.shape.size(); ++i) {
-    x.push_back(ctx.int_const(("crd_" + std::to_string(i)).c_str()));
+    x.push_back(ctx.int_const(("crd!" + std::to_string(i)).c_str()));
     g.negated.push_back(x[i] >= 0 && x[i] < f.shape[i]);
     terms.push_back(x[i] * f.stride[i]);
   }

@@ -18,7 +18,7 @@ Point point(z3::context& ctx, const FlatModes& f, const std::string& tag, std::v
   Point p{{}, ctx.int_val(0), ctx.int_val(0)};
   z3::expr scale = ctx.int_val(1);
   for (size_t i = 0; i < f.shape.size(); ++i) {
-    z3::expr xi = ctx.int_const(("crd_" + tag + "_" + std::to_string(i)).c_str());
+    z3::expr xi = ctx.int_const(("crd!" + tag + "!" + std::to_string(i)).c_str());
     constraints.push_back(xi >= 0 && xi < f.shape[i]);
     p.index = p.index + xi * scale;
     p.offset = p.offset + xi * f.stride[i];

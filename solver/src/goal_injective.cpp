@@ -86,7 +86,7 @@ ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
       g.wellformed.push_back(f.shape[i] >= 1);
       g.wellformed_text.push_back(leaf_text(f.shape_leaves[i]) + " >= 1");
     }
-    t.push_back(ctx.int_const(("crd_diff_" + std::to_string(i)).c_str()));
+    t.push_back(ctx.int_const(("crd!diff!" + std::to_string(i)).c_str()));
     g.negated.push_back(t[i] <= f.shape[i] - 1 && t[i] >= 1 - f.shape[i]);
     some = some || t[i] != 0;
     terms.push_back(t[i] * f.stride[i]);

@@ -91,7 +91,7 @@ ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, c
       std::vector<z3::expr> m;
       z3::expr idx = ctx.int_val(0);
       for (size_t a = 0; a < ext.size(); ++a) {
-        m.push_back(ctx.int_const(("mesh_" + tag + "_" + std::to_string(a)).c_str()));
+        m.push_back(ctx.int_const(("mesh!" + tag + "!" + std::to_string(a)).c_str()));
         in_range.push_back(m[a] >= 0 && m[a] < ctx.int_val(ext[a]));
         idx = idx * ctx.int_val(ext[a]) + m[a];
       }
@@ -104,7 +104,7 @@ ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, c
       std::vector<z3::expr> gc;
       z3::expr off = ctx.int_val(0);
       for (size_t k = 0; k < gl.size(); ++k) {
-        z3::expr c = ctx.int_const(("local_" + tag + "_" + std::to_string(k)).c_str());
+        z3::expr c = ctx.int_const(("local!" + tag + "!" + std::to_string(k)).c_str());
         if (bind[k]) {
           z3::expr loc = gz[k] / ctx.int_val(ext[static_cast<size_t>(*bind[k])]);
           in_range.push_back(c >= 0 && c < loc);

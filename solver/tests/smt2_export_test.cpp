@@ -57,6 +57,7 @@ TEST_F(Smt2Export, Cvc5AgreesOnEveryExportedObligation) {
   std::vector<Case> cases{
       {"inj-compact", [](const ProveOptions& o) { return prove_injective(parse_layout("(M,N):(1,M)"), o); }, {}, Verdict::Proved},
       {"inj-overlap", [](const ProveOptions& o) { return prove_injective(parse_layout("(M,N):(1,K)"), o); }, {"K < M", "N >= 2"}, Verdict::Refuted},
+      {"inj-reserved-names", [](const ProveOptions& o) { return prove_injective(parse_layout("(distinct,div):(1,distinct)"), o); }, {}, Verdict::Proved},
       {"inj-padded", [](const ProveOptions& o) { return prove_injective(parse_layout("(M,N):(1,M+1)"), o); }, {}, Verdict::Proved},
       {"bounds", [](const ProveOptions& o) { return prove_in_bounds(parse_layout("(M,N):(1,M)"), parse_dim("M*N"), o); }, {}, Verdict::Proved},
       {"bounds-short", [](const ProveOptions& o) { return prove_in_bounds(parse_layout("(M,N):(1,M)"), parse_dim("M*N-1"), o); }, {}, Verdict::Refuted},
