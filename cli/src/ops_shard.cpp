@@ -75,9 +75,16 @@ Tensor tensor_arg(const Json& a, const std::vector<int64_t>& shape) {
   return t;
 }
 
+// Integers beyond 2^53 travel as decimal strings (spec/PROTOCOL.md), like every IntTuple.
+Json ints_json(const std::vector<int64_t>& v) {
+  Json a = Json::array();
+  for (int64_t x : v) a.push_back(to_json(IntTuple(x)));
+  return a;
+}
+
 Json engines_json(const Engines& e) {
   Json b = Json::object();
-  for (const auto& [id, buf] : e.buffers) b[std::to_string(id)] = buf;
+  for (const auto& [id, buf] : e.buffers) b[std::to_string(id)] = ints_json(buf);
   return Json{{"storage", to_string(e.storage)}, {"buffers", b}};
 }
 std::string engines_text(const Engines& e) {
@@ -91,6 +98,7 @@ std::string engines_text(const Engines& e) {
 Engines engines_from_json(const Json& j) {
   if (!j.is_object() || !j.contains("storage") || !j.contains("buffers") || !j["buffers"].is_object())
     fail("json-type", "§7", "engines are {\"storage\": rmem|smem|gmem, \"buffers\": {\"ENGINE\": [int, ...]}}");
+  if (!j["storage"].is_string()) fail("json-type", "§7", "engines.storage is a string (rmem | smem | gmem)");
   Engines e{parse_storage(j["storage"].get<std::string>()), {}};
   for (const auto& [k, v] : j["buffers"].items()) {
     int64_t id = require_int(parse_inttuple(k), "engine id");
@@ -199,7 +207,7 @@ void register_shard_ops(OpRegistry& r) {
          {layout, shape, {"engines", P::Json}, mesh}, [](const Json& a) {
            Tensor t = assemble(engines_from_json(require_arg(a, "engines")), SL(a), ints(tuple_arg(a, "shape"), "logical extent"));
            std::vector<IntTuple> v(t.data.begin(), t.data.end());
-           return OpResult{Json{{"shape", t.shape}, {"data", t.data}}, to_string(IntTuple::tuple(v))};
+           return OpResult{Json{{"shape", ints_json(t.shape)}, {"data", ints_json(t.data)}}, to_string(IntTuple::tuple(v))};
          }});
   r.add({"shard", "reshard", "§7.4", "distribute data on src, reshard to dst, assemble: dst layout, engines and the preserved value",
          {{"src", P::Text}, {"dst", P::Text}, shape, {"src_storage", P::Text}, {"dst_storage", P::Text},
@@ -219,7 +227,7 @@ void register_shard_ops(OpRegistry& r) {
   r.add({"shard", "mesh", "§5", "a mesh: topologies, axes, topology_domain (D6); with a slice `(1,_,3)` the sub-mesh (D7)",
          {{"mesh", P::Text}, {"slice", P::Coord, true, "static ints and `_` per mesh axis"}}, [](const Json& a) {
            Mesh m = mesh_from_json(require_arg(a, "mesh"));
-           if (a.contains("slice")) m = m[coord_from_json(a["slice"])];
+           if (a.contains("slice")) m = m[a["slice"].is_string() ? parse_coord(a["slice"].get<std::string>()) : coord_from_json(a["slice"])];
            auto dom = m.topology_domain();
            Json j = mesh_to_json(m);
            j["topology_domain"] = dom ? Json(*dom) : Json(nullptr);
