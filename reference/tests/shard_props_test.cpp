@@ -137,3 +137,32 @@ RC_GTEST_PROP(ShardProps, TypeinferMaterializes, (Storage src, Storage dst)) {
 
 }  // namespace
 }  // namespace tfspec
+
+namespace tfspec {
+namespace {
+
+// Malformed text and JSON fail closed with a SpecError, never a crash or another exception.
+RC_GTEST_PROP(ShardProps, MalformedInputFailsClosed, ()) {
+  static const std::vector<std::string> tokens = {"(", ")", ",", ";", "|", "@", "m.", "x", "y", "=", "*", ":", "_", "-", "0", "1",
+                                                   "2", "4", "9223372036854775807", "None", "S(", "P(", "\"max\"", "B", "D", "shard(",
+                                                   " on ", " where ", "warp(", "cta", "thread(", "layout=", " o ", "[", "]", "{", "}"};
+  auto picks = *rc::gen::container<std::vector<size_t>>(rc::gen::inRange<size_t>(0, tokens.size()));
+  std::string text;
+  for (size_t i : picks) text += tokens[i];
+  for (int form = 0; form < 4; ++form) {
+    try {
+      switch (form) {
+        case 0: check_shard_layout(parse_shard_layout("shard(" + text + ")")); break;
+        case 1: parse_mesh(text); break;
+        case 2: read_shard_layout(Json(text), parse_mesh("x=2,y=4")); break;
+        case 3: check_shard_layout(read_shard_layout(Json("(" + text + ") on x=2"))); break;
+      }
+    } catch (const SpecError&) {
+    } catch (const std::exception& e) {
+      RC_FAIL(std::string("non-SpecError on '") + text + "': " + e.what());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tfspec
