@@ -113,18 +113,22 @@ int64_t Layout::apply(const IntTuple& coord) const {
 }
 
 // Colexicographic decomposition (D1) walking shape and stride together; no allocation.
+// The shape is concrete with an int64 size (checked by the caller) and the stride congruent
+// (checked at construction), so only the strides' kinds and the arithmetic remain to check.
 static int64_t eval_rec(int64_t i, const IntTuple& s, const IntTuple& d) {
   if (s.is_leaf()) return checked_mul(i, require_int(d, "stride"));
-  const size_t n = s.len();
+  const auto& sc = s.children();
+  const auto& dc = d.children();
+  const size_t n = sc.size();
   if (n == 0) return 0;
   int64_t r = 0;
   for (size_t k = 0; k + 1 < n; ++k) {
-    const IntTuple& sk = s[k];
-    int64_t ext = sk.is_int() ? sk.value() : product_int(sk, "layout(i)");
-    r = checked_add(r, eval_rec(i % ext, sk, d[k]));
+    const IntTuple& sk = sc[k];
+    const int64_t ext = sk.is_int() ? sk.value() : concrete_size(sk);
+    r = checked_add(r, eval_rec(i % ext, sk, dc[k]));
     i /= ext;
   }
-  return checked_add(r, eval_rec(i, s[n - 1], d[n - 1]));
+  return checked_add(r, eval_rec(i, sc[n - 1], dc[n - 1]));
 }
 
 int64_t Layout::operator()(int64_t index) const {
