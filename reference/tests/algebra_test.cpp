@@ -2,6 +2,8 @@
 // and from hand derivations written next to each case.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -9,14 +11,6 @@
 using namespace tfspec;
 
 static Layout L(const char* s) { return parse_layout(s); }
-
-#define EXPECT_RULE(stmt, id)                     \
-  try {                                           \
-    stmt;                                         \
-    ADD_FAILURE() << "expected SpecError " << id; \
-  } catch (const SpecError& e) {                  \
-    EXPECT_EQ(e.rule(), id) << e.what();          \
-  }
 
 TEST(Coalesce, MergesContiguousModes) {
   EXPECT_EQ(coalesce(L("(2,(1,6)):(1,(6,2))")), L("12:1"));  // 2:1 then 6:2 continues it

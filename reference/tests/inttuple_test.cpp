@@ -1,6 +1,8 @@
 // §1 IntTuple: expected values derived by hand in the comments.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/inttuple.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -8,14 +10,6 @@
 using namespace tfspec;
 
 static IntTuple P(const char* s) { return parse_inttuple(s); }
-
-#define EXPECT_RULE(stmt, id)                        \
-  try {                                              \
-    stmt;                                            \
-    ADD_FAILURE() << "expected SpecError " << id;    \
-  } catch (const SpecError& e) {                     \
-    EXPECT_EQ(e.rule(), id) << e.what();             \
-  }
 
 TEST(IntTuple, RankDepthFlatten) {
   EXPECT_EQ(rank(P("4")), 1);

@@ -1,19 +1,13 @@
 // §3 Layout and §4 ComposedLayout.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "tfspec/reference/composed.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 
 using namespace tfspec;
-
-#define EXPECT_RULE(stmt, id)                     \
-  try {                                           \
-    stmt;                                         \
-    ADD_FAILURE() << "expected SpecError " << id; \
-  } catch (const SpecError& e) {                  \
-    EXPECT_EQ(e.rule(), id) << e.what();          \
-  }
 
 TEST(Layout, DefaultStrideIsPrefixProduct) {
   Layout l(parse_inttuple("(2,(3,4))"));

@@ -1,19 +1,13 @@
 // Text notation and JSON encoding: exact round trips and clear errors on bad input.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
 
 using namespace tfspec;
-
-#define EXPECT_RULE(stmt, id)                     \
-  try {                                           \
-    stmt;                                         \
-    ADD_FAILURE() << "expected SpecError " << id; \
-  } catch (const SpecError& e) {                  \
-    EXPECT_EQ(e.rule(), id) << e.what();          \
-  }
 
 TEST(Notation, ParsesCuteNotation) {
   Layout l = parse_layout("(2,(3,4)):(1,(2,6))");
