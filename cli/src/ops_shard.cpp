@@ -224,10 +224,14 @@ void register_shard_ops(OpRegistry& r) {
            return OpResult{Json{{"layout", shard_to_json(dst)}, {"engines", engines_json(out)}, {"preserved", preserved}},
                            to_string(dst) + "\n" + engines_text(out) + "value preserved"};
          }});
-  r.add({"shard", "mesh", "§5", "a mesh: topologies, axes, topology_domain (D6); with a slice `(1,_,3)` the sub-mesh (D7)",
-         {{"mesh", P::Text}, {"slice", P::Coord, true, "static ints and `_` per mesh axis"}}, [](const Json& a) {
+  r.add({"shard", "mesh", "§5", "a mesh: topologies, axes, topology_domain (D6); with a slice `(1,_,0:2)` the sub-mesh (D7)",
+         {{"mesh", P::Text}, {"slice", P::Text, true, "per mesh axis a static int, `_` or a range `b:e`, e.g. (1,_,0:2)"}}, [](const Json& a) {
            Mesh m = mesh_from_json(require_arg(a, "mesh"));
-           if (a.contains("slice")) m = m[a["slice"].is_string() ? parse_coord(a["slice"].get<std::string>()) : coord_from_json(a["slice"])];
+           if (a.contains("slice")) {
+             const Json& sj = a["slice"];
+             if (sj.is_string()) m = m.slice(parse_mesh_index(sj.get<std::string>()));
+             else m = m[coord_from_json(sj)];
+           }
            auto dom = m.topology_domain();
            Json j = mesh_to_json(m);
            j["topology_domain"] = dom ? Json(*dom) : Json(nullptr);

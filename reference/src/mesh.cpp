@@ -147,33 +147,67 @@ int64_t Mesh::size() const {
   return p;
 }
 
-// §5 / D7: the sub-box; dropped axes contribute their fixed coordinate to the origin offset.
-Mesh Mesh::operator[](const IntTuple& crd) const {
-  auto entries = crd.is_tuple() ? crd.children() : std::vector<IntTuple>{crd};
-  if (static_cast<int>(entries.size()) != rank())
+// §5 / D7: the sub-box; dropped axes contribute their fixed coordinate to the origin offset,
+// ranges their first coordinate.
+Mesh Mesh::slice(const std::vector<MeshIndex>& index) const {
+  if (static_cast<int>(index.size()) != rank())
     fail("mesh-slice-rank", "§5", "a mesh slice needs one entry per mesh axis (" + std::to_string(rank()) + ")");
   Box box = box_of(*layout_);
   int64_t offset = box.offset;
   std::vector<IntTuple> kept_ext, kept_str;
   std::vector<std::string> kept_names;
   for (int a = 0; a < rank(); ++a) {
-    int64_t ext = extent(a);  // fails closed on symbolic / None extents
-    const IntTuple& e = entries[a];
-    if (e.is_none()) {
-      kept_ext.push_back(ext);
-      kept_str.push_back(box.strides[a]);
-      if (names_) kept_names.push_back((*names_)[a]);
-      continue;
-    }
-    if (!e.is_int()) fail("mesh-static-index", "§5", "mesh[...] takes static ints; got " + describe_leaf(e));
-    if (e.value() < 0 || e.value() >= ext)
-      fail("mesh-slice-range", "§5", "index " + std::to_string(e.value()) + " outside mesh axis " + std::to_string(a) + " of extent " + std::to_string(ext));
-    offset = checked_add(offset, checked_mul(e.value(), require_int(box.strides[a], "mesh stride")));
+    const int64_t ext = extent(a);  // fails closed on symbolic / None extents
+    MeshIndex ix = index[a];
+    if (ix.kind == MeshIndex::All) ix = MeshIndex{MeshIndex::Range, 0, ext};
+    const bool range = ix.kind == MeshIndex::Range;
+    const int64_t end = range ? ix.end : ix.begin + 1;
+    if (ix.begin < 0 || end > ext || ix.begin >= end)
+      fail("mesh-slice-range", "§5", (range ? "range " + std::to_string(ix.begin) + ":" + std::to_string(ix.end) : "index " + std::to_string(ix.begin)) +
+                                         " outside mesh axis " + std::to_string(a) + " of extent " + std::to_string(ext));
+    offset = checked_add(offset, checked_mul(ix.begin, require_int(box.strides[a], "mesh stride")));
+    if (!range) continue;
+    kept_ext.push_back(end - ix.begin);
+    kept_str.push_back(box.strides[a]);
+    if (names_) kept_names.push_back((*names_)[a]);
   }
   auto sub = std::make_shared<Layout>(IntTuple::tuple(kept_ext), IntTuple::tuple(kept_str));
   std::optional<std::vector<std::string>> n;
   if (names_) n = kept_names;
   return Mesh(topologies_, std::make_shared<ComposedLayout>(nullptr, offset, sub), n);
+}
+
+Mesh Mesh::operator[](const IntTuple& crd) const {
+  std::vector<MeshIndex> index;
+  for (const auto& e : crd.is_tuple() ? crd.children() : std::vector<IntTuple>{crd}) {
+    if (e.is_none()) index.push_back({MeshIndex::All, 0, 0});
+    else if (e.is_int()) index.push_back({MeshIndex::Fixed, e.value(), 0});
+    else fail("mesh-static-index", "§5", "mesh[...] takes static ints; got " + describe_leaf(e));
+  }
+  return slice(index);
+}
+
+// `(1, _, 0:2)`: ints, `_` and ranges `b:e`; anything else (a symbol) is refused.
+std::vector<MeshIndex> parse_mesh_index(std::string_view text) {
+  std::string t = trim(text);
+  if (t.size() >= 2 && t.front() == '(' && t.back() == ')') t = t.substr(1, t.size() - 2);
+  std::vector<MeshIndex> out;
+  if (trim(t).empty()) return out;
+  for (const auto& e : split_top(t, ',')) {
+    if (e == "_") {
+      out.push_back({MeshIndex::All, 0, 0});
+      continue;
+    }
+    size_t colon = e.find(':');
+    auto num = [](const std::string& x) {
+      IntTuple v = parse_inttuple(x);
+      if (!v.is_int()) fail("mesh-static-index", "§5", "mesh[...] takes static ints; got " + describe_leaf(v));
+      return v.value();
+    };
+    if (colon == std::string::npos) out.push_back({MeshIndex::Fixed, num(e), 0});
+    else out.push_back({MeshIndex::Range, num(e.substr(0, colon)), num(e.substr(colon + 1))});
+  }
+  return out;
 }
 
 int64_t Mesh::device_of(const std::vector<int64_t>& mesh_coord) const {

@@ -93,6 +93,14 @@ TEST(Mesh, ConstantSliceRecordsTheSubBox) {  // §5 / D7
   EXPECT_EQ(error_id([&] { m[IntTuple::tuple({2, 0, 0})]; }), "mesh-slice-range");
   EXPECT_EQ(error_id([&] { m[IntTuple::tuple({0, 0})]; }), "mesh-slice-rank");
   EXPECT_EQ(parse_mesh(to_string(s)), s);  // the text form round-trips the slice
+  // Ranges narrow an axis: m[0, 1:3, _] keeps y (extent 2, origin 1) and t.
+  Mesh r = m.slice(parse_mesh_index("(0, 1:3, _)"));
+  EXPECT_EQ(static_cast<const ComposedLayout&>(*r.layout()).offset(), 1 * 32);
+  EXPECT_EQ(to_string(*static_cast<const ComposedLayout&>(*r.layout()).outer()), "(2,32):(32,1)");
+  EXPECT_EQ(r.device_of({1, 7}), m.device_of({0, 2, 7}));
+  EXPECT_EQ(error_id([&] { m.slice(parse_mesh_index("(0, 3:5, _)")); }), "mesh-slice-range");
+  EXPECT_EQ(error_id([&] { m.slice(parse_mesh_index("(0, 2:2, _)")); }), "mesh-slice-range");
+  EXPECT_EQ(error_id([&] { parse_mesh_index("(i, 0, 0)"); }), "mesh-static-index");
 }
 
 TEST(Mesh, TextAndJsonRoundTrip) {

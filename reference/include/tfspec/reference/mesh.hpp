@@ -26,6 +26,16 @@ Topology resolve_topology(std::string_view text);
 
 class Mesh;
 
+// One entry of a constant slice `mesh[...]` (§5, D7): a fixed index (the axis is dropped), `_`
+// (kept whole) or a range `begin:end` (kept, narrowed).
+struct MeshIndex {
+  enum Kind { Fixed, All, Range } kind;
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+// Text `(1, _, 0:2)`; symbolic entries are refused ("mesh-static-index").
+std::vector<MeshIndex> parse_mesh_index(std::string_view text);
+
 // §5 single-axis view used by static evaluation: `mesh.x` / `mesh.axes[i]`.
 struct MeshAxis {
   const Mesh* mesh;
@@ -60,6 +70,7 @@ class Mesh {
   // §5 / D7 constant slice `mesh[crd]`: crd a tuple with one entry per mesh axis, each a static
   // int (the axis is dropped) or None (`_`, kept). Symbolic entries are rejected.
   Mesh operator[](const IntTuple& crd) const;
+  Mesh slice(const std::vector<MeshIndex>& index) const;  // ints, `_` and ranges
 
   // Device index of a mesh coordinate (the mesh layout's value).
   int64_t device_of(const std::vector<int64_t>& mesh_coord) const;
