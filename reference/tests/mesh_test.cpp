@@ -170,6 +170,20 @@ TEST(ShardExecution, FailuresAreExplicit) {
   EXPECT_EQ(error_id([&] { distribute(t, none, Storage::Rmem); }), "shard-stride-materialized");
 }
 
+TEST(ShardExecution, ComposedUnderlyingLayout) {  // §7.1: any LayoutBase may be bound
+  // Offset 2 then (2,3):(0,1): each instance's engine holds its 3 elements at offsets 2..4.
+  ShardLayout sl = parse_shard_layout("shard(None o 2 o (2,3):(0,1); S(0); x=2)");
+  EXPECT_TRUE(check_shard_layout(sl).empty());
+  Tensor t{{2, 3}, {1, 2, 3, 4, 5, 6}};
+  Engines e = distribute(t, sl, Storage::Rmem);
+  EXPECT_EQ(e.buffers.at(1), (std::vector<int64_t>{0, 0, 4, 5, 6}));
+  EXPECT_EQ(assemble(e, sl, {2, 3}), t);
+  // Typeinfer cannot materialize strides inside a composition: S None stays reachable -> refused.
+  ShardLayout none = parse_shard_layout("shard(None o 0 o (2,3):None; S(0); x=2)");
+  EXPECT_EQ(error_id([&] { reshard_typeinfer(TensorType{IntTuple::tuple({6}), nullptr, Storage::Gmem}, none, Storage::Rmem); }),
+            "shard-stride-materialized");
+}
+
 TEST(ShardExecution, PartialReductions) {  // §6
   Tensor t{{3}, {5, -7, 0}};
   for (const char* r : {"sum", "max", "min"}) {
