@@ -1,51 +1,18 @@
 // End-to-end tests of the `tfspec` binary: the documented examples, exit codes, the serve protocol.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
-#include <fstream>
 #include <string>
 
+#include "run_tfspec.hpp"
 #include "tfspec/reference/json.hpp"
 
-namespace {
+using tfspec::testing::last_line;
+using tfspec::testing::shell_quote;
+using RunResult = tfspec::testing::CommandResult;
 
-struct RunResult {
-  int rc;
-  std::string out;  // stdout and stderr together
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
+static RunResult run(const std::string& args, const std::string& stdin_text = "") {
+  return tfspec::testing::run_tfspec(args, stdin_text);
 }
-
-RunResult run(const std::string& args, const std::string& stdin_text = "") {
-  std::string cmd = std::string(TFSPEC_BINARY) + " " + args + " 2>&1";
-  std::string in_file;
-  if (!stdin_text.empty()) {
-    in_file = testing::TempDir() + "/tfspec_stdin.txt";
-    std::ofstream(in_file) << stdin_text;
-    cmd += " < " + in_file;
-  }
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WEXITSTATUS(status), out};
-}
-
-std::string last_line(const std::string& s) {
-  std::string t = s;
-  while (!t.empty() && t.back() == '\n') t.pop_back();
-  auto pos = t.rfind('\n');
-  return pos == std::string::npos ? t : t.substr(pos + 1);
-}
-
-}  // namespace
 
 TEST(Cli, IssueExamples) {
   // (4,8):(8,1) o (2,2):(1,4): A(1) = 8, A(4) = 1 -> (2,2):(8,1)
@@ -84,7 +51,7 @@ TEST(Cli, BadInputIsAnErrorNamingTheRuleNeverACrash) {
   std::string deep = std::string(30000, '(') + "1" + std::string(30000, ')');
   for (const Case& c : std::vector<Case>{
            {"layout eval '(2,3' 1", "parse-error"},
-           {"layout eval " + quote(deep) + " 0", "nesting-too-deep"},
+           {"layout eval " + shell_quote(deep) + " 0", "nesting-too-deep"},
            {"layout size '(4294967296,4294967296):(1,1)'", "int64-overflow"},
            {"layout eval '(2,-3):(1,2)' 0", "extent-positive"},
            {"layout eval '(2,0):(1,2)' 0", "extent-positive"},
