@@ -167,7 +167,7 @@ void register_shard_ops(OpRegistry& r) {
            }
            return OpResult{j, "(" + text + ")"};
          }});
-  r.add({"shard", "regroup", "§8", "flat layout dims each logical dim regroups into (D2)", {{"shape", P::IntTuple}, {"layout_shape", P::IntTuple}},
+  r.add({"shard", "regroup", "§8", "flat layout dims each logical dim regroups into (D2)", {{"shape", P::IntTuple, false, ""}, {"layout_shape", P::IntTuple, false, ""}},
          [](const Json& a) {
            auto runs = regroup(tuple_arg(a, "shape"), tuple_arg(a, "layout_shape"));
            Json j = runs;
@@ -179,7 +179,7 @@ void register_shard_ops(OpRegistry& r) {
            return OpResult{j, "(" + text + ")"};
          }});
   r.add({"shard", "typeinfer", "§7.4", "Reshard typeinfer: shape kept, strides materialized by the direction rule (D4)",
-         {layout, shape, {"src_storage", P::Text}, {"dst_storage", P::Text}, mesh}, [](const Json& a) {
+         {layout, shape, {"src_storage", P::Text, false, ""}, {"dst_storage", P::Text, false, ""}, mesh}, [](const Json& a) {
            IntTuple s = tuple_arg(a, "shape");
            Storage src = storage_arg(a, "src_storage"), dst = storage_arg(a, "dst_storage");
            TensorType out = reshard_typeinfer(TensorType{s, nullptr, src}, SL(a), dst);
@@ -189,14 +189,14 @@ void register_shard_ops(OpRegistry& r) {
                            "shape " + to_string(out.shape) + " storage " + to_string(out.storage) + "\n" + to_string(sl)};
          }});
   r.add({"shard", "physical", "§7.1.2", "(engine, offset) of a mesh instance's local coordinate (D3)",
-         {layout, {"storage", P::Text}, {"mesh_coord", P::IntTuple}, {"local", P::IntTuple}, mesh}, [](const Json& a) {
+         {layout, {"storage", P::Text, false, ""}, {"mesh_coord", P::IntTuple, false, ""}, {"local", P::IntTuple, false, ""}, mesh}, [](const Json& a) {
            PhysicalElement pe = physical_element(valid_SL(a), storage_arg(a, "storage"), ints(tuple_arg(a, "mesh_coord"), "mesh coordinate"),
                                                  ints(tuple_arg(a, "local"), "local coordinate"));
            return OpResult{Json{{"engine", pe.engine}, {"offset", pe.offset}},
                            "engine " + std::to_string(pe.engine) + " offset " + std::to_string(pe.offset)};
          }});
   r.add({"shard", "distribute", "§7", "engines and buffers of a logical tensor (data default 0,1,2,...)",
-         {layout, shape, {"storage", P::Text}, {"data", P::IntTuple, true, "flat row-major data ('-' = 0,1,2,...)"}, mesh},
+         {layout, shape, {"storage", P::Text, false, ""}, {"data", P::IntTuple, true, "flat row-major data ('-' = 0,1,2,...)"}, mesh},
          [](const Json& a) {
            auto s = ints(tuple_arg(a, "shape"), "logical extent");
            Storage st = storage_arg(a, "storage");
@@ -204,13 +204,13 @@ void register_shard_ops(OpRegistry& r) {
            return OpResult{engines_json(e), engines_text(e)};
          }});
   r.add({"shard", "assemble", "§7", "the logical tensor from engines (replicas must agree, Partial reduced)",
-         {layout, shape, {"engines", P::Json}, mesh}, [](const Json& a) {
+         {layout, shape, {"engines", P::Json, false, ""}, mesh}, [](const Json& a) {
            Tensor t = assemble(engines_from_json(require_arg(a, "engines")), SL(a), ints(tuple_arg(a, "shape"), "logical extent"));
            std::vector<IntTuple> v(t.data.begin(), t.data.end());
            return OpResult{Json{{"shape", ints_json(t.shape)}, {"data", ints_json(t.data)}}, to_string(IntTuple::tuple(v))};
          }});
   r.add({"shard", "reshard", "§7.4", "distribute data on src, reshard to dst, assemble: dst layout, engines and the preserved value",
-         {{"src", P::Text}, {"dst", P::Text}, shape, {"src_storage", P::Text}, {"dst_storage", P::Text},
+         {{"src", P::Text, false, ""}, {"dst", P::Text, false, ""}, shape, {"src_storage", P::Text, false, ""}, {"dst_storage", P::Text, false, ""},
           {"data", P::IntTuple, true, "flat row-major data ('-' = 0,1,2,...)"}},
          [](const Json& a) {
            auto s = ints(tuple_arg(a, "shape"), "logical extent");
@@ -225,7 +225,7 @@ void register_shard_ops(OpRegistry& r) {
                            to_string(dst) + "\n" + engines_text(out) + "value preserved"};
          }});
   r.add({"shard", "mesh", "§5", "a mesh: topologies, axes, topology_domain (D6); with a slice `(1,_,0:2)` the sub-mesh (D7)",
-         {{"mesh", P::Text}, {"slice", P::Text, true, "per mesh axis a static int, `_` or a range `b:e`, e.g. (1,_,0:2)"}}, [](const Json& a) {
+         {{"mesh", P::Text, false, ""}, {"slice", P::Text, true, "per mesh axis a static int, `_` or a range `b:e`, e.g. (1,_,0:2)"}}, [](const Json& a) {
            Mesh m = mesh_from_json(require_arg(a, "mesh"));
            if (a.contains("slice")) {
              const Json& sj = a["slice"];
