@@ -95,24 +95,24 @@ std::optional<Storage> storage_arg(const Json& a) {
 
 void register_prove_ops(OpRegistry& r) {
   r.add({"prove", "injective", "§2", "distinct coordinates never share an offset, for all symbol values",
-         with_options({{"layout", P::Layout}}),
+         with_options({{"layout", P::Layout, false, "a layout, e.g. (M,N):(1,M)"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_injective(L(a, "layout"), options(a)); }); }});
-  r.add({"prove", "in-bounds", "§3", "every offset lies in [0, size)", with_options({{"layout", P::Layout}, {"size", P::IntTuple}}),
+  r.add({"prove", "in-bounds", "§3", "every offset lies in [0, size)", with_options({{"layout", P::Layout, false, "a layout"}, {"size", P::IntTuple, false, "the buffer size E"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_in_bounds(L(a, "layout"), dim_arg(a, "size"), options(a)); }); }});
-  r.add({"prove", "fits-int32", "§3", "offsets and index arithmetic never overflow int32", with_options({{"layout", P::Layout}}),
+  r.add({"prove", "fits-int32", "§3", "offsets and index arithmetic never overflow int32", with_options({{"layout", P::Layout, false, "a layout, e.g. (M,N):(1,M)"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_fits(L(a, "layout"), 32, options(a)); }); }});
-  r.add({"prove", "fits-int64", "§3", "offsets and index arithmetic never overflow int64", with_options({{"layout", P::Layout}}),
+  r.add({"prove", "fits-int64", "§3", "offsets and index arithmetic never overflow int64", with_options({{"layout", P::Layout, false, "a layout, e.g. (M,N):(1,M)"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_fits(L(a, "layout"), 64, options(a)); }); }});
-  r.add({"prove", "equivalent", "§3", "the same function on the same domain", with_options({{"a", P::Layout}, {"b", P::Layout}}),
+  r.add({"prove", "equivalent", "§3", "the same function on the same domain", with_options({{"a", P::Layout, false, "layout A"}, {"b", P::Layout, false, "layout B"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_equivalent(L(a, "a"), L(a, "b"), options(a)); }); }});
   r.add({"prove", "admissible", "§3", "A o B is admissible (left divisibility) for all symbol values",
-         with_options({{"a", P::Layout}, {"b", P::Layout}}),
+         with_options({{"a", P::Layout, false, "layout A"}, {"b", P::Layout, false, "layout B"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_admissible(L(a, "a"), L(a, "b"), options(a)); }); }});
   r.add({"prove", "divides", "§6", "divisor | extent, or every Split / `N @ m.a` of a shard layout, for all symbol values (D5, D8)",
-         with_options({{"extent", P::Text}, {"divisor", P::Text, true}}),
+         with_options({{"extent", P::Text, false, "an extent, or a shard layout"}, {"divisor", P::Text, true, "the divisor"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_divisions(divisions(a), options(a)); }); }});
   r.add({"prove", "shard", "§7", "every shard-model invariant (divisibility, canonical Split extents, injective per engine) for all symbol values",
-         with_options({{"layout", P::Text}, {"storage", P::Text, true}}),
+         with_options({{"layout", P::Text, false, "a shard layout"}, {"storage", P::Text, true, "rmem | smem | gmem"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_shard(read_shard_layout(require_arg(a, "layout")), storage_arg(a), options(a)); }); }});
 }
 

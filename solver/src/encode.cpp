@@ -46,8 +46,15 @@ z3::expr Encoder::dim(const ShapeDim& d) {
     case Op::Add: return a + b;
     case Op::Sub: return a - b;
     case Op::Mul: return a * b;
-    case Op::FloorDiv: definedness_.push_back(b != 0); return floor_div(a, b);
-    case Op::Mod: definedness_.push_back(b != 0); return floor_mod(a, b);
+    case Op::FloorDiv:
+    case Op::Mod:
+      if (!is_const(d->rhs)) {
+        definedness_.push_back(b != 0);
+        definedness_text_.push_back(tfspec::to_string(d->rhs) + " != 0");
+      } else if (*const_value(d->rhs) == 0) {
+        fail("division-by-zero", "§1", "division by zero in " + tfspec::to_string(d));
+      }
+      return d->op == Op::FloorDiv ? floor_div(a, b) : floor_mod(a, b);
     default: break;
   }
   fail("prove-internal", "§1", "unknown expression node");

@@ -3,6 +3,7 @@
 // reference on every instance of a small bounded box. The first that decides names itself.
 #include "engine.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
@@ -99,7 +100,8 @@ struct Pipeline {
       if (take_model(method, *q.model)) return true;
       // Values beyond int64: look for a counterexample the reference can replay.
       std::vector<z3::expr> small = all;
-      for (const auto& s : as.symbols) small.push_back(enc.symbol(s) >= -(int64_t{1} << 20) && enc.symbol(s) <= (int64_t{1} << 20));
+      const z3::expr lim = enc.ctx().int_val(int64_t{1} << 20);
+      for (const auto& s : as.symbols) small.push_back(enc.symbol(s) >= -lim && enc.symbol(s) <= lim);
       QueryOutcome q2 = check(enc.ctx(), small, Limits{o.timeout_ms, 0}, spec.logic, "", "");
       if (q2.result == z3::sat && take_model(method, *q2.model)) return true;
       return false;
@@ -207,6 +209,8 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
   p.r.assumptions = p.as.texts;
   p.r.wellformed = spec.wellformed_text;
   for (const auto& rel : p.as.relations) p.base.push_back(enc.relation(rel));
+  for (const auto& t : enc.definedness_text())
+    if (std::find(p.r.wellformed.begin(), p.r.wellformed.end(), t) == p.r.wellformed.end()) p.r.wellformed.push_back(t);
   p.base.insert(p.base.end(), spec.wellformed.begin(), spec.wellformed.end());
   p.base.insert(p.base.end(), enc.definedness().begin(), enc.definedness().end());
 

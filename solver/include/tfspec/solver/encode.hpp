@@ -30,11 +30,13 @@ class Encoder {
   z3::expr floor_mod(const z3::expr& a, const z3::expr& b);
   const std::map<std::string, z3::expr>& symbols() const { return symbols_; }
   const std::vector<z3::expr>& definedness() const { return definedness_; }
+  const std::vector<std::string>& definedness_text() const { return definedness_text_; }
 
  private:
   z3::context& ctx_;
   std::map<std::string, z3::expr> symbols_;
   std::vector<z3::expr> definedness_;
+  std::vector<std::string> definedness_text_;
 };
 
 // A layout's flat modes as Z3 terms (§3: offset = sum of coordinate * stride over the flat modes).
