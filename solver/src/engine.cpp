@@ -234,6 +234,12 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
       p.r.attempts.push_back(std::string("reference: undecided: ") + e.what());
     }
   }
+  {  // vacuous truth is no proof: the assumptions must admit at least one well-formed instance
+    QueryOutcome q = check(enc.ctx(), p.base, Limits{std::min(o.timeout_ms, 1000u), 0}, spec.logic, "", "");
+    if (q.result == z3::unsat)
+      fail("prove-assumptions-inconsistent", "§1",
+           "no symbol values satisfy the assumptions together with the well-formedness conditions (extents >= 1, divisors != 0)");
+  }
   if (spec.structural && o.structural) {
     auto t = Clock::now();
     if (auto m = spec.structural(p.base)) {

@@ -1,6 +1,7 @@
 // Known cases of `tfspec prove` (issue 4); expected verdicts are hand-derived from §2/§3/§6.
 #include <gtest/gtest.h>
 
+#include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/prove.hpp"
 
@@ -96,6 +97,62 @@ TEST(ProveAdmissible, SymbolicTileOfAColumn) {
   // Without T | M, a tile that spans more than one column is refused (e.g. M=2, T=3).
   auto q = prove_admissible(parse_layout("(M,N):(1,M)"), parse_layout("T:1"), ProveOptions{{"N >= 2"}, 2000, "", 4096});
   EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+}
+
+}  // namespace
+}  // namespace tfspec::solver
+
+namespace tfspec::solver {
+namespace {
+
+// An extent M == 0 contradicts §3 (extents >= 1): an input error, never a vacuous PROVED.
+TEST(ProveAssumptions, InconsistentAssumptionsAreAnInputError) {
+  ProveOptions o;
+  o.assume = {"M == 0"};
+  try {
+    prove_injective(parse_layout("(M,N):(1,M)"), o);
+    FAIL() << "expected prove-assumptions-inconsistent";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "prove-assumptions-inconsistent");
+  }
+}
+
+TEST(ProveAssumptions, SyntaxErrorsNameTheRule) {
+  for (const char* bad : {"M +", "M", "M = 3", "<= 4", "M <= 4 <="}) {
+    ProveOptions o;
+    o.assume = {bad};
+    try {
+      prove_injective(parse_layout("(M,N):(1,M)"), o);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const SpecError& e) {
+      EXPECT_EQ(e.rule(), "prove-assumption-syntax") << bad;
+    }
+  }
+}
+
+// Declared bounds, and the exhaustive strategy deciding where Z3 is not asked to.
+TEST(ProveStrategies, ExhaustiveDecidesWithinDeclaredBounds) {
+  ProveOptions o;
+  o.assume = {"M <= 8", "N <= 8"};
+  o.structural = o.z3_unbounded = o.z3_bounded = false;
+  auto r = prove_injective(parse_layout("(M,N):(1,M)"), o);
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+  EXPECT_EQ(r.method, "exhaustive");
+  EXPECT_EQ(r.scope, "within declared bounds");
+  // (M,N):(2,M): at M = N = 2, coordinates (1,0) and (0,1) both map to offset 2.
+  auto q = prove_injective(parse_layout("(M,N):(2,M)"), o);
+  EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+  EXPECT_EQ(q.method, "exhaustive");
+}
+
+TEST(ProveStrategies, UnknownNamesTheReason) {
+  ProveOptions o;
+  o.assume = {"M*X - N*Y == 1"};  // gcd(M, N) == 1: (M,N):(N,M) is injective, beyond Z3's nonlinear reasoning here
+  o.timeout_ms = 200;
+  auto r = prove_injective(parse_layout("(M,N):(N,M)"), o);
+  EXPECT_EQ(r.verdict, Verdict::Unknown);
+  EXPECT_NE(r.reason.find("z3-unbounded"), std::string::npos) << r.reason;
+  EXPECT_EQ(exit_code(r), 2);
 }
 
 }  // namespace
