@@ -34,6 +34,7 @@ ProveOptions only(const char* strategy, std::vector<std::string> assume = {}) {
   o.timeout_ms = 5000;
   o.structural = std::string(strategy) == "structural";
   o.z3_unbounded = std::string(strategy) == "z3-unbounded";
+  o.z3_bitvector = std::string(strategy) == "z3-bitvector";
   o.z3_bounded = std::string(strategy) == "z3-bounded";
   o.exhaustive = std::string(strategy) == "exhaustive";
   return o;
@@ -100,11 +101,9 @@ void BM_InjectiveDefaultRank8(benchmark::State& state) {
 }
 BENCHMARK(BM_InjectiveDefaultRank8)->Unit(benchmark::kMillisecond);
 
-void BM_FitsInt32(benchmark::State& state) {
+void fits(benchmark::State& state, const ProveOptions& o) {
   const int rank = static_cast<int>(state.range(0));
   const Layout l = parse_layout(compact(rank, rank));
-  ProveOptions o;
-  o.assume = bounds(rank, 8);
   int decided = 1;
   for (auto _ : state) {
     ProveResult r = prove_fits(l, 32, o);
@@ -113,6 +112,9 @@ void BM_FitsInt32(benchmark::State& state) {
   }
   state.counters["decided"] = decided;
 }
-BENCHMARK(BM_FitsInt32)->DenseRange(1, 8)->Unit(benchmark::kMillisecond);
+void BM_FitsInt32Z3Unbounded(benchmark::State& state) { fits(state, only("z3-unbounded", bounds(static_cast<int>(state.range(0)), 8))); }
+BENCHMARK(BM_FitsInt32Z3Unbounded)->DenseRange(1, 8)->Unit(benchmark::kMillisecond);
+void BM_FitsInt32Z3Bitvector(benchmark::State& state) { fits(state, only("z3-bitvector", bounds(static_cast<int>(state.range(0)), 8))); }
+BENCHMARK(BM_FitsInt32Z3Bitvector)->DenseRange(1, 8)->Unit(benchmark::kMillisecond);
 
 }  // namespace

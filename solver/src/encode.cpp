@@ -127,6 +127,16 @@ std::optional<int64_t> model_int(const z3::model& m, const z3::expr& e) {
   return out;
 }
 
+void write_smt2(z3::context& ctx, const std::vector<z3::expr>& assertions, const std::string& logic, const std::string& path,
+                const std::string& comment) {
+  z3::solver s(ctx);
+  for (const auto& a : assertions) s.add(a);
+  std::ofstream out(path);
+  if (!out) fail("prove-smt2-write", "§2", "cannot write " + path);
+  out << "; tfspec prove: " << comment << "\n; sat = a counterexample exists, unsat = the goal holds\n";
+  out << "(set-logic " << logic << ")\n" << s.to_smt2() << "(exit)\n";
+}
+
 QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, const Limits& limits,
                    const std::string& logic, const std::string& smt2_path, const std::string& comment) {
   z3::solver s = z3::tactic(ctx, "smt").mk_solver();
@@ -137,12 +147,7 @@ QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, co
   p.set("rlimit", limits.rlimit ? limits.rlimit : limits.timeout_ms * 2000u + 1000u);
   s.set(p);
   for (const auto& a : assertions) s.add(a);
-  if (!smt2_path.empty()) {
-    std::ofstream out(smt2_path);
-    if (!out) fail("prove-smt2-write", "§2", "cannot write " + smt2_path);
-    out << "; tfspec prove: " << comment << "\n; sat = a counterexample exists, unsat = the goal holds\n";
-    out << "(set-logic " << logic << ")\n" << s.to_smt2() << "(exit)\n";
-  }
+  if (!smt2_path.empty()) write_smt2(ctx, assertions, logic, smt2_path, comment);
   s.push();
   auto start = std::chrono::steady_clock::now();
   QueryOutcome q;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
@@ -108,6 +107,42 @@ struct Pipeline {
     }
     r.attempts.push_back(method + ": unknown (" + q.reason + ") after " + ms(q.seconds));
     return false;
+  }
+
+  // Overflow goals over 64-bit bit-vectors within the declared bounds; true when it decided.
+  bool bitvector_strategy() {
+    const std::string method = "z3-bitvector";
+    BitvectorOutcome q = spec.bitvector(as, Limits{o.timeout_ms, 0}, smt2_path(spec.goal + "-" + method));
+    if (q.result == z3::unsat) {
+      r.attempts.push_back(method + ": unsat in " + ms(q.seconds));
+      proved(method, "within declared bounds");
+      return true;
+    }
+    if (q.result == z3::unknown) {
+      r.attempts.push_back(method + ": unknown (" + q.reason + ") after " + ms(q.seconds));
+      return false;
+    }
+    if (q.expression_overflow || !q.bindings) {
+      r.attempts.push_back(method + ": undecided, a dim expression leaves int64 within the bounds");
+      return false;
+    }
+    r.attempts.push_back(method + ": sat in " + ms(q.seconds));
+    std::optional<Counterexample> cx;
+    std::string why;
+    try {
+      if (holds(as, *q.bindings)) cx = spec.concrete(*q.bindings);
+      else why = "the assumptions do not hold there";
+    } catch (const SpecError& e) {
+      why = e.what();
+    }
+    if (cx) {
+      refuted(method, std::move(*cx));
+      return true;
+    }
+    r.replay_failed = true;
+    r.reason = "replay-failed: the bit-vector counterexample (" + to_string(*q.bindings) + ") is not confirmed by the reference" +
+               (why.empty() ? "" : ": " + why) + " (a bug in tfspec; please report)";
+    return true;
   }
 
   bool all_bounded(std::string& missing) {
@@ -248,13 +283,7 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
       if (!o.smt2_prefix.empty()) {  // still export the obligation so that another solver can check it
         std::vector<z3::expr> all = p.base;
         all.insert(all.end(), spec.negated.begin(), spec.negated.end());
-        std::string path = p.smt2_path(spec.goal + "-z3-unbounded");
-        z3::solver s(enc.ctx());
-        for (const auto& a : all) s.add(a);
-        std::ofstream out(path);
-        if (!out) fail("prove-smt2-write", "§2", "cannot write " + path);
-        out << "; tfspec prove: " << spec.goal << " (z3-unbounded)\n; sat = a counterexample exists, unsat = the goal holds\n";
-        out << "(set-logic " << spec.logic << ")\n" << s.to_smt2() << "(exit)\n";
+        write_smt2(enc.ctx(), all, spec.logic, p.smt2_path(spec.goal + "-z3-unbounded"), spec.goal + " (z3-unbounded)");
       }
       return finish();
     }
@@ -263,6 +292,7 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
   if (o.z3_unbounded && p.z3_strategy("z3-unbounded", {}, "all values")) return finish();
   std::string missing;
   if (p.all_bounded(missing)) {
+    if (spec.bitvector && o.z3_bitvector && p.bitvector_strategy()) return finish();
     if (o.z3_bounded && p.z3_strategy("z3-bounded", p.bound_constraints(), "within declared bounds")) return finish();
     if (o.exhaustive && p.exhaustive()) return finish();
   } else {

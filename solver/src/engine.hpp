@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bitvector.hpp"
 #include "tfspec/solver/encode.hpp"
 #include "tfspec/solver/prove.hpp"
 
@@ -29,6 +30,8 @@ struct GoalSpec {
   std::function<std::optional<std::string>(const std::vector<z3::expr>& base)> structural;
   // Decodes a model and replays it with the reference: nullopt when the reference disagrees.
   std::function<std::optional<Counterexample>(const z3::model&, const Bindings&)> replay;
+  // Overflow goals: the obligation over 64-bit bit-vectors within the declared bounds.
+  std::function<BitvectorOutcome(const Assumptions&, const Limits&, const std::string& smt2_path)> bitvector;
   // Decides one concrete instance with the reference: nullopt when the goal holds there.
   std::function<std::optional<Counterexample>(const Bindings&)> concrete;
 };

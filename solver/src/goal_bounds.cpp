@@ -94,6 +94,73 @@ std::vector<int64_t> corner(const Layout& c, bool largest) {
   return x;
 }
 
+// fits over 64-bit bit-vectors within the declared bounds. Counterexample condition: a dim
+// expression (of the layout or an assumption) leaves int64 somewhere in the box (then nothing
+// can be concluded from the model), or the assumptions hold and a quantity computed from the
+// dims leaves int64 or the `bits` range. Unsat: no overflow anywhere in the box, so every term
+// equals its integer value and the goal holds within the bounds.
+std::vector<z3::expr> fits_bitvector_obligation(z3::context& ctx, BvEncoder& bv, const Layout& l, int bits, const Assumptions& as,
+                                                z3::expr& dim_overflow) {
+  z3::expr box = ctx.bool_val(true), assume = ctx.bool_val(true), wf = ctx.bool_val(true);
+  for (const auto& s : as.symbols) {
+    const auto& b = as.bounds.at(s);
+    box = box && bv.symbol(s) >= bv.val(*b.lo) && bv.symbol(s) <= bv.val(*b.hi);
+  }
+  for (const auto& r : as.relations) assume = assume && bv.relation(r);
+  const auto sl = flat_leaves(l.shape_ref()), dl = flat_leaves(l.stride());
+  std::vector<z3::expr> s, d;
+  for (size_t i = 0; i < sl.size(); ++i) {
+    s.push_back(bv.leaf(sl[i]));
+    d.push_back(bv.leaf(dl[i]));
+    wf = wf && s[i] >= bv.val(1);
+  }
+  for (const auto& c : bv.definedness) wf = wf && c;
+  dim_overflow = ctx.bool_val(false);
+  for (const auto& f : bv.overflow) dim_overflow = dim_overflow || f;
+  const size_t first_quantity_flag = bv.overflow.size();
+  const int64_t max = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1, min = -max - 1;
+  z3::expr out = ctx.bool_val(false), size = bv.val(1), hi = bv.val(0), lo = bv.val(0);
+  auto outside = [&](const z3::expr& q) { return q > bv.val(max) || q < bv.val(min); };
+  for (size_t i = 0; i < s.size(); ++i) {
+    z3::expr span = bv.mul(bv.sub(s[i], bv.val(1)), d[i]);
+    size = bv.mul(size, s[i]);
+    hi = bv.add(hi, z3::ite(d[i] > bv.val(0), span, bv.val(0)));
+    lo = bv.add(lo, z3::ite(d[i] < bv.val(0), span, bv.val(0)));
+    for (const auto& q : {s[i], d[i], span, size, hi, lo}) out = out || outside(q);
+  }
+  for (size_t k = first_quantity_flag; k < bv.overflow.size(); ++k) out = out || bv.overflow[k];
+  return {box, dim_overflow || (assume && wf && out)};
+}
+
+BitvectorOutcome fits_bitvector(z3::context& ctx, const Layout& l, int bits, const Assumptions& as, const Limits& limits,
+                                const std::string& smt2) {
+  if (!smt2.empty()) {  // the same obligation in plain SMT-LIB
+    BvEncoder portable(ctx, true);
+    z3::expr ignored = ctx.bool_val(false);
+    write_smt2(ctx, fits_bitvector_obligation(ctx, portable, l, bits, as, ignored), "QF_BV", smt2,
+               "fits-int" + std::to_string(bits) + " (z3-bitvector)");
+  }
+  BvEncoder bv(ctx, false);
+  z3::expr dim_overflow = ctx.bool_val(false);
+  QueryOutcome q = check(ctx, fits_bitvector_obligation(ctx, bv, l, bits, as, dim_overflow), limits, "QF_BV", "", "");
+  BitvectorOutcome r;
+  r.result = q.result;
+  r.seconds = q.seconds;
+  r.reason = q.reason;
+  if (q.result != z3::sat) return r;
+  r.expression_overflow = q.model->eval(dim_overflow, true).is_true();
+  Bindings b;
+  for (const auto& [name, e] : bv.symbols()) {
+    uint64_t u = 0;
+    if (!q.model->eval(e, true).is_numeral_u64(u)) return r;
+    b[name] = static_cast<int64_t>(u);
+  }
+  for (const auto& name : as.symbols)
+    if (!b.count(name)) b[name] = *as.bounds.at(name).lo;
+  r.bindings = b;
+  return r;
+}
+
 }  // namespace
 
 ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOptions& o) {
@@ -177,6 +244,9 @@ ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o) {
   };
   g.replay = [check_instance](const z3::model&, const Bindings& b) { return check_instance(b); };
   g.concrete = check_instance;
+  g.bitvector = [&ctx, &l, bits](const Assumptions& as, const Limits& limits, const std::string& smt2) {
+    return fits_bitvector(ctx, l, bits, as, limits, smt2);
+  };
   return run_goal(enc, g, o);
 }
 

@@ -157,3 +157,29 @@ TEST(ProveStrategies, UnknownNamesTheReason) {
 
 }  // namespace
 }  // namespace tfspec::solver
+
+namespace tfspec::solver {
+namespace {
+
+// The bit-vector strategy alone (TOOLING-NOTES: overflow over bit-vectors): the same hand-derived
+// verdicts as ProveFits.BoundedDimsFitInt32.
+TEST(ProveStrategies, OverflowOverBitvectors) {
+  ProveOptions o;
+  o.structural = o.z3_unbounded = o.z3_bounded = o.exhaustive = false;
+  o.assume = {"1 <= M <= 65536", "1 <= N <= 1024"};
+  auto r = prove_fits(parse_layout("(M,N):(1,M)"), 32, o);
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+  EXPECT_EQ(r.method, "z3-bitvector");
+  o.assume = {"1 <= M <= 65536", "1 <= N <= 65536"};
+  auto q = prove_fits(parse_layout("(M,N):(1,M)"), 32, o);
+  ASSERT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+  EXPECT_EQ(q.method, "z3-bitvector");
+  // int64: (2^31)^2 = 2^62 fits; a rank-3 size of 2^93 does not.
+  o.assume = {"1 <= M <= 2147483648", "1 <= N <= 2147483648"};
+  EXPECT_EQ(prove_fits(parse_layout("(M,N):(1,M)"), 64, o).verdict, Verdict::Proved);
+  o.assume = {"1 <= M <= 2147483648", "1 <= N <= 2147483648", "1 <= K <= 2147483648"};
+  EXPECT_EQ(prove_fits(parse_layout("(M,N,K):(1,M,M*N)"), 64, o).verdict, Verdict::Refuted);
+}
+
+}  // namespace
+}  // namespace tfspec::solver

@@ -63,6 +63,8 @@ TEST_F(Smt2Export, Cvc5AgreesOnEveryExportedObligation) {
       {"bounds-short", [](const ProveOptions& o) { return prove_in_bounds(parse_layout("(M,N):(1,M)"), parse_dim("M*N-1"), o); }, {}, Verdict::Refuted},
       {"fits", [](const ProveOptions& o) { return prove_fits(parse_layout("(M,N):(1,M)"), 32, o); }, {"M <= 65536", "N <= 1024"}, Verdict::Proved},
       {"fits-over", [](const ProveOptions& o) { return prove_fits(parse_layout("(M,N):(1,M)"), 32, o); }, {"M <= 65536", "N <= 65536"}, Verdict::Refuted},
+      {"fits-bv", [](const ProveOptions& o) { ProveOptions b = o; b.z3_unbounded = false; return prove_fits(parse_layout("(M,N):(1,M)"), 32, b); }, {"1 <= M <= 65536", "1 <= N <= 1024"}, Verdict::Proved},
+      {"fits-bv-over", [](const ProveOptions& o) { ProveOptions b = o; b.z3_unbounded = false; return prove_fits(parse_layout("(M,N):(1,M)"), 32, b); }, {"1 <= M <= 65536", "1 <= N <= 65536"}, Verdict::Refuted},
       {"equiv", [](const ProveOptions& o) { return prove_equivalent(parse_layout("(M,N):(1,M)"), parse_layout("M*N:1"), o); }, {}, Verdict::Proved},
       {"divides", [](const ProveOptions& o) { return prove_divides(parse_dim("M"), parse_dim("128"), o); }, {"M % 128 == 0"}, Verdict::Proved},
       {"divides-not", [](const ProveOptions& o) { return prove_divides(parse_dim("M"), parse_dim("128"), o); }, {}, Verdict::Refuted},

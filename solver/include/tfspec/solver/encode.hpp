@@ -71,6 +71,10 @@ struct QueryOutcome {
 QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, const Limits& limits,
                    const std::string& logic, const std::string& smt2_path, const std::string& comment);
 
+// Writes an obligation in SMT-LIB 2: `(set-logic LOGIC)`, declarations, unnamed assertions, (check-sat).
+void write_smt2(z3::context& ctx, const std::vector<z3::expr>& assertions, const std::string& logic, const std::string& path,
+                const std::string& comment);
+
 // Reads an Int term's value from a model; nullopt when it does not fit int64.
 std::optional<int64_t> model_int(const z3::model& m, const z3::expr& e);
 

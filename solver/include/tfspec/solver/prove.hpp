@@ -17,7 +17,7 @@ struct ProveOptions {
   std::string smt2_prefix;          // non-empty: write each obligation to PREFIX-NAME.smt2
   int64_t max_instances = 4096;     // largest symbol box the exhaustive strategy enumerates
   // Strategies the pipeline may use (all by default; benchmarks and tests isolate one).
-  bool structural = true, z3_unbounded = true, z3_bounded = true, exhaustive = true;
+  bool structural = true, z3_unbounded = true, z3_bitvector = true, z3_bounded = true, exhaustive = true;
 };
 
 enum class Verdict { Proved, Refuted, Unknown };
