@@ -1,34 +1,17 @@
 // `tfspec shard ...` and `shard.*` over `tfspec serve`: the documented examples (§7.5) and errors.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
-#include <fstream>
 #include <string>
 
+#include "run_tfspec.hpp"
 #include "tfspec/reference/json.hpp"
 
 namespace {
 
-struct Ran {
-  int rc;
-  std::string out;
-};
+using Ran = tfspec::testing::CommandResult;
 
 Ran tfspec_run(const std::string& args, const std::string& stdin_text = "") {
-  std::string cmd = std::string(TFSPEC_BINARY) + " " + args + " 2>&1";
-  if (!stdin_text.empty()) {
-    std::string in_file = testing::TempDir() + "/tfspec_shard_stdin.txt";
-    std::ofstream(in_file) << stdin_text;
-    cmd += " < " + in_file;
-  }
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WEXITSTATUS(status), out};
+  return tfspec::testing::run_tfspec(args, stdin_text);
 }
 
 const char* kSugar = "'(2 @ m.x, 12 @ m.y, 128 @ m.t)' 'warp(8)*thread(32)|x=2,y=4,t=32'";

@@ -2,6 +2,8 @@
 // text, ComposedLayout); reshard execution failures.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -10,14 +12,7 @@
 namespace tfspec {
 namespace {
 
-std::string error_id(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const SpecError& e) {
-    return e.rule();
-  }
-  return "(no error)";
-}
+using tfspec::testing::error_id;
 
 TEST(Mesh, TopologiesNormalizeAndThePrimaryIsTheFirst) {  // §5
   Mesh m = make_mesh({"warp(4)", "thread(32)"}, IntTuple::tuple({4, 32}), std::vector<std::string>{"w", "t"});

@@ -2,6 +2,8 @@
 // violating case, asserting the stable rule id.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <set>
 
 #include "tfspec/reference/canonical.hpp"
@@ -20,14 +22,7 @@ bool ok(const std::string& text, const ShardCheckOptions& opts = {}) { return id
 bool violates(const std::string& text, const std::string& rule, const ShardCheckOptions& opts = {}) {
   return ids(text, opts).count(rule) == 1;
 }
-std::string error_id(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const SpecError& e) {
-    return e.rule();
-  }
-  return "(no error)";
-}
+using tfspec::testing::error_id;
 ShardCheckOptions with_shape(IntTuple t) {
   ShardCheckOptions o;
   o.tensor_shape = std::move(t);
