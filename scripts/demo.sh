@@ -8,10 +8,9 @@ show layout composition "(4,8):(8,1)" "(2,2):(1,4)"
 show layout composition "(6,2):(1,7)" "(3,2):(2,3)"
 show layout check "(2,4):(1,1)"
 show layout logical_divide "(4,2,3):(2,1,8)" "4:2"
-if "$T" prove --help >/dev/null 2>&1; then
-  show prove injective "(M,N):(1,M)"
-  show prove injective "(M,N):(1,K)" --assume "K < M"
-fi
-if "$T" shard --list 2>/dev/null | grep -q typeinfer; then
-  "$T" shard --list
-fi
+show prove injective "(M,N):(1,M)"
+show prove injective "(M,N):(1,K)" --assume "K < M"
+# §7.5: the same sugar materialized toward registers and toward global memory
+show shard typeinfer "(2 @ m.x, 12 @ m.y, 128 @ m.t) on x=2,y=4,t=32" "(2,1536)" gmem rmem
+show shard typeinfer "(2 @ m.x, 12 @ m.y, 128 @ m.t) on x=2,y=4,t=32" "(2,1536)" rmem gmem
+show shard check 'shard((4,3):(0,1); S(0),S(0),P("avg"); x=2,y=2,z=1)'
