@@ -87,7 +87,7 @@ struct Pipeline {
     std::vector<z3::expr> all = base;
     all.insert(all.end(), extra.begin(), extra.end());
     all.insert(all.end(), spec.negated.begin(), spec.negated.end());
-    QueryOutcome q = check(enc.ctx(), all, Limits{o.timeout_ms, 0}, spec.logic, smt2_path(spec.goal + "-" + method),
+    QueryOutcome q = check(enc.ctx(), all, Limits{o.timeout_ms, o.rlimit}, spec.logic, smt2_path(spec.goal + "-" + method),
                            spec.goal + " (" + method + ")");
     if (q.result == z3::unsat) {
       r.attempts.push_back(method + ": unsat in " + ms(q.seconds));
@@ -101,7 +101,7 @@ struct Pipeline {
       std::vector<z3::expr> small = all;
       const z3::expr lim = enc.ctx().int_val(int64_t{1} << 20);
       for (const auto& s : as.symbols) small.push_back(enc.symbol(s) >= -lim && enc.symbol(s) <= lim);
-      QueryOutcome q2 = check(enc.ctx(), small, Limits{o.timeout_ms, 0}, spec.logic, "", "");
+      QueryOutcome q2 = check(enc.ctx(), small, Limits{o.timeout_ms, o.rlimit}, spec.logic, "", "");
       if (q2.result == z3::sat && take_model(method, *q2.model)) return true;
       return false;
     }
@@ -112,7 +112,7 @@ struct Pipeline {
   // Overflow goals over 64-bit bit-vectors within the declared bounds; true when it decided.
   bool bitvector_strategy() {
     const std::string method = "z3-bitvector";
-    BitvectorOutcome q = spec.bitvector(as, Limits{o.timeout_ms, 0}, smt2_path(spec.goal + "-" + method));
+    BitvectorOutcome q = spec.bitvector(as, Limits{o.timeout_ms, o.rlimit}, smt2_path(spec.goal + "-" + method));
     if (q.result == z3::unsat) {
       r.attempts.push_back(method + ": unsat in " + ms(q.seconds));
       proved(method, "within declared bounds");
@@ -262,7 +262,7 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
       if (!o.smt2_prefix.empty()) {
         std::vector<z3::expr> all = p.base;
         all.insert(all.end(), spec.negated.begin(), spec.negated.end());
-        check(enc.ctx(), all, Limits{o.timeout_ms, 0}, spec.logic, p.smt2_path(spec.goal + "-z3-unbounded"), spec.goal);
+        check(enc.ctx(), all, Limits{o.timeout_ms, o.rlimit}, spec.logic, p.smt2_path(spec.goal + "-z3-unbounded"), spec.goal);
       }
       return finish();
     } catch (const SpecError& e) {
@@ -270,7 +270,7 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
     }
   }
   {  // vacuous truth is no proof: the assumptions must admit at least one well-formed instance
-    QueryOutcome q = check(enc.ctx(), p.base, Limits{std::min(o.timeout_ms, 1000u), 0}, spec.logic, "", "");
+    QueryOutcome q = check(enc.ctx(), p.base, Limits{o.rlimit ? o.timeout_ms : std::min(o.timeout_ms, 1000u), o.rlimit}, spec.logic, "", "");
     if (q.result == z3::unsat)
       fail("prove-assumptions-inconsistent", "§1",
            "no symbol values satisfy the assumptions together with the well-formedness conditions (extents >= 1, divisors != 0)");

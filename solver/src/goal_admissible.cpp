@@ -23,11 +23,11 @@ struct Infeasible {};
 // not constant under simplification.
 class Explorer {
  public:
-  Explorer(z3::context& ctx, const std::vector<z3::expr>& base, unsigned timeout_ms)
+  Explorer(z3::context& ctx, const std::vector<z3::expr>& base, unsigned timeout_ms, unsigned rlimit)
       : ctx_(ctx), solver_(z3::tactic(ctx, "smt").mk_solver()) {
     z3::params p(ctx);
     p.set("timeout", timeout_ms);
-    p.set("rlimit", timeout_ms * 2000u + 1000u);
+    p.set("rlimit", rlimit ? rlimit : timeout_ms * 2000u + 1000u);
     solver_.set(p);
     for (const auto& b : base) solver_.add(b);
     solver_.push();
@@ -186,7 +186,8 @@ ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOption
   z3::expr refused = ctx.bool_val(false);
   size_t refusal_paths = 0, paths = 0;
   bool complete = true;
-  Explorer x(ctx, base, std::min(o.timeout_ms, 500u));
+  // With a fixed rlimit the resource budget decides and the wall clock only backs it up.
+  Explorer x(ctx, base, o.rlimit ? o.timeout_ms : std::min(o.timeout_ms, 500u), o.rlimit);
   while (x.next_path()) {
     if (++paths > kMaxPaths) {
       complete = false;

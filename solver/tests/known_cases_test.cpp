@@ -4,16 +4,12 @@
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/prove.hpp"
+#include "options.hpp"
 
 namespace tfspec::solver {
 namespace {
 
-ProveOptions opts(std::vector<std::string> assume = {}) {
-  ProveOptions o;
-  o.assume = std::move(assume);
-  o.timeout_ms = 2000;
-  return o;
-}
+ProveOptions opts(std::vector<std::string> assume = {}) { return testing::deterministic_options(std::move(assume)); }
 
 // §2: (M,N):(1,M) is the compact column-major layout: injective for every M, N >= 1.
 TEST(ProveInjective, CompactSymbolicIsProvedForAllValues) {
@@ -92,10 +88,10 @@ TEST(ProveAdmissible, IssueExampleIsRefused) {
 
 TEST(ProveAdmissible, SymbolicTileOfAColumn) {
   // (M,N):(1,M) o T:1 with T <= M: B stays inside A's first mode (hand derivation: usage T-1 < M).
-  auto r = prove_admissible(parse_layout("(M,N):(1,M)"), parse_layout("T:1"), ProveOptions{{"T <= M"}, 2000, "", 4096});
+  auto r = prove_admissible(parse_layout("(M,N):(1,M)"), parse_layout("T:1"), opts({"T <= M"}));
   EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
   // Without T | M, a tile that spans more than one column is refused (e.g. M=2, T=3).
-  auto q = prove_admissible(parse_layout("(M,N):(1,M)"), parse_layout("T:1"), ProveOptions{{"N >= 2"}, 2000, "", 4096});
+  auto q = prove_admissible(parse_layout("(M,N):(1,M)"), parse_layout("T:1"), opts({"N >= 2"}));
   EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
 }
 

@@ -1,6 +1,8 @@
 // Shard goals (§6, §7, D3, D5, D8) with symbolic extents; expected verdicts derived by hand.
 #include <gtest/gtest.h>
 
+#include "options.hpp"
+
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/shard_goal.hpp"
@@ -9,8 +11,7 @@ namespace tfspec::solver {
 namespace {
 
 ProveResult shard(const std::string& text, std::optional<Storage> st, std::vector<std::string> assume = {}) {
-  ProveOptions o;
-  o.assume = std::move(assume);
+  ProveOptions o = testing::deterministic_options(std::move(assume));
   return prove_shard(parse_shard_layout(text), st, o);
 }
 

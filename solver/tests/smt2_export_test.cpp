@@ -1,6 +1,8 @@
 // Exported obligations (--smt2) checked by a second solver: cvc5 must reach the verdict Z3 did
 // (issue 4). Skipped, with the reason printed, where the cvc5 binary is absent.
 #include <gtest/gtest.h>
+
+#include "options.hpp"
 #include <unistd.h>
 
 #include <array>
@@ -71,8 +73,7 @@ TEST_F(Smt2Export, Cvc5AgreesOnEveryExportedObligation) {
       {"admissible", [](const ProveOptions& o) { return prove_admissible(parse_layout("(M,N):(1,M)"), parse_layout("T:1"), o); }, {"T <= M"}, Verdict::Proved},
   };
   for (const auto& c : cases) {
-    ProveOptions o;
-    o.assume = c.assume;
+    ProveOptions o = testing::deterministic_options(c.assume);
     o.smt2_prefix = (dir_ / c.name).string();
     ProveResult r = c.prove(o);
     ASSERT_EQ(r.verdict, c.expected) << c.name << "\n" << to_text(r);

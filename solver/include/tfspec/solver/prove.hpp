@@ -13,7 +13,10 @@ namespace tfspec::solver {
 
 struct ProveOptions {
   std::vector<std::string> assume;  // comparison chains, e.g. "M % 128 == 0", "1 <= M <= 65536"
-  unsigned timeout_ms = 2000;       // per solver call
+  unsigned timeout_ms = 2000;       // per solver call (wall clock)
+  // Z3 resource limit per call; 0 derives it from timeout_ms. A fixed rlimit with a generous
+  // timeout makes a verdict independent of machine load (the tests use that).
+  unsigned rlimit = 0;
   std::string smt2_prefix;          // non-empty: write each obligation to PREFIX-NAME.smt2
   int64_t max_instances = 4096;     // largest symbol box the exhaustive strategy enumerates
   // Strategies the pipeline may use (all by default; benchmarks and tests isolate one).
