@@ -1,37 +1,23 @@
 // `tfspec prove ...` and `prove.*` over `tfspec serve`: verdicts, exit codes (spec/PROVE.md).
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "run_tfspec.hpp"
 #include "tfspec/reference/json.hpp"
 
 namespace {
 
-struct Proved {
-  int rc;
-  std::string out;
-};
+using Proved = tfspec::testing::CommandResult;
 
+// Verdicts that must not depend on machine load get a generous wall-clock limit (sanitizer
+// builds on a loaded CI machine are many times slower than a release build).
 Proved tfspec(const std::string& args, const std::string& stdin_text = "") {
-  std::string cmd = std::string(TFSPEC_BINARY) + " " + args + " 2>&1";
-  if (!stdin_text.empty()) {
-    std::string in = testing::TempDir() + "/tfspec_prove_stdin.txt";
-    std::ofstream(in) << stdin_text;
-    cmd += " < " + in;
-  }
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WEXITSTATUS(status), out};
+  return tfspec::testing::run_tfspec(args, stdin_text);
 }
 
 TEST(ProveCli, ProvedIsExitZero) {
@@ -41,7 +27,7 @@ TEST(ProveCli, ProvedIsExitZero) {
 }
 
 TEST(ProveCli, RefutedIsExitOneWithAReplayedCounterexample) {
-  auto r = tfspec("prove injective '(M,N):(1,K)' --assume 'K < M' --assume 'N >= 2' --json");
+  auto r = tfspec("prove injective '(M,N):(1,K)' --assume 'K < M' --assume 'N >= 2' --json --timeout 60");
   ASSERT_EQ(r.rc, 1) << r.out;
   auto j = tfspec::Json::parse(r.out);
   EXPECT_EQ(j["verdict"], "REFUTED");
@@ -66,15 +52,15 @@ TEST(ProveCli, InputErrorsAreExitThree) {
 }
 
 TEST(ProveCli, EveryGoalRuns) {
-  EXPECT_EQ(tfspec("prove in-bounds '(M,N):(1,M)' --size 'M*N'").rc, 0);
-  EXPECT_EQ(tfspec("prove fits-int32 '(M,N):(1,M)' --assume 'M <= 65536' --assume 'N <= 65536'").rc, 1);
-  EXPECT_EQ(tfspec("prove fits-int64 '(M,N):(1,M)' --assume 'M <= 65536' --assume 'N <= 65536'").rc, 0);
-  EXPECT_EQ(tfspec("prove equivalent '(M,N):(1,M)' 'M*N:1'").rc, 0);
+  EXPECT_EQ(tfspec("prove in-bounds '(M,N):(1,M)' --size 'M*N' --timeout 60").rc, 0);
+  EXPECT_EQ(tfspec("prove fits-int32 '(M,N):(1,M)' --assume 'M <= 65536' --assume 'N <= 65536' --timeout 60").rc, 1);
+  EXPECT_EQ(tfspec("prove fits-int64 '(M,N):(1,M)' --assume 'M <= 65536' --assume 'N <= 65536' --timeout 60").rc, 0);
+  EXPECT_EQ(tfspec("prove equivalent '(M,N):(1,M)' 'M*N:1' --timeout 60").rc, 0);
   EXPECT_EQ(tfspec("prove admissible '(4,6,8):(2,3,5)' '6:3'").rc, 1);
-  EXPECT_EQ(tfspec("prove divides M 128 --assume 'M % 128 == 0'").rc, 0);
-  EXPECT_EQ(tfspec("prove divides '(N @ m.x, 12 @ m.y) on x=4,y=4'").rc, 1);
-  EXPECT_EQ(tfspec("prove shard 'shard((4,M):(M,1); S(0); x=4)' --storage gmem").rc, 0);
-  EXPECT_EQ(tfspec("prove shard 'shard((4,M):(0,1); S(0); x=4)' --storage gmem").rc, 1);
+  EXPECT_EQ(tfspec("prove divides M 128 --assume 'M % 128 == 0' --timeout 60").rc, 0);
+  EXPECT_EQ(tfspec("prove divides '(N @ m.x, 12 @ m.y) on x=4,y=4' --timeout 60").rc, 1);
+  EXPECT_EQ(tfspec("prove shard 'shard((4,M):(M,1); S(0); x=4)' --storage gmem --timeout 60").rc, 0);
+  EXPECT_EQ(tfspec("prove shard 'shard((4,M):(0,1); S(0); x=4)' --storage gmem --timeout 60").rc, 1);
 }
 
 TEST(ProveCli, Smt2FilesAreWritten) {
