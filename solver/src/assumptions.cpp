@@ -48,17 +48,6 @@ Rel mirror(Rel r) {
   }
 }
 
-bool compare(int64_t a, Rel op, int64_t b) {
-  switch (op) {
-    case Rel::Eq: return a == b;
-    case Rel::Ne: return a != b;
-    case Rel::Lt: return a < b;
-    case Rel::Le: return a <= b;
-    case Rel::Gt: return a > b;
-    case Rel::Ge: return a >= b;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -134,7 +123,7 @@ Assumptions make_assumptions(const std::vector<std::string>& texts, const std::s
 bool holds(const Assumptions& a, const Bindings& b) {
   for (const auto& r : a.relations) {
     try {
-      if (!compare(evaluate(r.lhs, b), r.op, evaluate(r.rhs, b))) return false;
+      if (!apply_relation(r.op, evaluate(r.lhs, b), evaluate(r.rhs, b))) return false;
     } catch (const SpecError&) {
       return false;
     }

@@ -67,15 +67,7 @@ z3::expr BvEncoder::leaf(const IntTuple& leaf) {
 
 z3::expr BvEncoder::relation(const Relation& r) {
   z3::expr a = dim(r.lhs), b = dim(r.rhs);
-  switch (r.op) {  // z3++ compares bit-vectors signed
-    case Rel::Eq: return a == b;
-    case Rel::Ne: return a != b;
-    case Rel::Lt: return a < b;
-    case Rel::Le: return a <= b;
-    case Rel::Gt: return a > b;
-    case Rel::Ge: return a >= b;
-  }
-  return a == b;
+  return apply_relation(r.op, a, b);  // z3++ compares bit-vectors signed
 }
 
 }  // namespace tfspec::solver

@@ -68,15 +68,7 @@ z3::expr Encoder::leaf(const IntTuple& leaf, const std::string& path) {
 
 z3::expr Encoder::relation(const Relation& r) {
   z3::expr a = dim(r.lhs), b = dim(r.rhs);
-  switch (r.op) {
-    case Rel::Eq: return a == b;
-    case Rel::Ne: return a != b;
-    case Rel::Lt: return a < b;
-    case Rel::Le: return a <= b;
-    case Rel::Gt: return a > b;
-    case Rel::Ge: return a >= b;
-  }
-  return a == b;
+  return apply_relation(r.op, a, b);
 }
 
 FlatModes flat_modes(Encoder& enc, const Layout& l, const std::string& name) {

@@ -349,4 +349,12 @@ int64_t colex_index(const std::vector<int64_t>& c, const Layout& l) {
   return idx;
 }
 
+void extents_wellformed(GoalSpec& g, const FlatModes& f) {
+  for (size_t i = 0; i < f.shape.size(); ++i)
+    if (!f.shape_leaves[i].is_int()) {
+      g.wellformed.push_back(f.shape[i] >= 1);
+      g.wellformed_text.push_back(leaf_text(f.shape_leaves[i]) + " >= 1");
+    }
+}
+
 }  // namespace tfspec::solver

@@ -51,5 +51,7 @@ std::vector<int64_t> flat_strides(const Layout& concrete);
 std::string at(const Bindings& b);
 // A shape leaf as an expression ("M", "M*2").
 std::string leaf_text(const IntTuple& leaf);
+// Adds "extent >= 1" for every symbolic extent of f to the goal's well-formedness conditions.
+void extents_wellformed(GoalSpec& g, const FlatModes& f);
 
 }  // namespace tfspec::solver

@@ -7,14 +7,6 @@
 namespace tfspec::solver {
 namespace {
 
-void extents_wellformed(GoalSpec& g, const FlatModes& f) {
-  for (size_t i = 0; i < f.shape.size(); ++i)
-    if (!f.shape_leaves[i].is_int()) {
-      g.wellformed.push_back(f.shape[i] >= 1);
-      g.wellformed_text.push_back(leaf_text(f.shape_leaves[i]) + " >= 1");
-    }
-}
-
 // Saturating 128-bit arithmetic for concrete replays of overflow goals: a value that saturates is
 // far outside any 64-bit range, which is all the verdict needs.
 using i128 = __int128;

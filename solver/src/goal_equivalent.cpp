@@ -41,12 +41,8 @@ ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOption
   g.clause = "§3";
   g.symbols = layout_symbols(a);
   for (const auto& s : layout_symbols(b)) g.symbols.insert(s);
-  for (auto* f : {&fa, &fb})
-    for (size_t i = 0; i < f->shape.size(); ++i)
-      if (!f->shape_leaves[i].is_int()) {
-        g.wellformed.push_back(f->shape[i] >= 1);
-        g.wellformed_text.push_back(leaf_text(f->shape_leaves[i]) + " >= 1");
-      }
+  extents_wellformed(g, fa);
+  extents_wellformed(g, fb);
   std::vector<z3::expr> in_domain;
   Point pa = point(ctx, fa, "a", in_domain), pb = point(ctx, fb, "b", in_domain);
   z3::expr differ = pa.index == pb.index && pa.offset != pb.offset;

@@ -81,11 +81,8 @@ ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
   g.symbols = layout_symbols(l);
   std::vector<z3::expr> t, terms;
   z3::expr some = ctx.bool_val(false);
+  extents_wellformed(g, f);
   for (size_t i = 0; i < f.shape.size(); ++i) {
-    if (!f.shape_leaves[i].is_int()) {
-      g.wellformed.push_back(f.shape[i] >= 1);
-      g.wellformed_text.push_back(leaf_text(f.shape_leaves[i]) + " >= 1");
-    }
     t.push_back(ctx.int_const(("crd!diff!" + std::to_string(i)).c_str()));
     g.negated.push_back(t[i] <= f.shape[i] - 1 && t[i] >= 1 - f.shape[i]);
     some = some || t[i] != 0;

@@ -16,6 +16,20 @@ namespace tfspec::solver {
 
 enum class Rel { Eq, Ne, Lt, Le, Gt, Ge };
 
+// `a op b` for integers (bool) and for Z3 terms over Int or bit-vectors (a z3::expr).
+template <class T>
+auto apply_relation(Rel op, const T& a, const T& b) {
+  switch (op) {
+    case Rel::Ne: return a != b;
+    case Rel::Lt: return a < b;
+    case Rel::Le: return a <= b;
+    case Rel::Gt: return a > b;
+    case Rel::Ge: return a >= b;
+    case Rel::Eq: break;
+  }
+  return a == b;
+}
+
 struct Relation {
   ShapeDim lhs;
   Rel op;
