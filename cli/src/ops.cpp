@@ -85,4 +85,19 @@ const Json& require_arg(const Json& args, const std::string& name) {
   return args.at(name);
 }
 
+Json diag_json(const Diagnostic& d) {
+  return Json{{"rule", d.rule}, {"clause", d.clause}, {"message", d.message}, {"path", d.path}};
+}
+
+OpResult check_result(const std::vector<Diagnostic>& diags) {
+  Json v = Json::array();
+  std::string text;
+  for (const auto& d : diags) {
+    v.push_back(diag_json(d));
+    text += "violation: [" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")") + "\n";
+  }
+  text += diags.empty() ? "ok" : std::to_string(diags.size()) + " violation(s)";
+  return OpResult{Json{{"ok", diags.empty()}, {"violations", v}}, text, diags.empty() ? 0 : 1};
+}
+
 }  // namespace tfspec::cli

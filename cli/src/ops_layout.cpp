@@ -42,7 +42,6 @@ Op tiled(const std::string& name, const std::string& summary, Layout (*f)(const 
             [f](const Json& a) { return layout_result(f(L(a, "a"), tiler_from_json(require_arg(a, "tiler")))); }};
 }
 
-Json diag_json(const Diagnostic& d) { return Json{{"rule", d.rule}, {"clause", d.clause}, {"message", d.message}, {"path", d.path}}; }
 
 }  // namespace
 
@@ -140,16 +139,7 @@ void register_layout_ops(OpRegistry& r) {
          }});
   r.add({"layout", "check", "§2", "may this layout enter TensorType.layout? (all violations)", {{"layout", P::AnyLayout}},
          [](const Json& a) {
-           auto l = AnyL(a, "layout");
-           auto diags = check_layout(*l, "layout");
-           Json v = Json::array();
-           std::string text;
-           for (const auto& d : diags) {
-             v.push_back(diag_json(d));
-             text += "violation: [" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")") + "\n";
-           }
-           text += diags.empty() ? "ok" : std::to_string(diags.size()) + " violation(s)";
-           return OpResult{Json{{"ok", diags.empty()}, {"violations", v}}, text, diags.empty() ? 0 : 1};
+           return check_result(check_layout(*AnyL(a, "layout"), "layout"));
          }});
 }
 

@@ -107,7 +107,6 @@ Engines engines_from_json(const Json& j) {
   return e;
 }
 
-Json diag_json(const Diagnostic& d) { return Json{{"rule", d.rule}, {"clause", d.clause}, {"message", d.message}, {"path", d.path}}; }
 
 OpResult shard_result(const ShardLayout& sl) { return {shard_to_json(sl), to_string(sl)}; }
 
@@ -127,15 +126,9 @@ OpResult check_op(const Json& a) {
   }
   o.storage = opt_storage(a, "storage");
   o.tensor_shape = opt_tuple(a, "shape");
-  auto diags = check_shard_layout(sl, o, "layout");
-  Json v = Json::array();
-  std::string text;
-  for (const auto& d : diags) {
-    v.push_back(diag_json(d));
-    text += "violation: [" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")") + "\n";
-  }
-  text += diags.empty() ? "ok" : std::to_string(diags.size()) + " violation(s)";
-  return OpResult{Json{{"ok", diags.empty()}, {"violations", v}, {"layout", shard_to_json(sl)}}, text, diags.empty() ? 0 : 1};
+  OpResult r = check_result(check_shard_layout(sl, o, "layout"));
+  r.json["layout"] = shard_to_json(sl);
+  return r;
 }
 
 }  // namespace

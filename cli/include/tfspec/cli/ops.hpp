@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tfspec/reference/error.hpp"
 #include "tfspec/reference/json.hpp"
 
 namespace tfspec::cli {
@@ -66,6 +67,10 @@ Json arg_from_text(ParamType type, const std::string& text);
 
 // Helpers for handlers.
 const Json& require_arg(const Json& args, const std::string& name);
+Json diag_json(const Diagnostic& d);
+// The result of a check: {"ok", "violations"} and one "violation: [rule clause] ..." line each;
+// exit code 1 when there are violations.
+OpResult check_result(const std::vector<Diagnostic>& diags);
 
 // One registration function per op group (one source file each).
 void register_layout_ops(OpRegistry& r);
