@@ -50,18 +50,15 @@ struct Pipeline {
     r.scope = scope;
   }
 
-  // A sat answer: decode, check the assumptions hold there, replay with the reference.
-  bool take_model(const std::string& method, const z3::model& m) {
-    auto b = model_bindings(m);
-    if (!b) {
-      r.attempts.push_back(method + ": a counterexample exists only with symbol values beyond int64");
-      return false;
-    }
+  // A counterexample at `b` becomes REFUTED only when the assumptions hold there and the reference
+  // confirms it; otherwise the answer is a replay failure (a tfspec bug), never a counterexample.
+  bool confirm(const std::string& method, const std::string& source, const Bindings& b,
+               const std::function<std::optional<Counterexample>()>& replay) {
     std::optional<Counterexample> cx;
     std::string why;
     try {
-      if (holds(as, *b)) cx = spec.replay(m, *b);
-      else why = "the assumptions do not hold at " + to_string(*b);
+      if (holds(as, b)) cx = replay();
+      else why = "the assumptions do not hold at " + to_string(b);
     } catch (const SpecError& e) {
       why = e.what();
     }
@@ -70,9 +67,19 @@ struct Pipeline {
       return true;
     }
     r.replay_failed = true;
-    r.reason = "replay-failed: the solver's counterexample (" + to_string(*b) +
-               ") is not confirmed by the reference" + (why.empty() ? "" : ": " + why) + " (a bug in tfspec; please report)";
+    r.reason = "replay-failed: " + source + " counterexample (" + to_string(b) + ") is not confirmed by the reference" +
+               (why.empty() ? "" : ": " + why) + " (a bug in tfspec; please report)";
     return true;
+  }
+
+  // A sat answer: decode, check the assumptions hold there, replay with the reference.
+  bool take_model(const std::string& method, const z3::model& m) {
+    auto b = model_bindings(m);
+    if (!b) {
+      r.attempts.push_back(method + ": a counterexample exists only with symbol values beyond int64");
+      return false;
+    }
+    return confirm(method, "the solver's", *b, [&] { return spec.replay(m, *b); });
   }
 
   std::string smt2_path(const std::string& name) {
@@ -127,22 +134,7 @@ struct Pipeline {
       return false;
     }
     r.attempts.push_back(method + ": sat in " + ms(q.seconds));
-    std::optional<Counterexample> cx;
-    std::string why;
-    try {
-      if (holds(as, *q.bindings)) cx = spec.concrete(*q.bindings);
-      else why = "the assumptions do not hold there";
-    } catch (const SpecError& e) {
-      why = e.what();
-    }
-    if (cx) {
-      refuted(method, std::move(*cx));
-      return true;
-    }
-    r.replay_failed = true;
-    r.reason = "replay-failed: the bit-vector counterexample (" + to_string(*q.bindings) + ") is not confirmed by the reference" +
-               (why.empty() ? "" : ": " + why) + " (a bug in tfspec; please report)";
-    return true;
+    return confirm(method, "the bit-vector", *q.bindings, [&] { return spec.concrete(*q.bindings); });
   }
 
   bool all_bounded(std::string& missing) {
