@@ -349,4 +349,16 @@ void extents_wellformed(GoalSpec& g, const FlatModes& f) {
     }
 }
 
+GoalSpec two_layout_goal(const std::string& goal, const std::string& clause, const Layout& a, const Layout& b,
+                         const FlatModes& fa, const FlatModes& fb) {
+  GoalSpec g;
+  g.goal = goal;
+  g.clause = clause;
+  g.symbols = layout_symbols(a);
+  for (const auto& s : layout_symbols(b)) g.symbols.insert(s);
+  extents_wellformed(g, fa);
+  extents_wellformed(g, fb);
+  return g;
+}
+
 }  // namespace tfspec::solver

@@ -53,5 +53,8 @@ std::string at(const Bindings& b);
 std::string leaf_text(const IntTuple& leaf);
 // Adds "extent >= 1" for every symbolic extent of f to the goal's well-formedness conditions.
 void extents_wellformed(GoalSpec& g, const FlatModes& f);
+// A goal over two layouts: the symbols of both, every symbolic extent >= 1.
+GoalSpec two_layout_goal(const std::string& goal, const std::string& clause, const Layout& a, const Layout& b,
+                         const FlatModes& fa, const FlatModes& fb);
 
 }  // namespace tfspec::solver

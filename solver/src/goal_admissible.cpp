@@ -153,13 +153,7 @@ ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOption
   z3::context ctx;
   Encoder enc(ctx);
   FlatModes fa = flat_modes(enc, a, "a"), fb = flat_modes(enc, b, "b");
-  GoalSpec g;
-  g.goal = "admissible";
-  g.clause = "§3";
-  g.symbols = layout_symbols(a);
-  for (const auto& s : layout_symbols(b)) g.symbols.insert(s);
-  extents_wellformed(g, fa);
-  extents_wellformed(g, fb);
+  GoalSpec g = two_layout_goal("admissible", "§3", a, b, fa, fb);
   auto instance = [a, b](const Bindings& bs) -> std::optional<Counterexample> {
     Layout ca = substitute(a, bs), cb = substitute(b, bs);
     auto refusal = composition_refusal(ca, cb);

@@ -36,13 +36,7 @@ ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOption
   z3::context ctx;
   Encoder enc(ctx);
   FlatModes fa = flat_modes(enc, a, "a"), fb = flat_modes(enc, b, "b");
-  GoalSpec g;
-  g.goal = "equivalent";
-  g.clause = "§3";
-  g.symbols = layout_symbols(a);
-  for (const auto& s : layout_symbols(b)) g.symbols.insert(s);
-  extents_wellformed(g, fa);
-  extents_wellformed(g, fb);
+  GoalSpec g = two_layout_goal("equivalent", "§3", a, b, fa, fb);
   std::vector<z3::expr> in_domain;
   Point pa = point(ctx, fa, "a", in_domain), pb = point(ctx, fb, "b", in_domain);
   z3::expr differ = pa.index == pb.index && pa.offset != pb.offset;
