@@ -5,13 +5,22 @@
 #include <string>
 #include <vector>
 
+#include "tfspec/reference/catalogue.hpp"
+
 namespace tfspec {
 
 struct Diagnostic {
-  std::string rule;     // stable id, e.g. "split-axis-unique"
+  std::string rule;     // stable id, e.g. "split-axis-unique" (declared in rules.def)
   std::string clause;   // e.g. "§6"
   std::string message;  // informational
   std::string path;     // where in the object, e.g. "layout.shape[1]"
+
+  Diagnostic() = default;
+  Diagnostic(std::string r, std::string c, std::string msg, std::string at = {})
+      : rule(std::move(r)), clause(std::move(c)), message(std::move(msg)), path(std::move(at)) {}
+  Diagnostic(RuleRef r, std::string msg, std::string at = {})
+      : rule(r.rule->id), clause(r.clause), message(std::move(msg)), path(std::move(at)) {}
+  RuleKind kind() const { return rule_kind(rule); }
 };
 
 class SpecError : public std::runtime_error {
@@ -19,11 +28,14 @@ class SpecError : public std::runtime_error {
   SpecError(std::string rule, std::string clause, const std::string& message, std::string path = {})
       : std::runtime_error("[" + rule + " " + clause + "] " + message),
         diag_{std::move(rule), std::move(clause), message, std::move(path)} {}
+  SpecError(RuleRef r, const std::string& message, std::string path = {})
+      : SpecError(Diagnostic(r, message, std::move(path))) {}
   explicit SpecError(Diagnostic d)
       : std::runtime_error("[" + d.rule + " " + d.clause + "] " + d.message), diag_(std::move(d)) {}
   const std::string& rule() const { return diag_.rule; }
   const std::string& clause() const { return diag_.clause; }
   const Diagnostic& diagnostic() const { return diag_; }
+  RuleKind kind() const { return diag_.kind(); }
 
  private:
   Diagnostic diag_;
@@ -32,6 +44,10 @@ class SpecError : public std::runtime_error {
 [[noreturn]] inline void fail(const std::string& rule, const std::string& clause, const std::string& msg,
                               const std::string& path = {}) {
   throw SpecError(rule, clause, msg, path);
+}
+
+[[noreturn]] inline void fail(RuleRef rule, const std::string& msg, const std::string& path = {}) {
+  throw SpecError(rule, msg, path);
 }
 
 }  // namespace tfspec
