@@ -3,9 +3,16 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "tfspec/cli/ops.hpp"
+#include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/wire.hpp"
 
 namespace tfspec::cli {
+
+using protocol::Op;
+using protocol::OpRegistry;
+using protocol::OpResult;
+using protocol::Param;
+using protocol::ParamType;
 
 namespace {
 struct GroupState {
@@ -45,9 +52,9 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
       return;
     }
     try {
-      OpResult r = op->run(args_from_text(*op, st->args));
+      OpResult r = op->run(protocol::args_from_text(*op, st->args));
       if (st->json) {
-        std::cout << r.json.dump() << "\n";
+        std::cout << protocol::dump_line(r.json) << "\n";
       } else {
         std::cout << r.text;
         if (!r.text.empty() && r.text.back() != '\n') std::cout << "\n";

@@ -6,10 +6,17 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "tfspec/cli/ops.hpp"
+#include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/error.hpp"
 
 namespace tfspec::cli {
+
+using protocol::Op;
+using protocol::OpRegistry;
+using protocol::OpResult;
+using protocol::Param;
+using protocol::ParamType;
 
 namespace {
 struct ProveState {
@@ -52,12 +59,12 @@ int run(const ProveState& st) {
     fail("usage", "-", "'prove " + st.goal + "' takes" + sig + " (" + std::to_string(st.args.size()) + " given)");
   }
   Json args = Json::object();
-  for (size_t i = 0; i < st.args.size(); ++i) args[positional[i].name] = arg_from_text(positional[i].type, st.args[i]);
+  for (size_t i = 0; i < st.args.size(); ++i) args[positional[i].name] = protocol::arg_from_text(positional[i].type, st.args[i]);
   if (!st.size.empty()) {
     bool has_size = false;
     for (const auto& p : op->params) has_size = has_size || p.name == "size";
     if (!has_size) fail("usage", "-", "--size applies to the in-bounds goal only");
-    args["size"] = arg_from_text(ParamType::IntTuple, st.size);
+    args["size"] = protocol::arg_from_text(ParamType::IntTuple, st.size);
   } else if (op->name == "in-bounds") {
     fail("usage", "-", "in-bounds needs --size E");
   }
@@ -71,7 +78,7 @@ int run(const ProveState& st) {
   if (!st.smt2.empty()) args["smt2"] = st.smt2;
   OpResult r = op->run(args);
   if (st.json) {
-    std::cout << r.json.dump() << "\n";
+    std::cout << protocol::dump_line(r.json) << "\n";
   } else {
     std::cout << r.text;
     if (!r.text.empty() && r.text.back() != '\n') std::cout << "\n";

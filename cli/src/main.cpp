@@ -2,10 +2,15 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "tfspec/protocol/prove_ops.hpp"
 #include "tfspec/reference/error.hpp"
 
 int main(int argc, char** argv) {
   using namespace tfspec::cli;
+  // This binary speaks every op group: the reference's (layout, shard) and the solver's (prove).
+  auto& registry = tfspec::protocol::OpRegistry::instance();
+  tfspec::protocol::register_reference_ops(registry);
+  tfspec::protocol::register_prove_ops(registry);
   CLI::App app{"tfspec: executable reference semantics and verification for the TileFoundry shard/layout spec"};
   app.require_subcommand(1);
   int exit_code = kOk;

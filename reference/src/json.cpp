@@ -11,16 +11,6 @@ namespace {
 
 constexpr int64_t kExactDouble = int64_t{1} << 53;
 
-struct Codec {
-  LayoutKind kind;
-  LayoutEncoder enc;
-  LayoutDecoder dec;
-};
-std::map<std::string, Codec>& codecs() {
-  static std::map<std::string, Codec> m;
-  return m;
-}
-
 IntTuple from_json_rec(const Json& j, int depth, bool wildcard) {
   if (depth > kMaxDepth) fail("nesting-too-deep", "§1", "JSON nests deeper than " + std::to_string(kMaxDepth) + " levels");
   if (j.is_null()) return IntTuple::none();
@@ -84,55 +74,8 @@ Layout layout_from_json(const Json& j) {
   return Layout(shape, inttuple_from_json(j[key]));
 }
 
-static Json part_to_json(const LayoutPtr& p) { return p ? to_json(*p) : Json(nullptr); }
-
-Json to_json(const LayoutBase& l) {
-  switch (l.kind()) {
-    case LayoutKind::Layout: return to_json(static_cast<const Layout&>(l));
-    case LayoutKind::Composed: {
-      const auto& c = static_cast<const ComposedLayout&>(l);
-      return Json{{"kind", "composed"}, {"inner", part_to_json(c.inner())}, {"offset", c.offset()},
-                  {"outer", part_to_json(c.outer())}};
-    }
-    default: break;
-  }
-  for (const auto& [name, codec] : codecs())
-    if (codec.kind == l.kind()) return codec.enc(l);
-  fail("internal", "§2", "no JSON encoder registered for this layout kind");
-}
-
-LayoutPtr any_layout_from_json(const Json& j) {
-  if (j.is_string()) return parse_any_layout(j.get<std::string>());
-  if (!j.is_object()) fail("json-type", "§2", "a layout is a JSON object or a text-notation string");
-  std::string kind = j.contains("kind") && j["kind"].is_string() ? j["kind"].get<std::string>() : "layout";
-  if (kind == "layout") return std::make_shared<Layout>(layout_from_json(j));
-  if (kind == "composed") {
-    // Nesting is bounded because every nested layout's IntTuples are, and composed parts recurse
-    // through this function: bound it explicitly too.
-    static thread_local int depth = 0;
-    struct Guard {
-      Guard() {
-        if (++depth > kMaxDepth) {
-          --depth;
-          fail("nesting-too-deep", "§4", "composed layouts nest too deeply");
-        }
-      }
-      ~Guard() { --depth; }
-    } g;
-    auto part = [&](const char* k) -> LayoutPtr {
-      if (!j.contains(k) || j[k].is_null()) return nullptr;
-      return any_layout_from_json(j[k]);
-    };
-    int64_t off = j.contains("offset") ? require_int(inttuple_from_json(j["offset"]), "offset") : 0;
-    return std::make_shared<ComposedLayout>(part("inner"), off, part("outer"));
-  }
-  auto it = codecs().find(kind);
-  if (it == codecs().end()) fail("json-type", "§2", "unknown layout kind '" + kind + "'");
-  return it->second.dec(j);
-}
-
-void register_layout_json(const std::string& kind_name, LayoutKind kind, LayoutEncoder enc, LayoutDecoder dec) {
-  codecs()[kind_name] = Codec{kind, enc, dec};
+Json to_json(const Diagnostic& d) {
+  return Json{{"rule", d.rule}, {"clause", d.clause}, {"message", d.message}, {"path", d.path}};
 }
 
 }  // namespace tfspec

@@ -1,53 +1,73 @@
-// Invariants of the pure layouts (§2 common contract, §3, §4), registered by id.
+// Invariants of the pure layouts (§2 common contract, §3, §4), one check per catalogue rule.
+#include "checks.hpp"
 #include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
-#include "tfspec/reference/rules.hpp"
 
 namespace tfspec {
 namespace {
 
-void report_injectivity(const LayoutBase& l, const std::string& path, std::vector<Diagnostic>& out) {
+using Out = std::vector<Diagnostic>;
+
+// §2: injectivity decided exactly (a witness pair), or undecided beyond the enumeration limit
+// (is_injective raises injectivity-undecided, a Limit rule: never reported as a violation).
+void injective(const LayoutBase& l, const NoOptions&, const std::string& path, Out& out) {
+  if (l.kind() == LayoutKind::Layout) {
+    const auto& L = static_cast<const Layout&>(l);
+    if (!L.materialized() || !is_concrete(L.shape_ref()) || !is_concrete(L.stride())) return;  // other rules report it
+  }
   InjectivityResult r = is_injective(l);
   if (r.injective) return;
-  std::string msg = "distinct coordinates " + coord_to_string(r.witness->first) + " and " +
-                    coord_to_string(r.witness->second) + " map to the same offset " + std::to_string(l.apply(r.witness->first));
-  out.push_back(Diagnostic{"layout-injective", "§2", msg, path});
+  out.emplace_back(rule::kLayoutInjective,
+                   "distinct coordinates " + coord_to_string(r.witness->first) + " and " + coord_to_string(r.witness->second) +
+                       " map to the same offset " + std::to_string(l.apply(r.witness->first)),
+                   path);
+}
+
+// §7.1.2: a layout entering TensorType.layout has its strides.
+void stride_materialized(const LayoutBase& l, const NoOptions&, const std::string& path, Out& out) {
+  if (!static_cast<const Layout&>(l).materialized()) out.emplace_back(rule::kStrideMaterialized, "strides are un-materialized (None)", path + ".stride");
+}
+
+// §1: numbers where the checks need them (symbolic layouts are `tfspec prove`'s business).
+void concrete(const LayoutBase& l, const NoOptions&, const std::string& path, Out& out) {
+  const auto& L = static_cast<const Layout&>(l);
+  for (const auto& leaf : flat_leaves(L.shape_ref()))
+    if (!leaf.is_int()) {
+      out.emplace_back(rule::kLayoutConcrete, "extent " + describe_leaf(leaf) + " is not concrete; prove properties with `tfspec prove`", path + ".shape");
+      return;
+    }
+  if (!L.materialized()) return;
+  for (const auto& leaf : flat_leaves(L.stride()))
+    if (!leaf.is_int()) {
+      out.emplace_back(rule::kLayoutConcrete, "stride " + describe_leaf(leaf) + " is not concrete", path + ".stride");
+      return;
+    }
+}
+
+constexpr Check<LayoutBase, NoOptions> kLayoutChecks[] = {
+    {&rule::kStrideMaterialized, stride_materialized},
+    {&rule::kLayoutConcrete, concrete},
+    {&rule::kLayoutInjective, injective},
+};
+constexpr Check<LayoutBase, NoOptions> kComposedChecks[] = {
+    {&rule::kLayoutInjective, injective},
+};
+
+std::vector<const RuleId*> rules_of(std::span<const Check<LayoutBase, NoOptions>> checks) {
+  std::vector<const RuleId*> out;
+  for (const auto& c : checks) out.push_back(c.rule);
+  return out;
 }
 
 }  // namespace
 
-void register_layout_rules(RuleRegistry& reg) {
-  reg.add(Rule{"stride-materialized", "§7.1.2", "a layout entering TensorType.layout has concrete strides", LayoutKind::Layout,
-               [](const LayoutBase& l, const std::string& path, std::vector<Diagnostic>& out) {
-                 if (!static_cast<const Layout&>(l).materialized())
-                   out.push_back({"stride-materialized", "§7.1.2", "strides are un-materialized (None)", path + ".stride"});
-               }});
-  reg.add(Rule{"layout-concrete", "§1", "every extent and stride is a concrete integer (symbolic layouts: `tfspec prove`)",
-               LayoutKind::Layout, [](const LayoutBase& l, const std::string& path, std::vector<Diagnostic>& out) {
-                 const auto& L = static_cast<const Layout&>(l);
-                 for (const auto& leaf : flat_leaves(L.shape_ref()))
-                   if (!leaf.is_int()) {
-                     out.push_back({"layout-concrete", "§1", "extent " + describe_leaf(leaf) + " is not concrete; prove properties with `tfspec prove`", path + ".shape"});
-                     return;
-                   }
-                 if (!L.materialized()) return;
-                 for (const auto& leaf : flat_leaves(L.stride()))
-                   if (!leaf.is_int()) {
-                     out.push_back({"layout-concrete", "§1", "stride " + describe_leaf(leaf) + " is not concrete", path + ".stride"});
-                     return;
-                   }
-               }});
-  reg.add(Rule{"layout-injective", "§2", "distinct domain coordinates map to distinct offsets", LayoutKind::Layout,
-               [](const LayoutBase& l, const std::string& path, std::vector<Diagnostic>& out) {
-                 const auto& L = static_cast<const Layout&>(l);
-                 if (!L.materialized() || !is_concrete(L.shape_ref()) || !is_concrete(L.stride())) return;  // reported above
-                 report_injectivity(l, path, out);
-               }});
+CheckReport check_plain_layout(const LayoutBase& l, const std::string& path) {
+  return run_checks<LayoutBase, NoOptions>(kLayoutChecks, l, NoOptions{}, path);
 }
-
-void register_composed_rules(RuleRegistry& reg) {
-  reg.add(Rule{"layout-injective", "§2", "distinct domain coordinates map to distinct offsets", LayoutKind::Composed,
-               [](const LayoutBase& l, const std::string& path, std::vector<Diagnostic>& out) { report_injectivity(l, path, out); }});
+CheckReport check_composed_layout(const LayoutBase& l, const std::string& path) {
+  return run_checks<LayoutBase, NoOptions>(kComposedChecks, l, NoOptions{}, path);
 }
+std::vector<const RuleId*> plain_layout_checked_rules() { return rules_of(kLayoutChecks); }
+std::vector<const RuleId*> composed_layout_checked_rules() { return rules_of(kComposedChecks); }
 
 }  // namespace tfspec

@@ -14,6 +14,7 @@ struct Parser {
   std::string_view s;
   size_t pos = 0;
   int nesting = 0;
+  int terms = 0;  // primaries of the expression being read (element() starts a new one)
   bool allow_wildcard = false;
 
   [[noreturn]] void error(const std::string& what) const {
@@ -57,15 +58,17 @@ struct Parser {
     while (pos < s.size() && (std::isalnum(static_cast<unsigned char>(s[pos])) || s[pos] == '_')) ++pos;
     return std::string(s.substr(b, pos - b));
   }
-  int64_t integer() {
+  // A literal; `negative` (after a unary minus) accumulates downwards so INT64_MIN is readable
+  // as -9223372036854775808, the way it prints.
+  int64_t integer(bool negative = false) {
     skip_ws();
     size_t b = pos;
     int64_t v = 0;
     while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
       int d = s[pos] - '0';
-      if (v > (INT64_MAX - d) / 10)
+      if (negative ? v < (INT64_MIN + d) / 10 : v > (INT64_MAX - d) / 10)
         fail("int-literal-range", "§1", "integer literal '" + std::string(s.substr(b, 40)) + "...' does not fit int64");
-      v = v * 10 + d;
+      v = negative ? v * 10 - d : v * 10 + d;
       ++pos;
     }
     if (pos == b) error("expected an integer");
@@ -90,6 +93,8 @@ struct Parser {
   }
 
   ShapeDim primary() {
+    if (++terms > kMaxExprTerms)
+      fail("expression-too-large", "§1", "an expression has more than " + std::to_string(kMaxExprTerms) + " terms (at offset " + std::to_string(pos) + ")");
     char c = peek();
     if (c == '(') {
       ++pos;
@@ -101,6 +106,8 @@ struct Parser {
     }
     if (c == '-') {
       ++pos;
+      skip_ws();
+      if (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) return dim_const(integer(true));
       enter();
       ShapeDim e = primary();
       leave();
@@ -176,6 +183,7 @@ struct Parser {
       pos += 1;
       return IntTuple::none();
     }
+    terms = 0;
     return IntTuple::sym(expr(1));
   }
 
@@ -201,16 +209,6 @@ struct Parser {
     return std::make_shared<Layout>(shape, stride);
   }
 };
-
-std::map<std::string, LayoutParser>& parsers() {
-  static std::map<std::string, LayoutParser> m;
-  return m;
-}
-
-std::map<LayoutKind, LayoutPrinter>& printers() {
-  static std::map<LayoutKind, LayoutPrinter> m;
-  return m;
-}
 
 }  // namespace
 
@@ -243,14 +241,7 @@ Layout parse_layout(std::string_view text) {
   return *l;
 }
 
-LayoutPtr parse_any_layout(std::string_view text) {
-  for (const auto& [keyword, parser] : parsers()) {
-    size_t b = text.find_first_not_of(" \t\r\n");
-    if (b != std::string_view::npos && text.substr(b, keyword.size()) == keyword &&
-        text.find_first_not_of(" \t", b + keyword.size()) != std::string_view::npos &&
-        text[text.find_first_not_of(" \t", b + keyword.size())] == '(')
-      return parser(text);
-  }
+LayoutPtr parse_pure_layout(std::string_view text) {
   Parser p{text};
   auto first = p.layout_or_none(true);
   if (!p.peek_word("o")) {
@@ -297,24 +288,6 @@ std::string coord_to_string(const IntTuple& t) {
 
 std::string to_string(const Layout& l) {
   return to_string(l.shape_ref()) + ":" + (l.materialized() ? to_string(l.stride()) : std::string("None"));
-}
-
-void register_layout_printer(LayoutKind kind, LayoutPrinter p) { printers()[kind] = p; }
-void register_layout_parser(const std::string& keyword, LayoutParser p) { parsers()[keyword] = p; }
-
-std::string to_string(const LayoutBase& l) {
-  switch (l.kind()) {
-    case LayoutKind::Layout: return to_string(static_cast<const Layout&>(l));
-    case LayoutKind::Composed: {
-      const auto& c = static_cast<const ComposedLayout&>(l);
-      auto part = [](const LayoutPtr& p) { return p ? to_string(*p) : std::string("None"); };
-      return part(c.inner()) + " o " + std::to_string(c.offset()) + " o " + part(c.outer());
-    }
-    default: break;
-  }
-  auto it = printers().find(l.kind());
-  if (it == printers().end()) fail("internal", "§2", "no printer registered for this layout kind");
-  return it->second(l);
 }
 
 }  // namespace tfspec

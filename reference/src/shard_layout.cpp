@@ -18,7 +18,43 @@ std::string to_string(const ShardAttr& a) {
   if (std::holds_alternative<Broadcast>(a)) return "B";
   if (std::holds_alternative<Dynamic>(a)) return "D";
   const auto& p = std::get<Partial>(a);
-  return p.reduction == "sum" ? "P()" : "P(\"" + p.reduction + "\")";
+  if (p.reduction == "sum") return "P()";
+  std::string quoted = "P(\"";
+  for (char c : p.reduction) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\")";
+}
+
+// The Partial of `P(` BODY `)` (t[open] == '('): BODY is empty (sum), a name, or a quoted string
+// with backslash escapes, optionally after `reduction=`; nothing may follow the closing ')'.
+static Partial parse_partial(const std::string& t, size_t open) {
+  auto refuse = [&]() -> Partial { fail("shard-attr-text", "§6", "'" + t.substr(0, 80) + "' is not P(), P(max) or P(\"max\")"); };
+  size_t i = open + 1;
+  auto blanks = [&] {
+    while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
+  };
+  blanks();
+  if (t.compare(i, 10, "reduction=") == 0) i += 10;
+  blanks();
+  std::string r;
+  bool quoted = i < t.size() && (t[i] == '"' || t[i] == '\'');
+  if (quoted) {
+    const char q = t[i++];
+    for (;; ++i) {
+      if (i >= t.size()) return refuse();
+      if (t[i] == q) break;
+      if (t[i] == '\\' && ++i >= t.size()) return refuse();
+      r += t[i];
+    }
+    ++i;
+  } else {
+    while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '_')) r += t[i++];
+  }
+  blanks();
+  if (i + 1 != t.size() || t[i] != ')') return refuse();
+  return Partial{r.empty() && !quoted ? "sum" : r};  // an unknown reduction is reported by "partial-reduction"
 }
 
 // Surface sugar (§6): S(i) | Split(i) | B | Broadcast | D | Dynamic | P() | P(max) | P("max") | Partial(...)
@@ -31,13 +67,7 @@ ShardAttr parse_shard_attr(std::string_view text) {
     if (body.rfind("axis=", 0) == 0) body = body.substr(5);
     return Split{require_int(parse_inttuple(body), "Split axis")};
   }
-  if (shard_text::starts_with_call(t, "P") || shard_text::starts_with_call(t, "Partial")) {
-    std::string body = trim(shard_text::call_body(t));
-    if (body.rfind("reduction=", 0) == 0) body = trim(body.substr(10));
-    if (body.size() >= 2 && (body.front() == '"' || body.front() == '\'') && body.back() == body.front())
-      body = body.substr(1, body.size() - 2);
-    return Partial{body.empty() ? "sum" : body};  // an unknown reduction is reported by "partial-reduction"
-  }
+  if (shard_text::starts_with_call(t, "P") || shard_text::starts_with_call(t, "Partial")) return parse_partial(t, t.find('('));
   fail("shard-attr-text", "§6", "'" + t.substr(0, 80) + "' is not a ShardAttr (S(i), B, D, P(), P(\"max\"), P(\"min\"))");
 }
 
@@ -46,7 +76,6 @@ ShardAttr parse_shard_attr(std::string_view text) {
 ShardLayout::ShardLayout(LayoutPtr layout, std::vector<ShardAttr> attrs, Mesh mesh, Unchecked)
     : layout_(std::move(layout)), attrs_(std::move(attrs)), mesh_(std::move(mesh)) {
   if (!layout_) fail("shard-layout-missing", "§7.1", "a ShardLayout binds a layout; got None");
-  register_shard_hooks();
 }
 
 ShardLayout::ShardLayout(LayoutPtr layout, std::vector<ShardAttr> attrs, Mesh mesh)

@@ -8,6 +8,7 @@
 #include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/rules.hpp"
+#include "checks.hpp"
 #include "tfspec/reference/shard_layout.hpp"
 #include "shard_text_util.hpp"
 
@@ -16,13 +17,6 @@ namespace {
 
 using Out = std::vector<Diagnostic>;
 using Opts = ShardCheckOptions;
-
-struct ShardRule {
-  const char* id;
-  const char* clause;
-  const char* summary;
-  void (*check)(const ShardLayout&, const Opts&, const std::string& path, Out&);
-};
 
 std::string at_attr(const std::string& path, size_t a) { return path + ".attrs[" + std::to_string(a) + "]"; }
 
@@ -259,60 +253,62 @@ void injective(const ShardLayout& sl, const Opts& o, const std::string& path, Ou
   if (auto d = first_alias(sl, o, path); d && d->rule == "shard-injective") out.push_back(*d);
 }
 void partial_not_aliased(const ShardLayout& sl, const Opts& o, const std::string& path, Out& out) {
-  if (auto d = first_alias(sl, o, path); d && d->rule == "partial-aliased") out.push_back(*d);
+  try {
+    if (auto d = first_alias(sl, o, path); d && d->rule == "partial-aliased") out.push_back(*d);
+  } catch (const SpecError& e) {
+    if (e.rule() != "injectivity-undecided") throw;  // the same walk as shard-injective: reported there, once
+  }
 }
 
-const std::vector<ShardRule>& shard_rules() {
-  static const std::vector<ShardRule> rules = {
-      {"shard-attrs-rank", "§7.2", "len(attrs) == rank(mesh)", attrs_rank},
-      {"split-axis-range", "§6", "Split axis in [0, rank(flatten(G)))", split_axis_range},
-      {"split-axis-unique", "§6", "at most one Split per layout axis", split_axis_unique},
-      {"partial-reduction", "§6", "Partial reduction is sum, max or min (D9)", partial_reduction},
-      {"shard-concrete", "§1", "G and the mesh extents are static ints", shard_concrete},
-      {"split-divides", "§6", "the mesh extent divides the Split layout extent (D8)", split_divides},
-      {"split-extent-canonical", "§7.1.1", "G[k] == mesh extent on every Split-bound dim", split_extent_canonical},
-      {"split-stride-nonneg", "§7.1.2", "Split strides in {0} ∪ ℤ>0", split_stride_nonneg},
-      {"split-single-stride", "§7.1.2", "one stride per Split axis (no cyclic / interleaved layouts)", split_single_stride},
-      {"stride-empty-not-none", "§7.1.2", "S None (un-materialized) is distinct from ()", stride_empty_not_none},
-      {"shard-size-match", "§7.1.1", "size(G) == size(T.shape) (when T.shape is known)", size_match},
-      {"shard-regroup", "§8", "G is a row-major refinement of T.shape (D2; when T.shape is known)", regroup_rule},
-      {"dynamic-unresolved", "§6", "no Dynamic attr at the final (pre-lowering) check", dynamic_unresolved},
-      {"shard-stride-materialized", "§7.1.2", "no reachable S None at the final check", stride_materialized_final},
-      {"shard-injective", "§2", "injective over (engine, offset) (D3)", injective},
-      {"partial-aliased", "§6", "Partial contributions never share a physical element (D3)", partial_not_aliased},
-  };
-  return rules;
-}
+// Every shard rule, in the order validate_shard_layout applies them (cheap rules first).
+constexpr Check<ShardLayout, Opts> kShardChecks[] = {
+    {&rule::kShardAttrsRank, attrs_rank},
+    {&rule::kSplitAxisRange, split_axis_range},
+    {&rule::kSplitAxisUnique, split_axis_unique},
+    {&rule::kPartialReduction, partial_reduction},
+    {&rule::kShardConcrete, shard_concrete},
+    {&rule::kSplitDivides, split_divides},
+    {&rule::kSplitExtentCanonical, split_extent_canonical},
+    {&rule::kSplitStrideNonneg, split_stride_nonneg},
+    {&rule::kSplitSingleStride, split_single_stride},
+    {&rule::kStrideEmptyNotNone, stride_empty_not_none},
+    {&rule::kShardSizeMatch, size_match},
+    {&rule::kShardRegroup, regroup_rule},
+    {&rule::kDynamicUnresolved, dynamic_unresolved},
+    {&rule::kShardStrideMaterialized, stride_materialized_final},
+    {&rule::kShardInjective, injective},
+    {&rule::kPartialAliased, partial_not_aliased},
+};
+
 
 }  // namespace
 
-std::vector<Diagnostic> check_shard_layout(const ShardLayout& sl, const ShardCheckOptions& opts, const std::string& path) {
-  Out out;
-  for (const auto& r : shard_rules()) {
-    try {
-      r.check(sl, opts, path, out);
-    } catch (const SpecError& e) {
-      Diagnostic d = e.diagnostic();
-      if (d.path.empty()) d.path = path;
-      out.push_back(d);
-    }
-  }
+CheckReport check_shard_layout(const ShardLayout& sl, const ShardCheckOptions& opts, const std::string& path) {
+  return run_checks<ShardLayout, Opts>(kShardChecks, sl, opts, path);
+}
+
+std::vector<const RuleId*> shard_checked_rules() {
+  std::vector<const RuleId*> out;
+  for (const auto& c : kShardChecks) out.push_back(c.rule);
   return out;
 }
 
+// Fails closed with the first violation, else the first undecided, stopping at the first
+// violation: the cheap rules (sizes, regroup) come before the D3 enumeration, which then never
+// runs for a layout already refused.
 void validate_shard_layout(const ShardLayout& sl, const ShardCheckOptions& opts) {
-  auto d = check_shard_layout(sl, opts);
-  if (!d.empty()) throw SpecError(d.front());
-}
-
-void register_shard_rules(RuleRegistry& reg) {
-  register_shard_hooks();
-  for (const auto& r : shard_rules()) {
-    auto fn = r.check;
-    reg.add(Rule{r.id, r.clause, r.summary, LayoutKind::Shard, [fn](const LayoutBase& l, const std::string& path, std::vector<Diagnostic>& out) {
-                   fn(static_cast<const ShardLayout&>(l), ShardCheckOptions{}, path, out);
-                 }});
+  CheckReport report;
+  for (const auto& c : kShardChecks) {
+    Out out;
+    try {
+      c.run(sl, opts, "", out);
+    } catch (const SpecError& e) {
+      record_raised(e, "", report);
+    }
+    for (auto& d : out) report.add(std::move(d));
+    if (!report.violations.empty()) throw SpecError(report.violations.front());
   }
+  if (!report.undecided.empty()) throw SpecError(report.undecided.front());
 }
 
 }  // namespace tfspec

@@ -1,6 +1,5 @@
-// Text and JSON forms of Mesh and ShardLayout (spec/SHARD.md), and the hooks that make
-// ShardLayout a LayoutBase kind for the generic printer, JSON codec and text parser.
-#include <mutex>
+// Text and JSON forms of Mesh and ShardLayout (spec/SHARD.md). The generic printer, JSON codec
+// and text parser reach them through the closed dispatch on LayoutKind in any_layout.cpp.
 
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -160,23 +159,5 @@ ShardLayout shard_from_json(const Json& j) {
   for (const auto& a : j["attrs"]) attrs.push_back(attr_from_json(a));
   return ShardLayout::unchecked(underlying_from_json(j["layout"]), std::move(attrs), mesh_from_json(j["mesh"]));
 }
-
-// ---- hooks: ShardLayout as a LayoutBase kind (printer, JSON "kind":"shard", text `shard(...)`)
-
-void register_shard_hooks() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    register_layout_printer(LayoutKind::Shard, [](const LayoutBase& l) { return to_string(static_cast<const ShardLayout&>(l)); });
-    register_layout_json(
-        "shard", LayoutKind::Shard, [](const LayoutBase& l) { return shard_to_json(static_cast<const ShardLayout&>(l)); },
-        [](const Json& j) -> LayoutPtr { return std::make_shared<ShardLayout>(shard_from_json(j)); });
-    register_layout_parser("shard", [](std::string_view t) -> LayoutPtr { return std::make_shared<ShardLayout>(parse_shard_layout(t)); });
-  });
-}
-
-namespace {
-// Registered at load time as well, so decoding "kind":"shard" works before any ShardLayout exists.
-[[maybe_unused]] const bool hooks_registered = (register_shard_hooks(), true);
-}  // namespace
 
 }  // namespace tfspec

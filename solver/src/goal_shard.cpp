@@ -18,7 +18,6 @@ constexpr int64_t kMaxMeshInstances = 4096;
 const std::set<std::string> kValueIndependent{"shard-attrs-rank", "split-axis-range", "split-axis-unique",
                                               "partial-reduction", "stride-empty-not-none"};
 
-Json diag_json(const Diagnostic& d) { return Json{{"rule", d.rule}, {"clause", d.clause}, {"message", d.message}, {"path", d.path}}; }
 
 ShardLayout substitute(const ShardLayout& sl, const Layout& l, const Bindings& b) {
   LayoutPtr concrete = l.materialized() ? std::make_shared<Layout>(solver::substitute(l, b))
@@ -32,7 +31,7 @@ ProveResult refuted_for_all(const Diagnostic& d) {
   r.clause = "§7";
   r.verdict = Verdict::Refuted;
   r.method = "reference";
-  r.counterexample = Json{{"symbols", Json::object()}, {"violation", diag_json(d)}};
+  r.counterexample = Json{{"symbols", Json::object()}, {"violation", to_json(d)}};
   r.counterexample_text = "for every value: [" + d.rule + " " + d.clause + "] " + d.message;
   r.attempts.push_back("reference: a value-independent rule fails");
   return r;
@@ -51,10 +50,11 @@ ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, c
     fail("prove-shard-mesh-size", "§5", "a mesh of " + std::to_string(mesh.size()) + " instances is beyond the prover's engine table");
   ShardCheckOptions copts;
   copts.storage = storage;
-  for (const auto& d : check_shard_layout(sl, copts))
+  for (const auto& d : check_shard_layout(sl, copts).violations)
     if (kValueIndependent.count(d.rule)) return refuted_for_all(d);
 
   z3::context ctx;
+  Budget budget(ctx, o.timeout_ms);
   Encoder enc(ctx);
   GoalSpec g;
   g.goal = "shard";
@@ -66,8 +66,7 @@ ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, c
     gz.push_back(enc.leaf(gl[k], "layout.shape[" + std::to_string(k) + "]"));
     if (gl[k].is_sym()) {
       collect_vars(gl[k].dim(), g.symbols);
-      g.wellformed.push_back(gz[k] >= 1);
-      g.wellformed_text.push_back(leaf_text(gl[k]) + " >= 1");
+      positive_wellformed(g, gz[k], gl[k].dim());
     }
   }
   std::vector<std::optional<int>> bind(gl.size());  // layout dim -> mesh axis (valid after the rules above)
@@ -134,10 +133,11 @@ ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, c
 
   auto instance = [&sl, &l, copts](const Bindings& b) -> std::optional<Counterexample> {
     ShardLayout c = substitute(sl, l, b);
-    for (const auto& d : check_shard_layout(c, copts)) {
-      if (d.rule == "injectivity-undecided" || d.rule == "int64-overflow") throw SpecError(d);
+    CheckReport report = check_shard_layout(c, copts);
+    if (!report.undecided.empty()) throw SpecError(report.undecided.front());  // the instance is undecided, not a counterexample
+    for (const auto& d : report.violations) {
       Counterexample cx;
-      cx.json = Json{{"symbols", bindings_json(b)}, {"shard_layout", to_string(c)}, {"violation", diag_json(d)}};
+      cx.json = Json{{"symbols", bindings_json(b)}, {"shard_layout", to_string(c)}, {"violation", to_json(d)}};
       cx.text = at(b) + to_string(c) + " violates [" + d.rule + " " + d.clause + "] " + d.message;
       return cx;
     }
@@ -145,7 +145,7 @@ ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, c
   };
   g.replay = [instance](const z3::model&, const Bindings& b) { return instance(b); };
   g.concrete = instance;
-  ProveResult r = run_goal(enc, g, o);
+  ProveResult r = run_goal(enc, g, o, budget);
   if (!l.materialized() && r.verdict == Verdict::Proved)
     r.attempts.push_back("strides are un-materialized (S None, §7.1.2): injectivity is decided once they are materialized");
   return r;

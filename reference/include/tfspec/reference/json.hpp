@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tfspec/reference/composed.hpp"
+#include "tfspec/reference/error.hpp"
 #include "tfspec/reference/layout.hpp"
 
 namespace tfspec {
@@ -19,12 +20,11 @@ Json to_json(const IntTuple& t);
 IntTuple inttuple_from_json(const Json& j);
 IntTuple coord_from_json(const Json& j);  // strings "_" allowed as wildcards
 Json to_json(const Layout& l);
-Json to_json(const LayoutBase& l);  // dispatches on kind (shard registers an encoder)
+// A diagnostic: {"rule", "clause", "message", "path"} (used by checks, the solver and the protocol).
+Json to_json(const Diagnostic& d);
+Json to_json(const LayoutBase& l);  // closed dispatch on the kind (any_layout.cpp)
 Layout layout_from_json(const Json& j);
 LayoutPtr any_layout_from_json(const Json& j);
 
-using LayoutEncoder = Json (*)(const LayoutBase&);
-using LayoutDecoder = LayoutPtr (*)(const Json&);
-void register_layout_json(const std::string& kind_name, LayoutKind kind, LayoutEncoder enc, LayoutDecoder dec);
 
 }  // namespace tfspec

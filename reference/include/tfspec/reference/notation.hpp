@@ -20,23 +20,18 @@ IntTuple parse_inttuple(std::string_view text);
 IntTuple parse_coord(std::string_view text);  // `_` allowed (as a None leaf)
 ShapeDim parse_dim(std::string_view text);     // a single expression
 Layout parse_layout(std::string_view text);
-LayoutPtr parse_any_layout(std::string_view text);  // Layout or ComposedLayout
+// Any layout kind: Layout, ComposedLayout, or `shard(...)` (closed dispatch: any_layout.cpp).
+LayoutPtr parse_any_layout(std::string_view text);
+// Only the pure kinds of §3-§4: Layout or ComposedLayout (whose parts may be any kind).
+LayoutPtr parse_pure_layout(std::string_view text);
 
 std::string to_string(const IntTuple& t);
 std::string coord_to_string(const IntTuple& t);  // None leaves print as `_`
 std::string to_string(const Layout& l);
-std::string to_string(const LayoutBase& l);  // dispatches on the kind (Shard once registered)
+std::string to_string(const LayoutBase& l);  // closed dispatch on the kind (any_layout.cpp)
 
 // Stream output in text notation (test frameworks print values through these).
 inline std::ostream& operator<<(std::ostream& os, const IntTuple& t) { return os << to_string(t); }
 inline std::ostream& operator<<(std::ostream& os, const Layout& l) { return os << to_string(l); }
-
-// Printing hook for layout kinds defined outside this header (the shard model registers one).
-using LayoutPrinter = std::string (*)(const LayoutBase&);
-void register_layout_printer(LayoutKind kind, LayoutPrinter p);
-// Parsing hook: parse_any_layout hands text of the form `keyword(...)` to the registered parser
-// (the shard model registers `shard`).
-using LayoutParser = LayoutPtr (*)(std::string_view);
-void register_layout_parser(const std::string& keyword, LayoutParser p);
 
 }  // namespace tfspec

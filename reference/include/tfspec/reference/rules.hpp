@@ -1,7 +1,11 @@
-// The invariant registry (§2: enforcement by visitor dispatch on the node type). Each rule has a
-// stable id and the clause it enforces; check() returns every violation, not just the first.
+// The invariant checks (§2: enforcement by visitor dispatch on the node type). Every rule is
+// declared once in the catalogue (catalogue.hpp / rules.def); a check names it by constant and
+// reports *all* violations, not just the first. A check has three outcomes, never two:
+//   violation  the object breaks the rule                              (CLI exit 1)
+//   undecided  the reference could not decide within its limits        (CLI exit 2; not a violation)
+//   input error the object cannot be checked at all (malformed)        (thrown as SpecError, exit 3)
 #pragma once
-#include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -10,36 +14,46 @@
 
 namespace tfspec {
 
-struct Rule {
-  std::string id;
-  std::string clause;
-  std::string summary;
-  LayoutKind applies_to;
-  // Appends diagnostics for violations; `path` prefixes diagnostic paths.
-  std::function<void(const LayoutBase&, const std::string& path, std::vector<Diagnostic>&)> check;
+struct CheckReport {
+  std::vector<Diagnostic> violations;
+  std::vector<Diagnostic> undecided;
+  bool ok() const { return violations.empty() && undecided.empty(); }
+  // Files a diagnostic by its rule's kind: Limit rules are undecided, the others violations.
+  void add(Diagnostic d);
 };
 
-class RuleRegistry {
- public:
-  static RuleRegistry& instance();
-  void add(Rule r);
-  const std::vector<Rule>& rules() const { return rules_; }
-  // All violations of every rule registered for l's kind (recursing into sub-layouts is the
-  // business of the rules themselves, through check_layout below).
-  std::vector<Diagnostic> check(const LayoutBase& l, const std::string& path = "") const;
-
- private:
-  std::vector<Rule> rules_;
+// One rule's check over objects of type Obj with the options its construct takes.
+template <class Obj, class Opts>
+struct Check {
+  const RuleId* rule;
+  void (*run)(const Obj&, const Opts&, const std::string& path, std::vector<Diagnostic>& out);
 };
 
-// The TensorType.layout gate (§2): all violations; empty means the layout may enter.
-std::vector<Diagnostic> check_layout(const LayoutBase& l, const std::string& path = "");
-// Fails closed with the first violation (SpecError carrying its rule id).
+// What a check raised instead of returning: a Limit is undecided, an Invariant or Refusal a
+// violation; an Input or Internal error is not an outcome of the check and propagates.
+void record_raised(const SpecError& e, const std::string& path, CheckReport& report);
+
+template <class Obj, class Opts>
+CheckReport run_checks(std::span<const Check<Obj, Opts>> checks, const Obj& obj, const Opts& opts, const std::string& path) {
+  CheckReport report;
+  for (const auto& c : checks) {
+    std::vector<Diagnostic> out;
+    try {
+      c.run(obj, opts, path, out);
+    } catch (const SpecError& e) {
+      record_raised(e, path, report);
+    }
+    for (auto& d : out) report.add(std::move(d));
+  }
+  return report;
+}
+
+// The TensorType.layout gate (§2) for any kind (closed dispatch on LayoutKind, any_layout.cpp).
+CheckReport check_layout(const LayoutBase& l, const std::string& path = "");
+// Fails closed with the first violation, else the first undecided (SpecError carrying its rule).
 void validate(const LayoutBase& l);
 
-// Registration hooks called once by RuleRegistry::instance() (one per construct file).
-void register_layout_rules(RuleRegistry& r);
-void register_composed_rules(RuleRegistry& r);
-void register_shard_rules(RuleRegistry& r);  // shard model (§5-§7)
+// The rules check_layout runs for a kind (what `tfspec layout rules` / `shard rules` list).
+std::vector<const RuleId*> checked_rules(LayoutKind kind);
 
 }  // namespace tfspec

@@ -10,6 +10,7 @@
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/mesh.hpp"
+#include "tfspec/reference/rules.hpp"
 
 namespace tfspec {
 
@@ -111,8 +112,7 @@ struct ShardCheckOptions {
   std::optional<Storage> storage;               // enables the full D3 injectivity check
   std::optional<IntTuple> tensor_shape;         // enables size(G) == size(T.shape) and D2
 };
-std::vector<Diagnostic> check_shard_layout(const ShardLayout& sl, const ShardCheckOptions& opts = {},
-                                           const std::string& path = "");
+CheckReport check_shard_layout(const ShardLayout& sl, const ShardCheckOptions& opts = {}, const std::string& path = "");
 void validate_shard_layout(const ShardLayout& sl, const ShardCheckOptions& opts = {});
 
 // ---- text and JSON (spec/SHARD.md)
@@ -123,7 +123,5 @@ Json shard_to_json(const ShardLayout& sl);
 ShardLayout shard_from_json(const Json& j);  // unchecked
 Json mesh_to_json(const Mesh& m);
 Mesh mesh_from_json(const Json& j);
-// Registers the printer, JSON codec ("kind":"shard") and text parser (`shard(...)`) hooks.
-void register_shard_hooks();
 
 }  // namespace tfspec

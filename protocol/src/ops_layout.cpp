@@ -1,11 +1,12 @@
 // Layout-algebra ops (§1-§4) for `tfspec layout` and `tfspec serve`.
-#include "tfspec/cli/ops.hpp"
+#include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/rules.hpp"
 
-namespace tfspec::cli {
+namespace tfspec::protocol {
 namespace {
 
 using P = ParamType;
@@ -14,19 +15,6 @@ Layout L(const Json& args, const char* name) { return layout_from_json(require_a
 LayoutPtr AnyL(const Json& args, const char* name) { return any_layout_from_json(require_arg(args, name)); }
 IntTuple T(const Json& args, const char* name) { return inttuple_from_json(require_arg(args, name)); }
 int64_t I(const Json& args, const char* name) { return require_int(inttuple_from_json(require_arg(args, name)), name); }
-
-Tiler tiler_from_json(const Json& j, int depth = 0) {
-  if (depth > kMaxDepth) fail("nesting-too-deep", "§3", "tiler nests too deeply");
-  if (j.is_object() && j.contains("tiler")) {
-    std::vector<Tiler> modes;
-    for (const auto& m : j["tiler"]) modes.push_back(tiler_from_json(m, depth + 1));
-    if (modes.empty()) fail("json-type", "§3", "a by-mode tiler needs at least one mode");
-    return Tiler(std::move(modes));
-  }
-  if (j.is_number_integer()) return Tiler(Layout(IntTuple(j.get<int64_t>())));  // n means Layout(n)
-  if (j.is_string()) return parse_tiler(j.get<std::string>());
-  return Tiler(layout_from_json(j));
-}
 
 OpResult layout_result(const Layout& l) { return {to_json(l), to_string(l)}; }
 OpResult int_result(int64_t v) { return {to_json(IntTuple(v)), std::to_string(v)}; }
@@ -105,7 +93,7 @@ void register_layout_ops(OpRegistry& r) {
          [](const Json& a) {
            auto refusal = composition_refusal(L(a, "a"), L(a, "b"));
            if (!refusal) return OpResult{Json{{"admissible", true}}, "admissible"};
-           return OpResult{Json{{"admissible", false}, {"violation", diag_json(*refusal)}},
+           return OpResult{Json{{"admissible", false}, {"violation", to_json(*refusal)}},
                            "not admissible: [" + refusal->rule + " " + refusal->clause + "] " + refusal->message, 1};
          }});
   r.add({"layout", "complement", "§3", "complement with cotarget (default cosize)", {{"layout", P::Layout}, {"cotarget", P::Int, true}},
@@ -137,10 +125,16 @@ void register_layout_ops(OpRegistry& r) {
            }
            return OpResult{j, text, res.injective ? 0 : 1};
          }});
+  r.add({"layout", "rules", "§2", "the catalogue's rules of §1-§4 and the protocol (id, clause, kind, summary; `checked` if `layout check` runs it)", {},
+         [](const Json&) {
+           auto checked = checked_rules(LayoutKind::Layout);
+           for (const RuleId* c : checked_rules(LayoutKind::Composed)) checked.push_back(c);
+           return rules_result(kLayoutClauses, checked);
+         }});
   r.add({"layout", "check", "§2", "may this layout enter TensorType.layout? (all violations)", {{"layout", P::AnyLayout}},
          [](const Json& a) {
            return check_result(check_layout(*AnyL(a, "layout"), "layout"));
          }});
 }
 
-}  // namespace tfspec::cli
+}  // namespace tfspec::protocol

@@ -3,13 +3,13 @@
 // "assume" (a string or an array of strings), "timeout_ms" and "smt2" (a path prefix).
 #include <z3++.h>
 
-#include "tfspec/cli/ops.hpp"
+#include "tfspec/protocol/prove_ops.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/prove.hpp"
 #include "tfspec/solver/shard_goal.hpp"
 
-namespace tfspec::cli {
+namespace tfspec::protocol {
 namespace {
 
 using P = ParamType;
@@ -116,4 +116,4 @@ void register_prove_ops(OpRegistry& r) {
          [](const Json& a) { return guarded([&] { return solver::prove_shard(read_shard_layout(require_arg(a, "layout")), storage_arg(a), options(a)); }); }});
 }
 
-}  // namespace tfspec::cli
+}  // namespace tfspec::protocol

@@ -1,21 +1,21 @@
 // The operation registry and text -> JSON argument conversion.
-#include "tfspec/cli/ops.hpp"
+#include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/wire.hpp"
 
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 
-namespace tfspec::cli {
+namespace tfspec::protocol {
 
 OpRegistry& OpRegistry::instance() {
-  static OpRegistry* r = [] {
-    auto* reg = new OpRegistry();
-    register_layout_ops(*reg);
-    register_shard_ops(*reg);
-    register_prove_ops(*reg);
-    return reg;
-  }();
-  return *r;
+  static OpRegistry r;
+  return r;
+}
+
+void register_reference_ops(OpRegistry& r) {
+  register_layout_ops(r);
+  register_shard_ops(r);
 }
 
 void OpRegistry::add(Op op) { ops_.push_back(std::move(op)); }
@@ -30,13 +30,6 @@ const Op* OpRegistry::find(std::string_view group, std::string_view name) const 
   for (const auto& op : ops_)
     if (op.group == group && op.name == name) return &op;
   return nullptr;
-}
-
-static Json tiler_to_json(const Tiler& t) {
-  if (t.is_layout()) return to_json(*t.layout);
-  Json modes = Json::array();
-  for (const auto& m : t.modes) modes.push_back(tiler_to_json(m));
-  return Json{{"tiler", modes}};
 }
 
 Json arg_from_text(ParamType type, const std::string& text) {
@@ -85,19 +78,38 @@ const Json& require_arg(const Json& args, const std::string& name) {
   return args.at(name);
 }
 
-Json diag_json(const Diagnostic& d) {
-  return Json{{"rule", d.rule}, {"clause", d.clause}, {"message", d.message}, {"path", d.path}};
-}
-
-OpResult check_result(const std::vector<Diagnostic>& diags) {
-  Json v = Json::array();
+OpResult check_result(const CheckReport& report) {
+  Json v = Json::array(), u = Json::array();
   std::string text;
-  for (const auto& d : diags) {
-    v.push_back(diag_json(d));
+  for (const auto& d : report.violations) {
+    v.push_back(to_json(d));
     text += "violation: [" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")") + "\n";
   }
-  text += diags.empty() ? "ok" : std::to_string(diags.size()) + " violation(s)";
-  return OpResult{Json{{"ok", diags.empty()}, {"violations", v}}, text, diags.empty() ? 0 : 1};
+  for (const auto& d : report.undecided) {
+    u.push_back(to_json(d));
+    text += "undecided: [" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")") + "\n";
+  }
+  const char* verdict = !report.violations.empty() ? "violation" : !report.undecided.empty() ? "undecided" : "ok";
+  if (!report.violations.empty()) text += std::to_string(report.violations.size()) + " violation(s)";
+  if (!report.undecided.empty()) text += std::string(report.violations.empty() ? "" : ", ") + std::to_string(report.undecided.size()) + " undecided (not a violation: the reference could not decide within its limits)";
+  if (report.ok()) text += "ok";
+  int code = !report.violations.empty() ? 1 : !report.undecided.empty() ? 2 : 0;
+  return OpResult{Json{{"verdict", verdict}, {"ok", report.ok()}, {"violations", v}, {"undecided", u}}, text, code};
 }
 
-}  // namespace tfspec::cli
+OpResult rules_result(std::span<const std::string_view> clauses, const std::vector<const RuleId*>& checked) {
+  Json j = Json::array();
+  std::string text;
+  for (const RuleId& r : catalogue()) {
+    bool listed = false;
+    for (auto c : clauses) listed = listed || r.clause.starts_with(c);
+    if (!listed) continue;
+    bool is_checked = false;
+    for (const RuleId* c : checked) is_checked = is_checked || c == &r;
+    j.push_back(Json{{"id", r.id}, {"clause", r.clause}, {"kind", to_string(r.kind)}, {"summary", r.summary}, {"checked", is_checked}});
+    text += std::string(r.id) + " " + std::string(r.clause) + " " + std::string(to_string(r.kind)) + (is_checked ? " checked" : "") + ": " + std::string(r.summary) + "\n";
+  }
+  return OpResult{j, text};
+}
+
+}  // namespace tfspec::protocol

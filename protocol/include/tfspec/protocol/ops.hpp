@@ -1,16 +1,21 @@
-// The operation registry shared by the `tfspec` subcommands and `tfspec serve`: every reference
-// operation is declared once (name, clause, typed parameters, handler over JSON arguments), so
-// the command line (positional text arguments) and the JSON-lines protocol reach the same code.
+// The operation registry of the wire protocol (spec/PROTOCOL.md): every operation is declared once
+// (name, clause, typed parameters, handler over JSON arguments), so the `tfspec` subcommands
+// (positional text arguments), `tfspec serve` and the conformance runner reach the same code.
+// Each op group registers itself from its own source file; a program links and registers the
+// groups it wants (the layout and shard groups need only the reference; prove needs the solver).
 #pragma once
 #include <functional>
+#include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/json.hpp"
+#include "tfspec/reference/rules.hpp"
 
-namespace tfspec::cli {
+namespace tfspec::protocol {
 
 // How a positional text argument becomes a JSON argument.
 enum class ParamType {
@@ -51,7 +56,8 @@ struct Op {
 
 class OpRegistry {
  public:
-  static OpRegistry& instance();  // registers every built-in group on first use
+  // The process's registry: empty until the program registers its groups (register_*_ops).
+  static OpRegistry& instance();
   void add(Op op);
   const Op* find_protocol(std::string_view protocol_name) const;
   const Op* find(std::string_view group, std::string_view name) const;
@@ -67,14 +73,22 @@ Json arg_from_text(ParamType type, const std::string& text);
 
 // Helpers for handlers.
 const Json& require_arg(const Json& args, const std::string& name);
-Json diag_json(const Diagnostic& d);
-// The result of a check: {"ok", "violations"} and one "violation: [rule clause] ..." line each;
-// exit code 1 when there are violations.
-OpResult check_result(const std::vector<Diagnostic>& diags);
+// The result of a check (three outcomes): {"verdict": ok|violation|undecided, "ok", "violations",
+// "undecided"}, one "violation: [rule clause] ..." or "undecided: [...]" line each; exit code 1
+// when there are violations, else 2 when something could not be decided, else 0.
+OpResult check_result(const CheckReport& report);
 
-// One registration function per op group (one source file each).
+// A listing of the catalogue's rules whose clause starts with one of `clauses` ("§1", ...; "-"
+// for protocol and usage rules), each marked `checked` when it is in `checked`.
+OpResult rules_result(std::span<const std::string_view> clauses, const std::vector<const RuleId*>& checked);
+inline constexpr std::array<std::string_view, 5> kLayoutClauses = {"§1", "§2", "§3", "§4", "-"};
+inline constexpr std::array<std::string_view, 4> kShardClauses = {"§5", "§6", "§7", "§8"};
+
+// One registration function per op group (one source file each). register_prove_ops lives in the
+// tfspec_protocol_prove library (it needs the solver): protocol/include/tfspec/protocol/prove_ops.hpp.
 void register_layout_ops(OpRegistry& r);
 void register_shard_ops(OpRegistry& r);
-void register_prove_ops(OpRegistry& r);
+// The groups that need only the reference: layout and shard.
+void register_reference_ops(OpRegistry& r);
 
-}  // namespace tfspec::cli
+}  // namespace tfspec::protocol

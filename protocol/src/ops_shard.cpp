@@ -1,14 +1,15 @@
 // Shard-model ops (§5-§7) for `tfspec shard` and `tfspec serve` (protocol names `shard.NAME`).
 // A shard layout argument is text (the sugar `(2 @ m.x, 12 @ m.y)` with `on MESH` or the mesh
 // argument, or `shard(LAYOUT; ATTRS; MESH)`) or JSON ({"kind":"shard", ...}); spec/SHARD.md.
-#include "tfspec/cli/ops.hpp"
+#include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/reshard.hpp"
 #include "tfspec/reference/rules.hpp"
 
-namespace tfspec::cli {
+namespace tfspec::protocol {
 namespace {
 
 using P = ParamType;
@@ -74,39 +75,6 @@ Tensor tensor_arg(const Json& a, const std::vector<int64_t>& shape) {
   }
   return t;
 }
-
-// Integers beyond 2^53 travel as decimal strings (spec/PROTOCOL.md), like every IntTuple.
-Json ints_json(const std::vector<int64_t>& v) {
-  Json a = Json::array();
-  for (int64_t x : v) a.push_back(to_json(IntTuple(x)));
-  return a;
-}
-
-Json engines_json(const Engines& e) {
-  Json b = Json::object();
-  for (const auto& [id, buf] : e.buffers) b[std::to_string(id)] = ints_json(buf);
-  return Json{{"storage", to_string(e.storage)}, {"buffers", b}};
-}
-std::string engines_text(const Engines& e) {
-  std::string out;
-  for (const auto& [id, buf] : e.buffers) {
-    std::vector<IntTuple> v(buf.begin(), buf.end());
-    out += to_string(e.storage) + " engine " + std::to_string(id) + ": " + to_string(IntTuple::tuple(v)) + "\n";
-  }
-  return out;
-}
-Engines engines_from_json(const Json& j) {
-  if (!j.is_object() || !j.contains("storage") || !j.contains("buffers") || !j["buffers"].is_object())
-    fail("json-type", "§7", "engines are {\"storage\": rmem|smem|gmem, \"buffers\": {\"ENGINE\": [int, ...]}}");
-  if (!j["storage"].is_string()) fail("json-type", "§7", "engines.storage is a string (rmem | smem | gmem)");
-  Engines e{parse_storage(j["storage"].get<std::string>()), {}};
-  for (const auto& [k, v] : j["buffers"].items()) {
-    int64_t id = require_int(parse_inttuple(k), "engine id");
-    e.buffers[id] = ints(inttuple_from_json(v), "buffer value");
-  }
-  return e;
-}
-
 
 OpResult shard_result(const ShardLayout& sl) { return {shard_to_json(sl), to_string(sl)}; }
 
@@ -230,16 +198,8 @@ void register_shard_ops(OpRegistry& r) {
            j["topology_domain"] = dom ? Json(*dom) : Json(nullptr);
            return OpResult{j, to_string(m) + "\ntopology_domain " + (dom ? std::to_string(*dom) : std::string("None"))};
          }});
-  r.add({"shard", "rules", "§7", "the shard-model rules: id, clause, summary", {}, [](const Json&) {
-           Json j = Json::array();
-           std::string text;
-           for (const auto& rule : RuleRegistry::instance().rules())
-             if (rule.applies_to == LayoutKind::Shard) {
-               j.push_back(Json{{"id", rule.id}, {"clause", rule.clause}, {"summary", rule.summary}});
-               text += rule.id + " " + rule.clause + " " + rule.summary + "\n";
-             }
-           return OpResult{j, text};
-         }});
+  r.add({"shard", "rules", "§5", "the catalogue's rules of §5-§8 (id, clause, kind, summary; `checked` if `shard check` runs it)", {},
+         [](const Json&) { return rules_result(kShardClauses, checked_rules(LayoutKind::Shard)); }});
 }
 
-}  // namespace tfspec::cli
+}  // namespace tfspec::protocol

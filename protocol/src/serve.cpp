@@ -1,0 +1,87 @@
+// serve_line: one JSON-lines request answered through the op registry (spec/PROTOCOL.md).
+#include "tfspec/protocol/serve.hpp"
+
+#include <filesystem>
+
+#include "tfspec/protocol/wire.hpp"
+
+namespace tfspec::protocol {
+namespace {
+
+constexpr int kMaxJsonDepth = 2 * kMaxDepth + 16;  // IntTuples inside a few object levels
+
+Json reply_error(const Json& seq, RuleRef r, const std::string& msg) { return Json{{"seq", seq}, {"error", error_json(Diagnostic(r, msg))}}; }
+
+Json handshake(const OpRegistry& reg) {
+  Json ops = Json::array();
+  for (const auto& op : reg.ops()) ops.push_back(op.protocol_name());
+  return Json{{"cmd", "start"}, {"protocol", kProtocolVersion},
+              {"implementation", {{"name", "tfspec-reference"}, {"version", "0.1.0"}}}, {"ops", ops}};
+}
+
+// The `smt2` argument of prove ops names a file prefix on the server's machine: confined to the
+// directory the server was started with, refused otherwise.
+void confine_smt2(Json& args, const ServeOptions& opts) {
+  if (!args.contains("smt2")) return;
+  if (!opts.smt2_dir) fail(rule::kProtocolSmt2Refused, "this server writes no SMT-LIB files: start it with `tfspec serve --smt2-dir DIR`");
+  if (!args["smt2"].is_string()) fail(rule::kProveUsage, "\"smt2\" is a file name prefix");
+  std::filesystem::path p(args["smt2"].get<std::string>());
+  bool escapes = p.empty() || p.is_absolute();
+  for (const auto& part : p) escapes = escapes || part == "..";
+  if (escapes) fail(rule::kProtocolSmt2Refused, "\"smt2\" must be a relative name inside the server's --smt2-dir (no '..', not absolute)");
+  args["smt2"] = (std::filesystem::path(*opts.smt2_dir) / p).string();
+}
+
+Json answer(const OpRegistry& reg, const Json& req, const Json& seq, const ServeOptions& opts) {
+  if (!req.contains("op") || !req["op"].is_string()) return reply_error(seq, rule::kProtocolMalformed, "a request needs a string 'op'");
+  const Op* op = reg.find_protocol(req["op"].get<std::string>());
+  if (!op) return Json{{"seq", seq}, {"skipped", {{"reason", "unsupported op " + req["op"].dump(-1, ' ', false, Json::error_handler_t::replace)}}}};
+  Json args = req.contains("args") ? req["args"] : Json::object();
+  if (!args.is_object()) return reply_error(seq, rule::kProtocolBadArgs, "\"args\" is a JSON object of the op's parameters, not " + std::string(args.type_name()));
+  try {
+    confine_smt2(args, opts);
+    OpResult r = op->run(args);
+    return Json{{"seq", seq}, {"result", r.json}};
+  } catch (const SpecError& e) {
+    return Json{{"seq", seq}, {"error", error_json(e.diagnostic())}};
+  } catch (const Json::exception& e) {
+    return reply_error(seq, rule::kProtocolBadArgs, e.what());
+  } catch (const std::bad_alloc&) {
+    return reply_error(seq, rule::kResourceLimit, "out of memory");
+  } catch (const std::exception& e) {
+    return reply_error(seq, rule::kInternal, e.what());
+  }
+}
+
+}  // namespace
+
+Json serve_line(const OpRegistry& reg, const std::string& line, bool& stop, const ServeOptions& opts) {
+  // Nesting beyond any legal request is dropped while parsing (copying or printing a 10^5-deep
+  // document would recurse that deep): the request is then answered with nesting-too-deep.
+  bool too_deep = false;
+  auto limit_depth = [&too_deep](int depth, Json::parse_event_t, Json&) {
+    if (depth > kMaxJsonDepth) too_deep = true;
+    return depth <= kMaxJsonDepth;
+  };
+  Json req;
+  try {
+    req = Json::parse(line, limit_depth);
+  } catch (const Json::exception& e) {
+    return reply_error(nullptr, rule::kProtocolMalformed, std::string("not JSON: ") + e.what());
+  }
+  if (!req.is_object()) return reply_error(nullptr, rule::kProtocolMalformed, "a request is a JSON object");
+  if (req.contains("cmd")) {
+    const Json& cmd = req["cmd"];
+    if (cmd == "start") return handshake(reg);
+    if (cmd == "stop") {
+      stop = true;
+      return Json{{"cmd", "stop"}};
+    }
+    return reply_error(nullptr, rule::kProtocolUnknownCmd, "unknown cmd " + cmd.dump(-1, ' ', false, Json::error_handler_t::replace));
+  }
+  Json seq = req.contains("seq") && !req["seq"].is_structured() ? req["seq"] : Json(nullptr);
+  if (too_deep) return reply_error(seq, rule::kNestingTooDeep, "request nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  return answer(reg, req, seq, opts);
+}
+
+}  // namespace tfspec::protocol
