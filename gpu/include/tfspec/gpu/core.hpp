@@ -1,0 +1,342 @@
+// The index core: flat, trivially copyable plans and the __host__ __device__ functions that
+// evaluate them. The host backend and the CUDA kernels run exactly these functions.
+//
+// A FnPlan is a layout function as a chain of stages applied to an integer (§3, §4):
+//   Layout stage: v must lie in [0, size); v is decomposed colexicographically over the flat
+//                 extents (D1) and the coordinates are dotted with the strides;
+//   Add stage:    v + add (the offset of a ComposedLayout; an absent inner / outer is identity).
+// ComposedLayout(inner, o, outer) is stages(outer) ++ [Add o] ++ stages(inner).
+#pragma once
+#include <cstdint>
+
+#include "tfspec/gpu/fast_divmod.hpp"
+
+namespace tfspec::gpu {
+
+inline constexpr int kMaxModes = 32;   // flat modes per stage / flat dims of G
+inline constexpr int kMaxStages = 6;   // a ComposedLayout nested twice
+inline constexpr int kMaxMeshAxes = 8;
+
+// Per-element outcome; anything but Ok names the rule the host reports.
+enum Status : uint32_t {
+  kOk = 0,
+  kCoordInDomain,     // coord-in-domain
+  kOverflow,          // int64-overflow
+  kEngineMissing,     // engine-missing
+  kEngineBufferSize,  // engine-buffer-size (also a gather/scatter offset past the buffer)
+  kOffsetNegative,    // engine-offset-negative
+  kReplicaMismatch,   // replica-mismatch
+  kCollision,         // layout-injective (scatter: two indices write one slot)
+};
+
+// Index arithmetic a plan is proved to need (decided by the plan compiler from the bounds).
+enum IndexMode : int32_t { kIndex32 = 0, kIndex64 = 1, kIndex64Checked = 2 };
+
+struct Stage {
+  int32_t is_layout = 0;
+  int32_t n = 0;     // flat modes
+  int64_t size = 1;  // product of extents
+  int64_t add = 0;
+  int64_t extent[kMaxModes];
+  int64_t stride[kMaxModes];
+  FastDivmod32 div32[kMaxModes];
+  FastDivmod64 div64[kMaxModes];
+};
+
+struct FnPlan {
+  int32_t num_stages = 0;
+  IndexMode mode = kIndex64Checked;
+  int32_t domain_rank = 0;  // flat rank of the domain (the coordinate path)
+  int64_t domain_size = 1;
+  int64_t domain_extent[kMaxModes];
+  Stage stages[kMaxStages];
+};
+
+// ---- evaluation
+
+// One Layout stage on v, in the plan's index width (Int = int32_t or int64_t). Sums wrap in the
+// unsigned type: the plan compiler proved they do not, and a wrong proof must show as a wrong
+// answer to the fuzzer, not as undefined behaviour.
+template <class Int>
+struct Width;
+template <>
+struct Width<int32_t> {
+  using U = uint32_t;
+  TFSPEC_HD static const FastDivmod32& div(const FastDivmod32* d32, const FastDivmod64*, int k) { return d32[k]; }
+};
+template <>
+struct Width<int64_t> {
+  using U = uint64_t;
+  TFSPEC_HD static const FastDivmod64& div(const FastDivmod32*, const FastDivmod64* d64, int k) { return d64[k]; }
+};
+
+template <class Int>
+TFSPEC_HD Status eval_layout_stage(const Stage& s, Int v, Int& out) {
+  using U = typename Width<Int>::U;
+  if (v < 0 || v >= s.size) return kCoordInDomain;
+  U rest = static_cast<U>(v), q, r;
+  U acc = 0;
+  for (int k = 0; k + 1 < s.n; ++k) {
+    Width<Int>::div(s.div32, s.div64, k).divmod(rest, q, r);
+    acc += r * static_cast<U>(s.stride[k]);
+    rest = q;
+  }
+  if (s.n > 0) acc += rest * static_cast<U>(s.stride[s.n - 1]);
+  out = static_cast<Int>(acc);
+  return kOk;
+}
+
+// The checked variant: every product and sum is tested (plans whose bounds exceed int64).
+TFSPEC_HD Status eval_layout_stage_checked(const Stage& s, int64_t v, int64_t& out) {
+  if (v < 0 || v >= s.size) return kCoordInDomain;
+  uint64_t rest = static_cast<uint64_t>(v), q, r;
+  int64_t acc = 0, t;
+  for (int k = 0; k < s.n; ++k) {
+    if (k + 1 < s.n) {
+      s.div64[k].divmod(rest, q, r);
+    } else {
+      r = rest;
+      q = 0;
+    }
+    if (mul_overflows(static_cast<int64_t>(r), s.stride[k], t) || add_overflows(acc, t, acc)) return kOverflow;
+    rest = q;
+  }
+  out = acc;
+  return kOk;
+}
+
+// Runs stages [first, num_stages) on v.
+template <class Int>
+TFSPEC_HD Status eval_stages(const FnPlan& p, int first, Int v, Int& out) {
+  for (int i = first; i < p.num_stages; ++i) {
+    const Stage& s = p.stages[i];
+    if (s.is_layout) {
+      Status st = eval_layout_stage<Int>(s, v, v);
+      if (st != kOk) return st;
+    } else {
+      v = static_cast<Int>(static_cast<typename Width<Int>::U>(v) + static_cast<typename Width<Int>::U>(s.add));
+    }
+  }
+  out = v;
+  return kOk;
+}
+
+TFSPEC_HD Status eval_stages_checked(const FnPlan& p, int first, int64_t v, int64_t& out) {
+  for (int i = first; i < p.num_stages; ++i) {
+    const Stage& s = p.stages[i];
+    Status st = s.is_layout ? eval_layout_stage_checked(s, v, v) : (add_overflows(v, s.add, v) ? kOverflow : kOk);
+    if (st != kOk) return st;
+  }
+  out = v;
+  return kOk;
+}
+
+// L(i) for an integer index i of the domain (D1 colexicographic).
+TFSPEC_HD Status eval_index(const FnPlan& p, int64_t i, int64_t& out) {
+  if (p.mode == kIndex32) {
+    int32_t r = 0;
+    Status st = eval_stages<int32_t>(p, 0, static_cast<int32_t>(i), r);
+    out = r;
+    return st;
+  }
+  if (p.mode == kIndex64) return eval_stages<int64_t>(p, 0, i, out);
+  return eval_stages_checked(p, 0, i, out);
+}
+
+// L(c) for a flat coordinate of the domain (batched crd2idx). The first stage, when it is a
+// Layout, dots the coordinate directly; otherwise (no outer) the coordinate becomes its
+// colexicographic index first.
+TFSPEC_HD Status eval_coord(const FnPlan& p, const int64_t* crd, int64_t& out) {
+  for (int k = 0; k < p.domain_rank; ++k)
+    if (crd[k] < 0 || crd[k] >= p.domain_extent[k]) return kCoordInDomain;
+  if (p.num_stages == 0 || !p.stages[0].is_layout) {
+    int64_t idx = 0;
+    for (int k = p.domain_rank; k-- > 0;) idx = idx * p.domain_extent[k] + crd[k];
+    return eval_index(p, idx, out);
+  }
+  const Stage& s = p.stages[0];
+  if (p.mode == kIndex64Checked) {
+    int64_t acc = 0, t;
+    for (int k = 0; k < s.n; ++k)
+      if (mul_overflows(crd[k], s.stride[k], t) || add_overflows(acc, t, acc)) return kOverflow;
+    return eval_stages_checked(p, 1, acc, out);
+  }
+  if (p.mode == kIndex32) {
+    uint32_t acc = 0;
+    for (int k = 0; k < s.n; ++k) acc += static_cast<uint32_t>(crd[k]) * static_cast<uint32_t>(s.stride[k]);
+    int32_t r = 0;
+    Status st = eval_stages<int32_t>(p, 1, static_cast<int32_t>(acc), r);
+    out = r;
+    return st;
+  }
+  uint64_t acc = 0;
+  for (int k = 0; k < s.n; ++k) acc += static_cast<uint64_t>(crd[k]) * static_cast<uint64_t>(s.stride[k]);
+  return eval_stages<int64_t>(p, 1, static_cast<int64_t>(acc), out);
+}
+
+// ---- shard layouts (§7, D3): one side of a reshard
+
+enum AxisKind : int32_t { kAxisSplit = 0, kAxisBroadcast = 1, kAxisSum = 2, kAxisMax = 3, kAxisMin = 4 };
+
+struct ShardPlan {
+  FnPlan layout;  // over flat G
+  int32_t rank = 0;                    // flat dims of G
+  int64_t g[kMaxModes] = {};
+  int64_t local[kMaxModes];
+  int32_t bind[kMaxModes];             // mesh axis Splitting dim k, or -1
+  FastDivmod64 g_div[kMaxModes];       // row-major decomposition of the logical index over G (D2)
+  FastDivmod64 local_div[kMaxModes];   // g[k] -> (mesh coordinate, local coordinate)
+  int32_t mesh_rank = 0;
+  int64_t mesh_extent[kMaxMeshAxes];
+  int64_t mesh_step[kMaxMeshAxes];     // row-major instance index steps
+  int32_t kind[kMaxMeshAxes];
+  int32_t num_free = 0;                // non-Split axes, in axis order
+  int32_t free_axis[kMaxMeshAxes];
+  int64_t free_combos = 1;
+  int32_t num_partial = 0;             // Partial axes, in axis order
+  int32_t partial_axis[kMaxMeshAxes];
+  int64_t partial_combos = 1;
+  // Engines: instance (row-major mesh index) -> engine id; engine id -> base in the packed
+  // buffer (-1: no buffer) and its size.
+  const int64_t* engine_of_instance = nullptr;
+  int64_t num_engine_ids = 0;
+  const int64_t* engine_base = nullptr;
+  const int64_t* engine_size = nullptr;
+};
+
+// Row-major decomposition of the logical index l over G (D2: the row-major index over flat G is
+// the logical index).
+TFSPEC_HD void logical_to_global(const ShardPlan& s, int64_t l, int64_t* g) {
+  uint64_t rest = static_cast<uint64_t>(l), q, r;
+  for (int k = s.rank; k-- > 0;) {
+    s.g_div[k].divmod(rest, q, r);
+    g[k] = static_cast<int64_t>(r);
+    rest = q;
+  }
+}
+
+// Instance index of the Split part of g (the mesh coordinate on Split axes is g[k] / local[k]).
+TFSPEC_HD int64_t split_instance(const ShardPlan& s, const int64_t* g) {
+  int64_t mi = 0;
+  uint64_t q, r;
+  for (int k = 0; k < s.rank; ++k)
+    if (s.bind[k] >= 0) {
+      s.local_div[k].divmod(static_cast<uint64_t>(g[k]), q, r);
+      mi += static_cast<int64_t>(q) * s.mesh_step[s.bind[k]];
+    }
+  return mi;
+}
+
+// Decomposes a free-axis combination f (row-major over the free axes) into its instance-index
+// contribution, the part of it on Broadcast axes, whether any sum-Partial coordinate is nonzero,
+// and its partial index (row-major over the Partial axes).
+struct FreeCoord {
+  int64_t instance_part;
+  int64_t broadcast_part;
+  bool sum_nonzero;
+  int64_t partial_index;
+};
+TFSPEC_HD FreeCoord free_coord(const ShardPlan& s, int64_t f) {
+  FreeCoord c{0, 0, false, 0};
+  int64_t pstep = 1;
+  for (int i = s.num_free; i-- > 0;) {
+    const int a = s.free_axis[i];
+    const int64_t x = f % s.mesh_extent[a];
+    f /= s.mesh_extent[a];
+    c.instance_part += x * s.mesh_step[a];
+    if (s.kind[a] == kAxisBroadcast) {
+      c.broadcast_part += x * s.mesh_step[a];
+    } else {
+      c.partial_index += x * pstep;
+      pstep *= s.mesh_extent[a];
+      if (s.kind[a] == kAxisSum && x != 0) c.sum_nonzero = true;
+    }
+  }
+  return c;
+}
+
+// Instance-index contribution of partial combination j (row-major over the Partial axes).
+TFSPEC_HD int64_t partial_instance(const ShardPlan& s, int64_t j, int64_t* coord) {
+  int64_t part = 0;
+  for (int i = s.num_partial; i-- > 0;) {
+    const int a = s.partial_axis[i];
+    coord[i] = j % s.mesh_extent[a];
+    j /= s.mesh_extent[a];
+    part += coord[i] * s.mesh_step[a];
+  }
+  return part;
+}
+
+TFSPEC_HD Status read_engine(const ShardPlan& s, const int64_t* data, int64_t instance, int64_t offset, int64_t& v) {
+  const int64_t e = s.engine_of_instance[instance];
+  if (e < 0 || e >= s.num_engine_ids || s.engine_base[e] < 0) return kEngineMissing;
+  if (offset < 0 || offset >= s.engine_size[e]) return kEngineBufferSize;
+  v = data[s.engine_base[e] + offset];
+  return kOk;
+}
+
+TFSPEC_HD Status reduce_into(int32_t kind, int64_t& acc, int64_t v) {
+  if (kind == kAxisSum) return add_overflows(acc, v, acc) ? kOverflow : kOk;
+  if (kind == kAxisMax) acc = v > acc ? v : acc;
+  else acc = v < acc ? v : acc;
+  return kOk;
+}
+
+// assemble at logical index l: every holder's value (Broadcast replicas must agree), Partial
+// axes reduced with the highest Partial mesh axis first.
+TFSPEC_HD Status assemble_element(const ShardPlan& s, const int64_t* data, int64_t l, int64_t& x) {
+  int64_t g[kMaxModes] = {};
+  logical_to_global(s, l, g);
+  int64_t offset = 0;
+  Status st = eval_coord(s.layout, g, offset);
+  if (st != kOk) return st;
+  const int64_t base = split_instance(s, g);
+  for (int64_t f = 0; f < s.free_combos; ++f) {  // the reference's order: row-major over free axes
+    const FreeCoord c = free_coord(s, f);
+    int64_t v = 0;
+    if ((st = read_engine(s, data, base + c.instance_part, offset, v)) != kOk) return st;
+    if (c.broadcast_part != 0) {  // the replica with Broadcast coordinates 0 was read earlier
+      int64_t v0 = 0;
+      read_engine(s, data, base + c.instance_part - c.broadcast_part, offset, v0);
+      if (v0 != v) return kReplicaMismatch;
+    }
+  }
+  int64_t acc[kMaxMeshAxes], coord[kMaxMeshAxes];
+  for (int64_t j = 0; j < s.partial_combos; ++j) {
+    int64_t v = 0;
+    read_engine(s, data, base + partial_instance(s, j, coord), offset, v);
+    if (s.num_partial == 0) {
+      x = v;
+      return kOk;
+    }
+    for (int lv = s.num_partial - 1;; --lv) {  // fold v into level lv, carrying finished levels up
+      const int32_t kind = s.kind[s.partial_axis[lv]];
+      if (coord[lv] == 0) acc[lv] = v;
+      else if ((st = reduce_into(kind, acc[lv], v)) != kOk) return st;
+      if (lv == 0 || coord[lv] != s.mesh_extent[s.partial_axis[lv]] - 1) break;
+      v = acc[lv];
+    }
+  }
+  x = acc[0];
+  return kOk;
+}
+
+// distribute x at logical index l (D9: on a sum axis only coordinate 0 holds x, max / min
+// replicate). `out` is the packed destination buffer.
+TFSPEC_HD Status distribute_element(const ShardPlan& s, int64_t* out, int64_t l, int64_t x) {
+  int64_t g[kMaxModes] = {};
+  logical_to_global(s, l, g);
+  int64_t offset = 0;
+  Status st = eval_coord(s.layout, g, offset);
+  if (st != kOk) return st;
+  if (offset < 0) return kOffsetNegative;
+  const int64_t base = split_instance(s, g);
+  for (int64_t f = 0; f < s.free_combos; ++f) {
+    const FreeCoord c = free_coord(s, f);
+    const int64_t e = s.engine_of_instance[base + c.instance_part];
+    out[s.engine_base[e] + offset] = c.sum_nonzero ? 0 : x;
+  }
+  return kOk;
+}
+
+}  // namespace tfspec::gpu

@@ -1,0 +1,109 @@
+// The CUDA backend: the Backend interface over cuda_kernels.cu. Built without nvcc, or run
+// without a usable device, it reports why (the CUDA error's name) and runs nothing.
+#include "tfspec/gpu/backend.hpp"
+
+#ifdef TFSPEC_HAVE_CUDA
+#include "cuda_kernels.hpp"
+#endif
+
+namespace tfspec::gpu {
+
+bool cuda_compiled() {
+#ifdef TFSPEC_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+#ifdef TFSPEC_HAVE_CUDA
+// A CUDA failure (never a wrong answer): the error by name; an element failure: its rule.
+void check(const cuda::Result& r, const char* what) {
+  if (r.cuda_error != 0) fail(rule::kCudaError, std::string(what) + ": " + r.error_name + ": " + r.error_text);
+  if (r.first_index >= 0) raise_status(r.status, r.first_index, what);
+}
+#endif
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend() {
+#ifdef TFSPEC_HAVE_CUDA
+    int count = 0;
+    cuda::Result r = cuda::probe(count);
+    if (r.cuda_error != 0) why_ = r.error_name + " (" + r.error_text + ")";
+#else
+    why_ = "tfspec was built without nvcc (TFSPEC_HAVE_CUDA is OFF)";
+#endif
+  }
+  std::string name() const override { return "cuda"; }
+  std::optional<std::string> unavailable() const override { return why_; }
+
+#ifdef TFSPEC_HAVE_CUDA
+  std::vector<int64_t> offsets(const FnPlan& p) override {
+    usable();
+    std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
+    check(cuda::offsets(p, out.data()), "offsets");
+    return out;
+  }
+  std::vector<int64_t> crd2idx(const FnPlan& p, const std::vector<int64_t>& coords) override {
+    usable();
+    const int64_t n = p.domain_rank == 0 ? static_cast<int64_t>(coords.size()) : static_cast<int64_t>(coords.size()) / p.domain_rank;
+    std::vector<int64_t> out(static_cast<size_t>(n));
+    check(cuda::crd2idx(p, coords.data(), n, out.data()), "crd2idx");
+    return out;
+  }
+  std::vector<int64_t> gather(const FnPlan& p, const std::vector<int64_t>& src) override {
+    usable();
+    std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
+    check(cuda::gather(p, src.data(), static_cast<int64_t>(src.size()), out.data()), "gather");
+    return out;
+  }
+  std::vector<int64_t> scatter(const FnPlan& p, const std::vector<int64_t>& values, int64_t dst_size) override {
+    usable();
+    std::vector<int64_t> dst(static_cast<size_t>(std::max<int64_t>(dst_size, 0)));
+    check(cuda::scatter(p, values.data(), dst.data(), dst_size), "scatter");
+    return dst;
+  }
+  Engines reshard(const ReshardPlan& rp, const Engines& src) override {
+    usable();
+    PackedEngines in = pack_source(rp.src, src);
+    ShardPlan sp = rp.src.plan;
+    sp.engine_base = in.base.data();
+    sp.engine_size = in.size.data();
+    sp.num_engine_ids = static_cast<int64_t>(in.base.size());
+    const int64_t instances = static_cast<int64_t>(rp.src.engine_of_instance.size());
+    std::vector<int64_t> x(static_cast<size_t>(rp.size));
+    check(cuda::assemble(sp, instances, in.data.data(), static_cast<int64_t>(in.data.size()), rp.size, x.data()), "reshard (assemble)");
+    if (rp.dst_error) throw SpecError(*rp.dst_error);
+    PackedEngines out = layout_destination(*rp.dst);
+    ShardPlan dp = rp.dst->plan;
+    dp.engine_base = out.base.data();
+    dp.engine_size = out.size.data();
+    dp.num_engine_ids = static_cast<int64_t>(out.base.size());
+    check(cuda::distribute(dp, static_cast<int64_t>(rp.dst->engine_of_instance.size()), out.data.data(),
+                           static_cast<int64_t>(out.data.size()), rp.size, x.data()),
+          "reshard (distribute)");
+    return unpack_destination(*rp.dst, out);
+  }
+#else
+  std::vector<int64_t> offsets(const FnPlan&) override { usable(); return {}; }
+  std::vector<int64_t> crd2idx(const FnPlan&, const std::vector<int64_t>&) override { usable(); return {}; }
+  std::vector<int64_t> gather(const FnPlan&, const std::vector<int64_t>&) override { usable(); return {}; }
+  std::vector<int64_t> scatter(const FnPlan&, const std::vector<int64_t>&, int64_t) override { usable(); return {}; }
+  Engines reshard(const ReshardPlan&, const Engines&) override { usable(); return {}; }
+#endif
+
+ private:
+  void usable() const {
+    if (why_) fail(rule::kCudaError, "the CUDA backend is unavailable: " + *why_);
+  }
+  std::optional<std::string> why_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+}  // namespace tfspec::gpu

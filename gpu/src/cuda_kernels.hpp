@@ -1,0 +1,34 @@
+// The CUDA side, behind a plain C++ interface so that only cuda_kernels.cu goes through nvcc
+// (it includes the index core and nothing of the reference). Each call copies in, runs, copies
+// out and frees; `Result` carries the CUDA error (by name) or the first failing element.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "tfspec/gpu/core.hpp"
+
+namespace tfspec::gpu::cuda {
+
+struct Result {
+  int cuda_error = 0;           // cudaError_t; 0 = cudaSuccess
+  std::string error_name;       // cudaGetErrorName
+  std::string error_text;       // cudaGetErrorString
+  int64_t first_index = -1;     // the smallest failing element, -1 if none
+  Status status = kOk;
+};
+
+// cudaGetDeviceCount; an error or zero devices fills the name (zero: "no CUDA device").
+Result probe(int& device_count);
+Result offsets(const FnPlan& p, int64_t* out);
+Result crd2idx(const FnPlan& p, const int64_t* coords, int64_t n, int64_t* out);
+Result gather(const FnPlan& p, const int64_t* src, int64_t src_size, int64_t* out);
+Result scatter(const FnPlan& p, const int64_t* values, int64_t* dst, int64_t dst_size);
+// Engine tables are host arrays of sp.num_engine_ids entries (instance table: `instances`).
+Result assemble(const ShardPlan& sp, int64_t instances, const int64_t* data, int64_t data_size, int64_t n, int64_t* x);
+Result distribute(const ShardPlan& sp, int64_t instances, int64_t* data, int64_t data_size, int64_t n, const int64_t* x);
+// For the benchmarks: device-resident offset table of n elements, timed on the device (ms),
+// and a device-to-device copy of the same bytes for the bandwidth baseline.
+Result time_offsets(const FnPlan& p, int reps, float& ms);
+Result time_memcpy(int64_t bytes, int reps, float& ms);
+
+}  // namespace tfspec::gpu::cuda

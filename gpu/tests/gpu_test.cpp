@@ -1,0 +1,159 @@
+// Unit tests of the optimized implementation against hand-checked values and the reference.
+// The exhaustive comparison is the fuzzer's job (props/tests/fuzz_props_test.cpp).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "tfspec/gpu/backend.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/reshard.hpp"
+
+namespace tfspec::gpu {
+namespace {
+
+TEST(FastDivmod, ExactForEveryDividendBelowALimitAndAtTheEdges) {
+  std::mt19937_64 rng(7);
+  for (uint32_t d : {1u, 2u, 3u, 5u, 6u, 7u, 12u, 641u, 65535u, 65536u, 1000003u, 0x7fffffffu, 0x80000000u}) {
+    FastDivmod32 f = make_fast_divmod32(d);
+    FastDivmod64 g = make_fast_divmod64(d);
+    auto check = [&](uint64_t n) {
+      uint32_t q, r;
+      f.divmod(static_cast<uint32_t>(n), q, r);
+      ASSERT_EQ(q, n / d) << "32-bit n=" << n << " d=" << d;
+      ASSERT_EQ(r, n % d);
+      uint64_t q64, r64;
+      g.divmod(n, q64, r64);
+      ASSERT_EQ(q64, n / d) << "64-bit n=" << n << " d=" << d;
+    };
+    for (uint64_t n = 0; n < 4096; ++n) check(n);
+    for (uint64_t n = 0x7fffff00u; n <= 0x7fffffffu; ++n) check(n);
+    for (int i = 0; i < 20000; ++i) check(rng() & 0x7fffffffu);
+  }
+  for (uint64_t d : {uint64_t{3}, uint64_t{1} << 40, (uint64_t{1} << 62) + 1, uint64_t{0x7fffffffffffffff}}) {
+    FastDivmod64 g = make_fast_divmod64(d);
+    for (uint64_t n : {uint64_t{0}, d - 1, d, 3 * (d / 2), uint64_t{0x7fffffffffffffff}}) {
+      uint64_t q, r;
+      g.divmod(n, q, r);
+      EXPECT_EQ(q, n / d) << n << " / " << d;
+    }
+  }
+}
+
+std::vector<int64_t> reference_offsets(const LayoutBase& l) {
+  int64_t n = 1;
+  for (const auto& x : flat_leaves(l.shape())) n *= x.value();
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < n; ++i) out.push_back(l.apply(IntTuple(i)));
+  return out;
+}
+
+TEST(OffsetTables, MatchTheReferenceAndChooseTheIndexWidthFromTheBounds) {
+  auto host = make_host_backend(2);
+  struct Case {
+    const char* text;
+    IndexMode mode;
+  };
+  for (const Case& c : {Case{"(2,(3,4)):(1,(2,6))", kIndex32}, Case{"(4,8):(8,1)", kIndex32}, Case{"(3,1,2):(0,5,-7)", kIndex32},
+                        Case{"(3,3):(1,1073741824)", kIndex64}, Case{"(2,2):(2147483647,1)", kIndex64},
+                        Case{"(2,2):(4611686018427387904,4611686018427387904)", kIndex64Checked},
+                        Case{"(4,2):(1,4) o 3 o (2,2):(1,2)", kIndex32}, Case{"None o 7 o (5):(3)", kIndex32}}) {
+    LayoutPtr l = parse_any_layout(c.text);
+    FnPlan p = compile_layout(*l);
+    EXPECT_EQ(p.mode, c.mode) << c.text;
+    if (c.mode == kIndex64Checked) {
+      try {
+        host->offsets(p);
+        FAIL() << "expected int64-overflow for " << c.text;
+      } catch (const SpecError& e) {
+        EXPECT_EQ(e.rule(), "int64-overflow");
+      }
+      continue;
+    }
+    EXPECT_EQ(host->offsets(p), reference_offsets(*l)) << c.text;
+  }
+}
+
+TEST(OffsetTables, AComposedLayoutLeavingItsInnerDomainFailsClosedLikeTheReference) {
+  LayoutPtr l = parse_any_layout("(4):(1) o 2 o (3):(1)");  // 2 + 2 = 4 is outside inner's [0, 4)
+  try {
+    make_host_backend(1)->offsets(compile_layout(*l));
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "coord-in-domain");
+    EXPECT_NE(std::string(e.what()).find("element 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Crd2idx, BatchedCoordinatesMatchTheReference) {
+  LayoutPtr l = parse_any_layout("(2,(3,4)):(1,(2,6))");
+  std::vector<int64_t> coords = {0, 0, 0, 1, 2, 3, 1, 1, 1};
+  auto out = make_host_backend(1)->crd2idx(compile_layout(*l), coords);
+  EXPECT_EQ(out, (std::vector<int64_t>{0, 23, 9}));
+}
+
+TEST(GatherScatter, ThroughALayout) {
+  auto host = make_host_backend(2);
+  FnPlan p = compile_layout(*parse_any_layout("(2,3):(3,1)"));
+  std::vector<int64_t> src = {10, 11, 12, 13, 14, 15};
+  EXPECT_EQ(host->gather(p, src), (std::vector<int64_t>{10, 13, 11, 14, 12, 15}));
+  EXPECT_EQ(host->scatter(p, {10, 13, 11, 14, 12, 15}, 6), src);
+  try {
+    host->scatter(compile_layout(*parse_any_layout("(2,2):(1,1)")), {1, 2, 3, 4}, 4);
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "layout-injective");
+  }
+}
+
+Engines reshard_both(Backend& b, const char* src, Storage ss, const char* dst, Storage ds, const std::vector<int64_t>& shape,
+                     const Tensor& t, Engines* expected) {
+  ShardLayout s = parse_shard_layout(src), d = parse_shard_layout(dst);
+  Engines in = distribute(t, s, ss);
+  *expected = reshard(in, s, d, ds, shape);
+  return b.reshard(compile_reshard(s, ss, d, ds, shape), in);
+}
+
+TEST(Reshard, Section75BothDirectionsAndPartialSums) {
+  auto host = make_host_backend(2);
+  Tensor t{{2, 1536}, {}};
+  for (int64_t i = 0; i < 2 * 1536; ++i) t.data.push_back(i * 3 - 1000);
+  const char* gmem = "shard((2,4,3,32,4):(1536,384,128,4,1); S(0),S(1),S(3); device(256)|x=2,y=4,t=32)";
+  const char* rmem = "shard((2,4,3,32,4):(0,0,4,0,1); S(0),S(1),S(3); device(256)|x=2,y=4,t=32)";
+  Engines expected;
+  EXPECT_EQ(reshard_both(*host, gmem, Storage::Gmem, rmem, Storage::Rmem, {2, 1536}, t, &expected), expected);
+  EXPECT_EQ(reshard_both(*host, rmem, Storage::Rmem, gmem, Storage::Gmem, {2, 1536}, t, &expected), expected);
+  Tensor small{{6}, {5, -7, 0, 9, 2, 4}};
+  EXPECT_EQ(reshard_both(*host, "shard((6):(1); P(); x=3)", Storage::Rmem, "shard((6):(1); B; x=2)", Storage::Rmem, {6}, small, &expected),
+            expected);
+}
+
+TEST(Reshard, RefusesWithTheReferencesRuleIds) {
+  auto host = make_host_backend(1);
+  auto rule_of = [&](const char* src, Storage ss, const char* dst, Storage ds, std::vector<int64_t> shape) {
+    try {
+      compile_reshard(parse_shard_layout(src), ss, parse_shard_layout(dst), ds, shape).dst_error.value();
+      return std::string("accepted");
+    } catch (const SpecError& e) {
+      return e.rule();
+    } catch (const std::bad_optional_access&) {
+      return std::string("accepted");
+    }
+  };
+  const char* ok = "shard((6):(1); B; x=2)";
+  EXPECT_EQ(rule_of("shard((3,4):(4,1); S(0); x=2)", Storage::Rmem, ok, Storage::Rmem, {12}), "split-divides");
+  EXPECT_EQ(rule_of("shard((4,3):(3,1); S(0); x=2)", Storage::Rmem, ok, Storage::Rmem, {12}), "split-extent-canonical");
+  EXPECT_EQ(rule_of("shard((2,3):(0,1); S(0); x=2)", Storage::Gmem, ok, Storage::Rmem, {6}), "shard-injective");
+  EXPECT_EQ(rule_of("shard((3):(1); P(); x=2)", Storage::Gmem, ok, Storage::Rmem, {3}), "partial-aliased");
+  EXPECT_EQ(rule_of("shard((2,3):(3,1); D; x=2)", Storage::Rmem, ok, Storage::Rmem, {6}), "dynamic-unresolved");
+  EXPECT_EQ(rule_of("shard((3,2):(2,1); B; x=2)", Storage::Rmem, ok, Storage::Rmem, {2, 3}), "shard-regroup");
+}
+
+TEST(CudaBackend, RunsOnADeviceOrSaysWhyNot) {
+  auto cuda = make_cuda_backend();
+  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+  LayoutPtr l = parse_any_layout("(2,(3,4)):(1,(2,6))");
+  EXPECT_EQ(cuda->offsets(compile_layout(*l)), reference_offsets(*l));
+}
+
+}  // namespace
+}  // namespace tfspec::gpu
