@@ -1,0 +1,95 @@
+// Differential fuzzing of the optimized implementation (gpu/) against the reference: one case
+// type for every operation, its text form (the replay string), the two answers and the verdict,
+// and the time-bounded RapidCheck driver behind `tfspec fuzz`.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <rapidcheck.h>
+
+#include "tfspec/gpu/backend.hpp"
+
+namespace tfspec::props {
+
+// The operations fuzzed; "all" rotates through them.
+const std::vector<std::string>& fuzz_ops();
+
+// One case. Text form (`fuzz_case_text`), fields separated by " # ":
+//   offsets # LAYOUT            crd2idx # LAYOUT # c,c,..;c,c,..     gather|scatter # LAYOUT # BUFFER
+//   reshard # SHAPE # SRC # SRC_STORAGE # DST # DST_STORAGE # NOISE # DATA
+// LAYOUT is Layout / ComposedLayout text, SRC / DST shard(...) text; the source engines are the
+// reference's partition of DATA with contributions drawn from NOISE (so Partial sums are lopsided).
+struct FuzzCase {
+  std::string op;
+  std::string layout;
+  std::vector<std::vector<int64_t>> coords;  // crd2idx: flat coordinates
+  int64_t buffer = 0;                        // gather / scatter buffer size
+  std::vector<int64_t> shape;                // reshard
+  std::string src, dst;
+  Storage src_storage = Storage::Rmem, dst_storage = Storage::Rmem;
+  uint64_t noise = 0;
+  std::vector<int64_t> data;
+};
+std::string fuzz_case_text(const FuzzCase& c);
+FuzzCase parse_fuzz_case(const std::string& text);  // SpecError "usage" on malformed text
+void showValue(const FuzzCase& c, std::ostream& os);
+// How big a case is (domain size, or logical size for reshard): the progress line's "size".
+int64_t fuzz_case_size(const FuzzCase& c);
+
+// Generators (ranks 1-8, nesting, size-1 modes, stride 0, strides near 2^31, composed layouts,
+// every attr kind and storage, uneven and aliasing shard layouts that must be refused).
+rc::Gen<Layout> gen_fuzz_layout();
+rc::Gen<LayoutPtr> gen_fuzz_composed();
+rc::Gen<FuzzCase> gen_fuzz_case(const std::string& op);
+
+// An answer: the values (or engines), or a refusal with its rule id.
+struct FuzzAnswer {
+  std::optional<std::string> rule;
+  std::string message;
+  std::vector<int64_t> values;
+  std::optional<Engines> engines;
+};
+std::string describe(const FuzzAnswer& a);  // one line, long value lists elided
+
+FuzzAnswer reference_answer(const FuzzCase& c);
+FuzzAnswer backend_answer(const FuzzCase& c, gpu::Backend& backend, const gpu::PlanPolicy& policy = {});
+
+// Agree: same values, or refusals with the same rule id. Skip: the reference could not decide
+// (a Limit rule other than int64-overflow) or the backend hit a plan limit. Disagree: otherwise.
+enum class Verdict { Agree, Skip, Disagree };
+struct FuzzCheck {
+  Verdict verdict;
+  FuzzAnswer reference, backend;
+};
+FuzzCheck check_fuzz_case(const FuzzCase& c, gpu::Backend& backend, const gpu::PlanPolicy& policy = {});
+
+struct FuzzOptions {
+  double seconds = 10;
+  uint64_t seed = 1;
+  std::string op = "all";
+  int shard_index = 0, total_shards = 1;  // GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS
+  int64_t max_cases = 0;                  // 0: until the time is up
+  int batch = 100;                        // cases per RapidCheck run (one seed each)
+  std::ostream* progress = nullptr;       // a progress line about once a second
+};
+struct FuzzStats {
+  int64_t cases = 0, refusals = 0, skipped = 0;
+};
+struct FuzzResult {
+  std::map<std::string, FuzzStats> per_op;
+  int64_t cases = 0;
+  double seconds = 0;
+  bool disagreement = false;
+  // the shrunk case, when there is a disagreement
+  std::string op, case_text;
+  FuzzAnswer reference, backend;
+  int64_t shrink_steps = 0;
+  int64_t cases_before_failure = 0;
+};
+FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& options, const gpu::PlanPolicy& policy = {});
+
+}  // namespace tfspec::props

@@ -1,0 +1,78 @@
+// The time-bounded driver: RapidCheck runs of `batch` cases, one derived seed each, until the
+// time or case budget is spent; on a disagreement RapidCheck shrinks the case and the driver
+// keeps the last failing (= minimal) one. Batches are dealt round-robin to GTEST shards.
+#include <chrono>
+
+#include <rapidcheck/Check.h>
+
+#include "tfspec/props/fuzz.hpp"
+
+namespace tfspec::props {
+namespace {
+
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::PlanPolicy& policy) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  std::vector<std::string> ops = o.op == "all" ? fuzz_ops() : std::vector<std::string>{o.op};
+  FuzzResult res;
+  double last_report = 0;
+  int64_t last_size = 0, cases_at_report = 0;
+  const int total = std::max(1, o.total_shards);
+  for (uint64_t b = 0;; ++b) {
+    if (elapsed() >= o.seconds || (o.max_cases > 0 && res.cases >= o.max_cases)) break;
+    if (static_cast<int>(b % static_cast<uint64_t>(total)) != o.shard_index) continue;
+    const std::string op = ops[(b / static_cast<uint64_t>(total)) % ops.size()];
+    bool failing = false;  // after the first failure every call is a shrink step
+    FuzzResult* r = &res;
+    auto property = [&] {
+      FuzzCase c = *gen_fuzz_case(op);
+      FuzzCheck check = check_fuzz_case(c, backend, policy);
+      if (failing) ++r->shrink_steps;
+      else {
+        FuzzStats& s = r->per_op[op];
+        ++s.cases;
+        ++r->cases;
+        s.refusals += check.reference.rule && check.verdict == Verdict::Agree;
+        s.skipped += check.verdict == Verdict::Skip;
+        last_size = fuzz_case_size(c);
+      }
+      if (check.verdict == Verdict::Disagree) {
+        if (!failing) r->cases_before_failure = r->cases;
+        failing = true;
+        r->disagreement = true;
+        r->op = op;
+        r->case_text = fuzz_case_text(c);
+        r->reference = check.reference;
+        r->backend = check.backend;
+        RC_FAIL("the backend disagrees with the reference");
+      }
+    };
+    rc::detail::TestParams params;
+    params.seed = mix(o.seed * 0x100000001b3ull + b);
+    params.maxSuccess = o.batch;
+    params.maxSize = 100;
+    rc::detail::checkProperty(rc::detail::toProperty(property), rc::detail::TestMetadata{}, params);
+    if (res.disagreement) break;
+    if (o.progress && elapsed() - last_report >= 1.0) {
+      const double dt = elapsed() - last_report;
+      *o.progress << "fuzz: " << res.cases << " cases, " << static_cast<int64_t>((res.cases - cases_at_report) / dt)
+                  << " cases/s, op " << op << ", size " << last_size << ", " << static_cast<int>(elapsed()) << " s" << std::endl;
+      last_report = elapsed();
+      cases_at_report = res.cases;
+    }
+  }
+  res.seconds = elapsed();
+  return res;
+}
+
+}  // namespace tfspec::props

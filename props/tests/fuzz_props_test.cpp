@@ -1,0 +1,106 @@
+// Differential properties: every operation of the host backend equals the reference element by
+// element and refuses exactly where (and with the rule id with which) the reference refuses. And
+// the fuzzer's self-test: deliberately wrong backends, compiled only into this file, are each
+// caught within a fixed budget and shrunk to a small case.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "tfspec/props/fuzz.hpp"
+#include "tfspec/reference/notation.hpp"
+
+namespace tfspec::props {
+namespace {
+
+void expect_agreement(const std::string& op) {
+  static auto host = gpu::make_host_backend(2);
+  FuzzCase c = *gen_fuzz_case(op);
+  FuzzCheck r = check_fuzz_case(c, *host);
+  RC_CLASSIFY(r.reference.rule.has_value(), "refused");
+  RC_CLASSIFY(r.verdict == Verdict::Skip, "undecided");
+  if (r.verdict == Verdict::Disagree)
+    RC_FAIL("case " + fuzz_case_text(c) + "\nreference " + describe(r.reference) + "\nhost      " + describe(r.backend));
+}
+
+RC_GTEST_PROP(FuzzHost, OffsetTablesEqualTheReference, ()) { expect_agreement("offsets"); }
+RC_GTEST_PROP(FuzzHost, BatchedCrd2idxEqualsTheReference, ()) { expect_agreement("crd2idx"); }
+RC_GTEST_PROP(FuzzHost, GatherEqualsTheReference, ()) { expect_agreement("gather"); }
+RC_GTEST_PROP(FuzzHost, ScatterEqualsTheReference, ()) { expect_agreement("scatter"); }
+RC_GTEST_PROP(FuzzHost, ReshardEqualsTheReference, ()) { expect_agreement("reshard"); }
+
+TEST(FuzzCaseText, RoundTrips) {
+  for (const char* t : {"offsets # (2,(3,4)):(1,(2,6))", "crd2idx # (4,8):(8,1) # 1,2;3,7", "gather # (2,3):(3,1) # 7",
+                        "reshard # (6) # shard((6):(1); B; x=2) # rmem # shard((6):(1); P(\"max\"); x=3) # rmem # 5 # 1,2,3,4,5,6"})
+    EXPECT_EQ(fuzz_case_text(parse_fuzz_case(t)), t);
+}
+
+// ---- deliberately wrong backends (never compiled into tfspec itself)
+
+gpu::FastDivmod32 off_by_one_div32(uint32_t d) {
+  gpu::FastDivmod32 f = gpu::make_fast_divmod32(d);
+  if (d >= 2) --f.multiplier;  // floor instead of ceil: n*m/2^(31+l) drops below n/d at multiples of d
+  return f;
+}
+gpu::IndexMode int32_when_the_size_fits(const gpu::PlanBounds& b) {
+  return b.domain_size <= INT32_MAX ? gpu::kIndex32 : gpu::kIndex64;  // forgets the strides
+}
+gpu::AxisKind partial_as_broadcast(const ShardAttr& a) {
+  return std::holds_alternative<Split>(a) ? gpu::kAxisSplit : gpu::kAxisBroadcast;  // drops the reduction
+}
+
+struct Mutant {
+  const char* name;
+  const char* op;
+  gpu::PlanPolicy policy;
+};
+
+class WrongBackend : public testing::TestWithParam<Mutant> {};
+
+// Budget: found within 3000 cases (a few seconds), and shrunk to a case a person reads at once.
+TEST_P(WrongBackend, IsCaughtAndShrunk) {
+  const Mutant& m = GetParam();
+  auto host = gpu::make_host_backend(1);
+  FuzzOptions o;
+  o.seconds = 60;
+  o.max_cases = 3000;
+  o.seed = 1;
+  o.op = m.op;
+  FuzzResult r = run_fuzz(*host, o, m.policy);
+  ASSERT_TRUE(r.disagreement) << m.name << " survived " << r.cases << " cases";
+  EXPECT_LE(r.cases_before_failure, 3000);
+  FuzzCase c = parse_fuzz_case(r.case_text);
+  EXPECT_LE(fuzz_case_size(c), 24) << r.case_text;
+  if (c.op != "reshard") EXPECT_LE(flat_leaves(parse_any_layout(c.layout)->shape()).size(), 3u) << r.case_text;
+  std::cout << "[ " << m.name << " ] caught after " << r.cases_before_failure << " cases, " << r.shrink_steps
+            << " shrink steps: " << r.case_text << "\n  reference " << describe(r.reference) << "\n  wrong     " << describe(r.backend)
+            << "\n";
+  // The shrunk case replays to the same disagreement, and the real backend agrees on it.
+  EXPECT_EQ(check_fuzz_case(c, *host, m.policy).verdict, Verdict::Disagree);
+  EXPECT_EQ(check_fuzz_case(c, *host).verdict, Verdict::Agree);
+}
+
+gpu::PlanPolicy with_div32(decltype(gpu::PlanPolicy::div32) f) {
+  gpu::PlanPolicy p;
+  p.div32 = f;
+  return p;
+}
+gpu::PlanPolicy with_mode(decltype(gpu::PlanPolicy::index_mode) f) {
+  gpu::PlanPolicy p;
+  p.index_mode = f;
+  return p;
+}
+gpu::PlanPolicy with_kind(decltype(gpu::PlanPolicy::axis_kind) f) {
+  gpu::PlanPolicy p;
+  p.axis_kind = f;
+  return p;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mutants, WrongBackend,
+                         testing::Values(Mutant{"off-by-one fast-division multiplier", "offsets", with_div32(off_by_one_div32)},
+                                         Mutant{"32-bit index where 64 bits are needed", "offsets", with_mode(int32_when_the_size_fits)},
+                                         Mutant{"dropped Partial reduction", "reshard", with_kind(partial_as_broadcast)}),
+                         [](const testing::TestParamInfo<Mutant>& i) {
+                           return std::string(i.index == 0 ? "OffByOneDivmod" : i.index == 1 ? "Int32Index" : "DroppedPartial");
+                         });
+
+}  // namespace
+}  // namespace tfspec::props
