@@ -20,6 +20,7 @@ struct GroupState {
   std::vector<std::string> args;
   bool json = false;
   bool list = false;
+  std::string domain;  // D15: --domain strict|extend, passed as the `domain` argument
 };
 
 std::string signature(const Op& op) {
@@ -36,6 +37,9 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
   sub->add_option("args", st->args, "arguments in the order of the operation's parameters");
   sub->add_flag("--json", st->json, "print the result as JSON");
   sub->add_flag("--list", st->list, "list the operations of this group");
+  if (group == "layout")
+    sub->add_option("--domain", st->domain, "strict (default) or extend: a tiler past A's domain is refused, or continues A as CuTe does (D15)")
+        ->check(CLI::IsMember({"strict", "extend"}));
   sub->positionals_at_end(false);
   sub->callback([st, group, &exit_code] {
     auto& reg = OpRegistry::instance();
@@ -52,7 +56,14 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
       return;
     }
     try {
-      OpResult r = op->run(protocol::args_from_text(*op, st->args));
+      Json args = protocol::args_from_text(*op, st->args);
+      if (!st->domain.empty()) {
+        bool takes_domain = false;
+        for (const Param& p : op->params) takes_domain |= p.name == "domain";
+        if (!takes_domain) fail(rule::kUsage, "'" + op->name + "' takes no --domain (only composition and the divides and products do)");
+        args["domain"] = st->domain;
+      }
+      OpResult r = op->run(args);
       if (st->json) {
         std::cout << protocol::dump_line(r.json) << "\n";
       } else {

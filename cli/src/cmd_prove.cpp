@@ -45,7 +45,7 @@ void print_goals() {
 
 int run(const ProveState& st) {
   const Op* op = OpRegistry::instance().find("prove", st.goal);
-  if (!op) fail("usage", "-", "unknown goal '" + st.goal + "' (try tfspec prove --list)");
+  if (!op) fail(rule::kUsage, "unknown goal '" + st.goal + "' (try tfspec prove --list)");
   std::vector<Param> positional;
   size_t required = 0;
   for (const auto& p : op->params)
@@ -56,24 +56,24 @@ int run(const ProveState& st) {
   if (st.args.size() < required || st.args.size() > positional.size()) {
     std::string sig;
     for (const auto& p : positional) sig += " " + (p.optional ? "[" + p.name + "]" : p.name);
-    fail("usage", "-", "'prove " + st.goal + "' takes" + sig + " (" + std::to_string(st.args.size()) + " given)");
+    fail(rule::kUsage, "'prove " + st.goal + "' takes" + sig + " (" + std::to_string(st.args.size()) + " given)");
   }
   Json args = Json::object();
   for (size_t i = 0; i < st.args.size(); ++i) args[positional[i].name] = protocol::arg_from_text(positional[i].type, st.args[i]);
   if (!st.size.empty()) {
     bool has_size = false;
     for (const auto& p : op->params) has_size = has_size || p.name == "size";
-    if (!has_size) fail("usage", "-", "--size applies to the in-bounds goal only");
+    if (!has_size) fail(rule::kUsage, "--size applies to the in-bounds goal only");
     args["size"] = protocol::arg_from_text(ParamType::IntTuple, st.size);
   } else if (op->name == "in-bounds") {
-    fail("usage", "-", "in-bounds needs --size E");
+    fail(rule::kUsage, "in-bounds needs --size E");
   }
   if (!st.storage.empty()) {
-    if (op->name != "shard") fail("usage", "-", "--storage applies to the shard goal only");
+    if (op->name != "shard") fail(rule::kUsage, "--storage applies to the shard goal only");
     args["storage"] = st.storage;
   }
   if (!st.assume.empty()) args["assume"] = st.assume;
-  if (!(st.timeout_s > 0 && st.timeout_s <= 600)) fail("usage", "-", "--timeout takes seconds in (0, 600]");
+  if (!(st.timeout_s > 0 && st.timeout_s <= 600)) fail(rule::kUsage, "--timeout takes seconds in (0, 600]");
   args["timeout_ms"] = static_cast<int64_t>(std::ceil(st.timeout_s * 1000));
   if (!st.smt2.empty()) args["smt2"] = st.smt2;
   OpResult r = op->run(args);

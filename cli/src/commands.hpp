@@ -5,12 +5,14 @@
 namespace tfspec::cli {
 
 // Exit codes shared by every subcommand.
-enum Exit : int { kOk = 0, kViolations = 1, kUnknown = 2, kInputError = 3, kInternal = 4 };
+// kUnavailable: `fuzz --backend cuda` found no usable device (skipped, the CUDA error named).
+enum Exit : int { kOk = 0, kViolations = 1, kUnknown = 2, kInputError = 3, kInternal = 4, kUnavailable = 5 };
 
 // A group of registry ops as `tfspec GROUP OP ARG... [--json]` (layout, shard).
 void add_group_command(CLI::App& app, const std::string& group, const std::string& description, int& exit_code);
 void add_serve_command(CLI::App& app, int& exit_code);
 void add_prove_command(CLI::App& app, int& exit_code);
+void add_fuzz_command(CLI::App& app, int& exit_code);
 
 // Prints "error: [rule clause] message" to stderr (the single format every command uses).
 int report_error(const std::exception& e);

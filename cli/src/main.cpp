@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   add_group_command(app, "shard", "Shard model operations (spec §5-§7)", exit_code);
   add_prove_command(app, exit_code);
   add_serve_command(app, exit_code);
+  add_fuzz_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

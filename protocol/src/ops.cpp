@@ -51,10 +51,10 @@ Json arg_from_text(ParamType type, const std::string& text) {
           if (depth > 2 * kMaxDepth + 16) too_deep = true;
           return !too_deep;
         });
-        if (too_deep) fail("nesting-too-deep", "§1", "JSON argument nests too deeply");
+        if (too_deep) fail(rule::kNestingTooDeep, "JSON argument nests too deeply");
         return j;
       } catch (const Json::exception& e) {
-        fail("json-malformed", "§2", std::string("malformed JSON argument: ") + e.what());
+        fail(rule::kJsonMalformed, std::string("malformed JSON argument: ") + e.what());
       }
   }
   return Json();
@@ -66,7 +66,7 @@ Json args_from_text(const Op& op, const std::vector<std::string>& positional) {
   if (positional.size() < required || positional.size() > op.params.size()) {
     std::string sig;
     for (const auto& p : op.params) sig += " " + (p.optional ? "[" + p.name + "]" : p.name);
-    fail("usage", "-", "'" + op.name + "' takes" + sig + " (" + std::to_string(positional.size()) + " given)");
+    fail(rule::kUsage, "'" + op.name + "' takes" + sig + " (" + std::to_string(positional.size()) + " given)");
   }
   Json args = Json::object();
   for (size_t i = 0; i < positional.size(); ++i) args[op.params[i].name] = arg_from_text(op.params[i].type, positional[i]);
@@ -74,7 +74,7 @@ Json args_from_text(const Op& op, const std::vector<std::string>& positional) {
 }
 
 const Json& require_arg(const Json& args, const std::string& name) {
-  if (!args.is_object() || !args.contains(name)) fail("protocol-missing-arg", "-", "missing argument '" + name + "'");
+  if (!args.is_object() || !args.contains(name)) fail(rule::kProtocolMissingArg, "missing argument '" + name + "'");
   return args.at(name);
 }
 

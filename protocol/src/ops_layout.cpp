@@ -25,9 +25,40 @@ Op unary(const std::string& name, const std::string& clause, const std::string& 
   return Op{"layout", name, clause, summary, {{"layout", P::Layout}}, [f](const Json& a) { return layout_result(f(L(a, "layout"))); }};
 }
 
-Op tiled(const std::string& name, const std::string& summary, Layout (*f)(const Layout&, const Tiler&)) {
-  return Op{"layout", name, "§3", summary, {{"a", P::Layout}, {"tiler", P::Tiler}},
-            [f](const Json& a) { return layout_result(f(L(a, "a"), tiler_from_json(require_arg(a, "tiler")))); }};
+// D15: the optional `domain` argument, "strict" (default) or "extend".
+const Param kDomainParam{"domain", P::Text, true, "strict (default: refuse a tiler past A's domain) or extend (CuTe: A continues)"};
+DomainPolicy domain_arg(const Json& args) {
+  if (!args.contains("domain") || args["domain"] == "strict") return DomainPolicy::Strict;
+  if (args["domain"] == "extend") return DomainPolicy::Extend;
+  fail(rule::kProtocolBadArgs, "domain is \"strict\" or \"extend\", got " + args["domain"].dump());
+}
+
+// Under extend the result also says how many of its points lie past A's domain (D15).
+OpResult domain_result(const Layout& l, DomainPolicy policy, const std::function<int64_t()>& outside) {
+  if (policy == DomainPolicy::Strict) return layout_result(l);
+  const int64_t n = outside();
+  Json j = to_json(l);
+  j["outside"] = n;
+  return {j, "outside " + std::to_string(n) + "\n" + to_string(l)};
+}
+
+using TiledOp = Layout (*)(const Layout&, const Tiler&, DomainPolicy);
+using Outside = int64_t (*)(const Layout&, const Tiler&);
+Op tiled(const std::string& name, const std::string& summary, TiledOp f, Outside outside) {
+  return Op{"layout", name, "§3", summary, {{"a", P::Layout}, {"tiler", P::Tiler}, kDomainParam}, [f, outside](const Json& a) {
+              const Layout x = L(a, "a");
+              const Tiler t = tiler_from_json(require_arg(a, "tiler"));
+              const DomainPolicy policy = domain_arg(a);
+              return domain_result(f(x, t, policy), policy, [&] { return outside(x, t); });
+            }};
+}
+
+Op blocked_or_raked(const std::string& name, const std::string& summary, Layout (*f)(const Layout&, const Layout&, DomainPolicy)) {
+  return Op{"layout", name, "§3", summary, {{"a", P::Layout}, {"b", P::Layout}, kDomainParam}, [f](const Json& a) {
+              const Layout x = L(a, "a"), y = L(a, "b");
+              const DomainPolicy policy = domain_arg(a);
+              return domain_result(f(x, y, policy), policy, [&] { return product_outside(x, Tiler(y)); });
+            }};
 }
 
 
@@ -75,7 +106,7 @@ void register_layout_ops(OpRegistry& r) {
   r.add({"layout", "mode", "§3", "the i-th sub-layout", {{"layout", P::Layout}, {"i", P::Int}}, [](const Json& a) {
            int64_t i = I(a, "i");
            Layout l = L(a, "layout");
-           if (i < 0 || i >= l.rank()) fail("mode-out-of-range", "§3", "mode " + std::to_string(i) + " of a rank-" + std::to_string(l.rank()) + " layout");
+           if (i < 0 || i >= l.rank()) fail(rule::in(rule::kModeOutOfRange, "§3"), "mode " + std::to_string(i) + " of a rank-" + std::to_string(l.rank()) + " layout");
            return layout_result(l.mode(static_cast<size_t>(i)));
          }});
   r.add({"layout", "slice", "§3", "slice with `_` wildcards: the sub-layout and its offset", {{"layout", P::Layout}, {"coord", P::Coord}},
@@ -88,8 +119,8 @@ void register_layout_ops(OpRegistry& r) {
          [](const Json& a) { return layout_result(a.contains("profile") ? coalesce(L(a, "layout"), T(a, "profile")) : coalesce(L(a, "layout"))); }});
   r.add({"layout", "filter", "§3", "drop stride-0 and size-1 modes, then coalesce", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
          [](const Json& a) { return layout_result(a.contains("profile") ? filter(L(a, "layout"), T(a, "profile")) : filter(L(a, "layout"))); }});
-  r.add(tiled("composition", "A o B (B a layout or by-mode tiler); refused unless admissible", composition));
-  r.add({"layout", "admissible", "§3", "whether A o B is admissible, and the rule that refuses it", {{"a", P::Layout}, {"b", P::Layout}},
+  r.add(tiled("composition", "A o B (B a layout or by-mode tiler); refused unless A o B is a layout", composition, composition_outside));
+  r.add({"layout", "admissible", "§3", "whether CuTe's by-mode A o B is exact (the walk of spec/ALGEBRA.md A1), and the rule that refuses it", {{"a", P::Layout}, {"b", P::Layout}},
          [](const Json& a) {
            auto refusal = composition_refusal(L(a, "a"), L(a, "b"));
            if (!refusal) return OpResult{Json{{"admissible", true}}, "admissible"};
@@ -100,18 +131,16 @@ void register_layout_ops(OpRegistry& r) {
          [](const Json& a) { return layout_result(a.contains("cotarget") ? complement(L(a, "layout"), I(a, "cotarget")) : complement(L(a, "layout"))); }});
   r.add(unary("right_inverse", "§3", "R with L(R(i)) == i on R's domain", right_inverse));
   r.add(unary("left_inverse", "§3", "R with R(L(i)) == i", left_inverse));
-  r.add(tiled("logical_divide", "A o (B, complement(B, size(A)))", logical_divide));
-  r.add(tiled("zipped_divide", "((tiles), (rests))", zipped_divide));
-  r.add(tiled("tiled_divide", "((tiles), rest0, rest1, ...)", tiled_divide));
-  r.add(tiled("flat_divide", "(tile0, tile1, ..., rest0, rest1, ...)", flat_divide));
-  r.add(tiled("logical_product", "(A, complement(A, size(A) cosize(B)) o B); an integer n means Layout(n)", logical_product));
-  r.add(tiled("zipped_product", "((A modes), (B modes))", zipped_product));
-  r.add(tiled("tiled_product", "((A modes), B0, B1, ...)", tiled_product));
-  r.add(tiled("flat_product", "flattened logical product", flat_product));
-  r.add({"layout", "blocked_product", "§3", "mode i = (A_i, B_i) coalesced", {{"a", P::Layout}, {"b", P::Layout}},
-         [](const Json& a) { return layout_result(blocked_product(L(a, "a"), L(a, "b"))); }});
-  r.add({"layout", "raked_product", "§3", "mode i = (B_i, A_i) coalesced", {{"a", P::Layout}, {"b", P::Layout}},
-         [](const Json& a) { return layout_result(raked_product(L(a, "a"), L(a, "b"))); }});
+  r.add(tiled("logical_divide", "A o (B, complement(B, size(A)))", logical_divide, divide_outside));
+  r.add(tiled("zipped_divide", "((tiles), (rests))", zipped_divide, divide_outside));
+  r.add(tiled("tiled_divide", "((tiles), rest0, rest1, ...)", tiled_divide, divide_outside));
+  r.add(tiled("flat_divide", "(tile0, tile1, ..., rest0, rest1, ...)", flat_divide, divide_outside));
+  r.add(tiled("logical_product", "(A, complement(A, size(A) cosize(B)) o B); an integer n means Layout(n)", logical_product, product_outside));
+  r.add(tiled("zipped_product", "((A modes), (B modes))", zipped_product, product_outside));
+  r.add(tiled("tiled_product", "((A modes), B0, B1, ...)", tiled_product, product_outside));
+  r.add(tiled("flat_product", "flattened logical product", flat_product, product_outside));
+  r.add(blocked_or_raked("blocked_product", "mode i = (A_i, B_i)", blocked_product));
+  r.add(blocked_or_raked("raked_product", "mode i = (B_i, A_i)", raked_product));
   r.add({"layout", "max_common_vector", "§3", "contiguous elements that correspond in A and B", {{"a", P::Layout}, {"b", P::Layout}},
          [](const Json& a) { return int_result(max_common_vector(L(a, "a"), L(a, "b"))); }});
   r.add({"layout", "injective", "§2", "exact injectivity with a witness pair", {{"layout", P::AnyLayout}}, [](const Json& a) {

@@ -24,20 +24,20 @@ ProveOptions options(const Json& a) {
       o.assume.push_back(as.get<std::string>());
     } else if (as.is_array()) {
       for (const auto& x : as) {
-        if (!x.is_string()) fail("prove-usage", "§1", "\"assume\" holds strings such as \"M % 128 == 0\"");
+        if (!x.is_string()) fail(rule::in(rule::kProveUsage, "§1"), "\"assume\" holds strings such as \"M % 128 == 0\"");
         o.assume.push_back(x.get<std::string>());
       }
     } else {
-      fail("prove-usage", "§1", "\"assume\" is a string or an array of strings");
+      fail(rule::in(rule::kProveUsage, "§1"), "\"assume\" is a string or an array of strings");
     }
   }
   if (a.contains("timeout_ms")) {
     if (!a["timeout_ms"].is_number_integer() || a["timeout_ms"].get<int64_t>() < 1 || a["timeout_ms"].get<int64_t>() > 600000)
-      fail("prove-usage", "-", "\"timeout_ms\" is an integer in [1, 600000]");
+      fail(rule::kProveUsage, "\"timeout_ms\" is an integer in [1, 600000]");
     o.timeout_ms = a["timeout_ms"].get<unsigned>();
   }
   if (a.contains("smt2")) {
-    if (!a["smt2"].is_string() || a["smt2"].get<std::string>().empty()) fail("prove-usage", "-", "\"smt2\" is a non-empty path prefix");
+    if (!a["smt2"].is_string() || a["smt2"].get<std::string>().empty()) fail(rule::kProveUsage, "\"smt2\" is a non-empty path prefix");
     o.smt2_prefix = a["smt2"].get<std::string>();
   }
   return o;
@@ -46,7 +46,7 @@ ProveOptions options(const Json& a) {
 ShapeDim dim_arg(const Json& a, const char* name) {
   const Json& j = require_arg(a, name);
   IntTuple t = j.is_string() ? parse_inttuple(j.get<std::string>()) : inttuple_from_json(j);
-  if (!t.is_leaf() || t.is_none()) fail("prove-usage", "§1", std::string("'") + name + "' must be one integer or symbolic dim");
+  if (!t.is_leaf() || t.is_none()) fail(rule::in(rule::kProveUsage, "§1"), std::string("'") + name + "' must be one integer or symbolic dim");
   return t.as_dim();
 }
 
@@ -58,7 +58,7 @@ OpResult guarded(F f) {
   try {
     return result(f());
   } catch (const z3::exception& e) {
-    fail("prove-solver-error", "-", std::string("Z3: ") + e.msg());
+    fail(rule::kProveSolverError, std::string("Z3: ") + e.msg());
   }
 }
 
@@ -82,12 +82,12 @@ std::vector<solver::Division> divisions(const Json& a) {
   }
   if (j.is_object() || (j.is_string() && j.get<std::string>().find("shard") != std::string::npos))
     return solver::split_divisions(read_shard_layout(j));
-  fail("prove-usage", "§6", "divides takes EXTENT DIVISOR, or one shard layout (sugar, shard(...) or JSON)");
+  fail(rule::in(rule::kProveUsage, "§6"), "divides takes EXTENT DIVISOR, or one shard layout (sugar, shard(...) or JSON)");
 }
 
 std::optional<Storage> storage_arg(const Json& a) {
   if (!a.contains("storage")) return std::nullopt;
-  if (!a["storage"].is_string()) fail("prove-usage", "§7.1.2", "\"storage\" is rmem, smem or gmem");
+  if (!a["storage"].is_string()) fail(rule::in(rule::kProveUsage, "§7.1.2"), "\"storage\" is rmem, smem or gmem");
   return parse_storage(a["storage"].get<std::string>());
 }
 

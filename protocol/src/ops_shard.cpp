@@ -44,7 +44,7 @@ std::optional<Storage> opt_storage(const Json& a, const char* name) {
 }
 Storage storage_arg(const Json& a, const char* name) {
   auto s = opt_storage(a, name);
-  if (!s) fail("protocol-missing-arg", "-", std::string("missing argument '") + name + "'");
+  if (!s) fail(rule::kProtocolMissingArg, std::string("missing argument '") + name + "'");
   return *s;
 }
 
@@ -70,7 +70,7 @@ Tensor tensor_arg(const Json& a, const std::vector<int64_t>& shape) {
   } else {  // default data: 0, 1, 2, ... in row-major order
     int64_t n = 1;
     for (int64_t e : shape) n = checked_mul(n, e);
-    if (n > (int64_t{1} << 24)) fail("resource-limit", "§7", "default data for more than 2^24 elements");
+    if (n > (int64_t{1} << 24)) fail(rule::kResourceLimit, "default data for more than 2^24 elements");
     for (int64_t i = 0; i < n; ++i) t.data.push_back(i);
   }
   return t;
@@ -89,7 +89,7 @@ OpResult check_op(const Json& a) {
   ShardLayout sl = SL(a);
   ShardCheckOptions o;
   if (auto st = opt_text(a, "stage")) {
-    if (*st != "analysis" && *st != "final") fail("usage", "-", "stage is 'analysis' or 'final'");
+    if (*st != "analysis" && *st != "final") fail(rule::kUsage, "stage is 'analysis' or 'final'");
     o.final_stage = *st == "final";
   }
   o.storage = opt_storage(a, "storage");
@@ -181,7 +181,7 @@ void register_shard_ops(OpRegistry& r) {
            Tensor t = tensor_arg(a, s);
            Engines out = reshard(distribute(t, src, ss), src, dst, ds, s);
            bool preserved = assemble(out, dst, s) == t;
-           if (!preserved) fail("internal", "§7.4", "reshard changed the value (this is a tfspec bug)");
+           if (!preserved) fail(rule::in(rule::kInternal, "§7.4"), "reshard changed the value (this is a tfspec bug)");
            return OpResult{Json{{"layout", shard_to_json(dst)}, {"engines", engines_json(out)}, {"preserved", preserved}},
                            to_string(dst) + "\n" + engines_text(out) + "value preserved"};
          }});

@@ -19,7 +19,7 @@ int64_t apply_or_identity(const LayoutPtr& l, const IntTuple& v) {
   if (l) return l->apply(v);
   if (v.is_int()) return v.value();
   if (v.is_tuple() && v.len() == 0) return 0;
-  fail("identity-needs-index", "§4", "the identity (None) component maps integers; got a coordinate tuple");
+  fail(rule::kIdentityNeedsIndex, "the identity (None) component maps integers; got a coordinate tuple");
 }
 
 int64_t ComposedLayout::apply(const IntTuple& coord) const {

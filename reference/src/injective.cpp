@@ -92,8 +92,7 @@ InjectivityResult is_injective(const Layout& l) {
   int64_t count = 1;
   for (size_t i : live) {
     if (__builtin_mul_overflow(count, s[i], &count) || count > kMaxEnumeration)
-      fail("injectivity-undecided", "§2",
-           "the modes of " + std::to_string(live.size()) + " interleaved strides span more than " +
+      fail(rule::kInjectivityUndecided, "the modes of " + std::to_string(live.size()) + " interleaved strides span more than " +
                std::to_string(kMaxEnumeration) + " points; injectivity is not decided (try `tfspec prove injective`)");
   }
   std::vector<std::pair<int64_t, int64_t>> offs;  // (offset, index in the live sub-domain)
@@ -132,8 +131,7 @@ InjectivityResult is_injective(const LayoutBase& l) {
   const IntTuple shape = l.shape();
   const int64_t n = product_int(shape, "injectivity");
   if (n > kMaxEnumeration)
-    fail("injectivity-undecided", "§2",
-         "a composed layout of " + std::to_string(n) + " points is beyond the enumeration bound " + std::to_string(kMaxEnumeration));
+    fail(rule::kInjectivityUndecided, "a composed layout of " + std::to_string(n) + " points is beyond the enumeration bound " + std::to_string(kMaxEnumeration));
   std::vector<std::pair<int64_t, int64_t>> offs;
   offs.reserve(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) offs.emplace_back(l.apply(shape.is_tuple() && shape.len() == 0 ? IntTuple() : IntTuple(i)), i);

@@ -25,36 +25,35 @@ IntTuple IntTuple::tuple(std::vector<IntTuple> children) {
   int d = 0;
   for (const auto& c : children) d = std::max(d, c.depth_ + 0);
   if (d + 1 > kMaxDepth)
-    fail("nesting-too-deep", "§1", "IntTuple nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+    fail(rule::kNestingTooDeep, "IntTuple nesting deeper than " + std::to_string(kMaxDepth) + " levels");
   t.depth_ = static_cast<uint8_t>(d + 1);
   t.children_ = std::move(children);
   return t;
 }
 
 int64_t IntTuple::value() const {
-  if (kind_ != Kind::Int) fail("needs-concrete", "§1", "expected an integer, got " + describe_leaf(*this));
+  if (kind_ != Kind::Int) fail(rule::kNeedsConcrete, "expected an integer, got " + describe_leaf(*this));
   return value_;
 }
 
 const ShapeDim& IntTuple::dim() const {
-  if (kind_ != Kind::Sym) fail("internal", "§1", "not a symbolic leaf");
+  if (kind_ != Kind::Sym) fail(rule::in(rule::kInternal, "§1"), "not a symbolic leaf");
   return dim_;
 }
 
 ShapeDim IntTuple::as_dim() const {
   if (kind_ == Kind::Int) return dim_const(value_);
   if (kind_ == Kind::Sym) return dim_;
-  fail("needs-concrete", "§1", "expected an extent or stride expression, got " + describe_leaf(*this));
+  fail(rule::kNeedsConcrete, "expected an extent or stride expression, got " + describe_leaf(*this));
 }
 
 const IntTuple& IntTuple::operator[](size_t i) const {
   if (kind_ != Kind::Tuple) {
     if (i == 0) return *this;  // a leaf is its own only mode
-    fail("mode-out-of-range", "§1", "mode " + std::to_string(i) + " of a leaf");
+    fail(rule::kModeOutOfRange, "mode " + std::to_string(i) + " of a leaf");
   }
   if (i >= children_.size())
-    fail("mode-out-of-range", "§1",
-         "mode " + std::to_string(i) + " of a rank-" + std::to_string(children_.size()) + " tuple");
+    fail(rule::kModeOutOfRange, "mode " + std::to_string(i) + " of a rank-" + std::to_string(children_.size()) + " tuple");
   return children_[i];
 }
 
@@ -133,27 +132,27 @@ bool compatible(const IntTuple& a, const IntTuple& b) {
 
 int64_t require_int(const IntTuple& leaf, const char* what) {
   if (!leaf.is_int())
-    fail("needs-concrete", "§1", std::string(what) + " needs a concrete integer, got " + describe_leaf(leaf));
+    fail(rule::kNeedsConcrete, std::string(what) + " needs a concrete integer, got " + describe_leaf(leaf));
   return leaf.value();
 }
 
 IntTuple leaf_mul(const IntTuple& a, const IntTuple& b, const char* what) {
   if (a.is_int() && b.is_int()) return IntTuple(checked_mul(a.value(), b.value()));
   if (a.is_none() || b.is_none())
-    fail("needs-concrete", "§1", std::string(what) + " needs a known extent, got None (launch-provided)");
+    fail(rule::kNeedsConcrete, std::string(what) + " needs a known extent, got None (launch-provided)");
   return IntTuple::sym(dim_binary(ExprNode::Op::Mul, a.as_dim(), b.as_dim()));
 }
 
 IntTuple leaf_add(const IntTuple& a, const IntTuple& b, const char* what) {
   if (a.is_int() && b.is_int()) return IntTuple(checked_add(a.value(), b.value()));
   if (a.is_none() || b.is_none())
-    fail("needs-concrete", "§1", std::string(what) + " needs a known extent, got None (launch-provided)");
+    fail(rule::kNeedsConcrete, std::string(what) + " needs a known extent, got None (launch-provided)");
   return IntTuple::sym(dim_binary(ExprNode::Op::Add, a.as_dim(), b.as_dim()));
 }
 
 IntTuple product(const IntTuple& t) {
   if (t.is_leaf()) {
-    if (t.is_none()) fail("needs-concrete", "§1", "size of a shape with a None (launch-provided) extent");
+    if (t.is_none()) fail(rule::kNeedsConcrete, "size of a shape with a None (launch-provided) extent");
     return t;
   }
   IntTuple r(1);
@@ -171,7 +170,7 @@ int64_t product_int(const IntTuple& t, const char* what) {
 IntTuple prefix_product(const IntTuple& a, const IntTuple& init) {
   if (a.is_tuple()) {
     if (init.is_tuple()) {
-      if (init.len() != a.len()) fail("not-congruent", "§1", "prefix_product: init not congruent with the tuple");
+      if (init.len() != a.len()) fail(rule::kNotCongruent, "prefix_product: init not congruent with the tuple");
       std::vector<IntTuple> r;
       for (size_t i = 0; i < a.len(); ++i) r.push_back(prefix_product(a[i], init[i]));
       return IntTuple::tuple(std::move(r));
@@ -184,7 +183,7 @@ IntTuple prefix_product(const IntTuple& a, const IntTuple& init) {
     }
     return IntTuple::tuple(std::move(r));
   }
-  if (init.is_tuple()) fail("not-congruent", "§1", "prefix_product: tuple init for a leaf");
+  if (init.is_tuple()) fail(rule::kNotCongruent, "prefix_product: tuple init for a leaf");
   return init;
 }
 
@@ -192,7 +191,7 @@ IntTuple shape_div(const IntTuple& a, const IntTuple& b) {
   if (a.is_tuple()) {
     std::vector<IntTuple> r;
     if (b.is_tuple()) {
-      if (a.len() != b.len()) fail("not-congruent", "§1", "shape_div of tuples of different rank");
+      if (a.len() != b.len()) fail(rule::kNotCongruent, "shape_div of tuples of different rank");
       for (size_t i = 0; i < a.len(); ++i) r.push_back(shape_div(a[i], b[i]));
     } else {
       IntTuple cur = b;
@@ -205,16 +204,15 @@ IntTuple shape_div(const IntTuple& a, const IntTuple& b) {
   }
   if (b.is_tuple()) return shape_div(a, product(b));
   int64_t x = require_int(a, "shape_div"), y = require_int(b, "shape_div");
-  if (x <= 0 || y <= 0) fail("extent-positive", "§1", "shape_div needs positive extents");
+  if (x <= 0 || y <= 0) fail(rule::kExtentPositive, "shape_div needs positive extents");
   if (x % y == 0) return IntTuple(x / y);
   if (y % x == 0) return IntTuple(1);
-  fail("shape-div-divisibility", "§1",
-       "shape_div(" + std::to_string(x) + ", " + std::to_string(y) + "): neither divides the other");
+  fail(rule::kShapeDivDivisibility, "shape_div(" + std::to_string(x) + ", " + std::to_string(y) + "): neither divides the other");
 }
 
 IntTuple elem_scale(const IntTuple& a, const IntTuple& b) {
   if (a.is_tuple()) {
-    if (!b.is_tuple() || a.len() != b.len()) fail("not-congruent", "§1", "elem_scale of incongruent tuples");
+    if (!b.is_tuple() || a.len() != b.len()) fail(rule::kNotCongruent, "elem_scale of incongruent tuples");
     std::vector<IntTuple> r;
     for (size_t i = 0; i < a.len(); ++i) r.push_back(elem_scale(a[i], b[i]));
     return IntTuple::tuple(std::move(r));
@@ -225,7 +223,7 @@ IntTuple elem_scale(const IntTuple& a, const IntTuple& b) {
 int64_t crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stride) {
   if (crd.is_tuple()) {
     if (!shape.is_tuple() || !stride.is_tuple() || crd.len() != shape.len() || stride.len() != shape.len())
-      fail("coord-not-congruent", "§3", "coordinate is not congruent with the shape");
+      fail(rule::in(rule::kCoordNotCongruent, "§3"), "coordinate is not congruent with the shape");
     int64_t r = 0;
     for (size_t i = 0; i < crd.len(); ++i) r = checked_add(r, crd2idx(crd[i], shape[i], stride[i]));
     return r;
@@ -233,7 +231,7 @@ int64_t crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stri
   int64_t c = require_int(crd, "coordinate");
   if (shape.is_tuple()) {
     if (!stride.is_tuple() || stride.len() != shape.len())
-      fail("stride-congruent", "§3", "stride is not congruent with the shape");
+      fail(rule::kStrideCongruent, "stride is not congruent with the shape");
     if (shape.len() == 0) return 0;
     int64_t r = 0;
     for (size_t i = 0; i + 1 < shape.len(); ++i) {
@@ -243,7 +241,7 @@ int64_t crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stri
     }
     return checked_add(r, crd2idx(IntTuple(c), shape[shape.len() - 1], stride[stride.len() - 1]));
   }
-  if (stride.is_tuple()) fail("stride-congruent", "§3", "tuple stride for a leaf extent");
+  if (stride.is_tuple()) fail(rule::kStrideCongruent, "tuple stride for a leaf extent");
   return checked_mul(c, require_int(stride, "stride"));
 }
 
@@ -269,7 +267,7 @@ IntTuple crd2crd(const IntTuple& crd, const IntTuple& dst_shape, const IntTuple&
   if (crd.is_tuple()) {
     if (dst_shape.is_tuple()) {
       if (crd.len() != dst_shape.len() || !src_shape.is_tuple() || src_shape.len() != crd.len())
-        fail("coord-not-congruent", "§1", "crd2crd: coordinate, source and target shapes differ in rank");
+        fail(rule::kCoordNotCongruent, "crd2crd: coordinate, source and target shapes differ in rank");
       std::vector<IntTuple> r;
       for (size_t i = 0; i < crd.len(); ++i) r.push_back(crd2crd(crd[i], dst_shape[i], src_shape[i]));
       return IntTuple::tuple(std::move(r));
@@ -283,7 +281,7 @@ IntTuple crd2crd(const IntTuple& crd, const IntTuple& dst_shape, const IntTuple&
 static void slice_into(const IntTuple& crd, const IntTuple& t, bool keep_wild, std::vector<IntTuple>& out) {
   if (crd.is_tuple()) {
     if (!t.is_tuple() || t.len() != crd.len())
-      fail("coord-not-congruent", "§1", "slice coordinate is not congruent with the tuple");
+      fail(rule::kCoordNotCongruent, "slice coordinate is not congruent with the tuple");
     for (size_t i = 0; i < crd.len(); ++i) slice_into(crd[i], t[i], keep_wild, out);
     return;
   }

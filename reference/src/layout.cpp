@@ -23,7 +23,7 @@ static void validate_shape_rec(const IntTuple& s, const std::string& base, std::
   if (s.is_int() && s.value() < 1) {
     std::string path = base;
     for (size_t i : at) path += "[" + std::to_string(i) + "]";
-    fail("extent-positive", "§3", "extent " + std::to_string(s.value()) + " at " + path + " is not >= 1", path);
+    fail(rule::in(rule::kExtentPositive, "§3"), "extent " + std::to_string(s.value()) + " at " + path + " is not >= 1", path);
   }
 }
 
@@ -62,8 +62,8 @@ Layout::Layout(IntTuple shape, IntTuple stride) : shape_(std::move(shape)), stri
   validate_shape(shape_, "shape");
   size_ = concrete_size(shape_);
   if (!congruent(shape_, *stride_))
-    fail("stride-congruent", "§3", "stride is not congruent with the shape", "stride");
-  if (has_none(*stride_)) fail("stride-none-leaf", "§3", "a single stride entry cannot be None", "stride");
+    fail(rule::kStrideCongruent, "stride is not congruent with the shape", "stride");
+  if (has_none(*stride_)) fail(rule::kStrideNoneLeaf, "a single stride entry cannot be None", "stride");
 }
 
 Layout::Layout(IntTuple shape, Unmaterialized) : shape_(std::move(shape)) {
@@ -75,8 +75,7 @@ Layout Layout::unmaterialized(IntTuple shape) { return Layout(std::move(shape), 
 
 const IntTuple& Layout::stride() const {
   if (!stride_)
-    fail("stride-unmaterialized", "§7.1.2",
-         "the layout's strides are un-materialized (None); Reshard typeinfer must fix them first");
+    fail(rule::kStrideUnmaterialized, "the layout's strides are un-materialized (None); Reshard typeinfer must fix them first");
   return *stride_;
 }
 
@@ -108,7 +107,7 @@ Layout Layout::get(const std::vector<size_t>& path) const {
 int64_t Layout::apply(const IntTuple& coord) const {
   if (coord.is_int()) return (*this)(coord.value());
   if (!coord_in_shape(coord, shape_))
-    fail("coord-in-domain", "§3", "coordinate is not in the layout's domain", "coord");
+    fail(rule::kCoordInDomain, "coordinate is not in the layout's domain", "coord");
   return crd2idx(coord, shape_, stride());
 }
 
@@ -134,8 +133,7 @@ static int64_t eval_rec(int64_t i, const IntTuple& s, const IntTuple& d) {
 int64_t Layout::operator()(int64_t index) const {
   const int64_t n = size();
   if (index < 0 || index >= n)
-    fail("coord-in-domain", "§3",
-         "index " + std::to_string(index) + " is outside the domain [0, " + std::to_string(n) + ")", "coord");
+    fail(rule::kCoordInDomain, "index " + std::to_string(index) + " is outside the domain [0, " + std::to_string(n) + ")", "coord");
   return eval_rec(index, shape_, stride());
 }
 
@@ -153,7 +151,7 @@ SliceResult slice_and_offset(const IntTuple& crd, const Layout& l) {
   std::function<IntTuple(const IntTuple&, const IntTuple&)> zero_wild = [&](const IntTuple& c, const IntTuple& s) {
     if (c.is_tuple()) {
       if (!s.is_tuple() || s.len() != c.len())
-        fail("coord-not-congruent", "§3", "slice coordinate is not congruent with the shape");
+        fail(rule::in(rule::kCoordNotCongruent, "§3"), "slice coordinate is not congruent with the shape");
       std::vector<IntTuple> r;
       for (size_t i = 0; i < c.len(); ++i) r.push_back(zero_wild(c[i], s[i]));
       return IntTuple::tuple(std::move(r));
@@ -163,7 +161,7 @@ SliceResult slice_and_offset(const IntTuple& crd, const Layout& l) {
   };
   IntTuple fixed = zero_wild(crd, l.shape_ref());
   if (!coord_in_shape(fixed, l.shape_ref()))
-    fail("coord-in-domain", "§3", "slice coordinate is outside the layout's domain", "coord");
+    fail(rule::kCoordInDomain, "slice coordinate is outside the layout's domain", "coord");
   int64_t off = crd2idx(fixed, l.shape_ref(), l.stride());
   IntTuple s = slice(crd, l.shape_ref()), d = slice(crd, l.stride());
   if (s.len() == 1) return {Layout(s[0], d[0]), off};

@@ -15,7 +15,7 @@ namespace {
 
 std::set<std::string> ids(const std::string& text, const ShardCheckOptions& opts = {}) {
   std::set<std::string> out;
-  for (const auto& d : check_shard_layout(parse_shard_layout(text), opts)) out.insert(d.rule);
+  for (const auto& d : check_shard_layout(parse_shard_layout(text), opts).violations) out.insert(d.rule);
   return out;
 }
 bool ok(const std::string& text, const ShardCheckOptions& opts = {}) { return ids(text, opts).empty(); }
@@ -96,7 +96,7 @@ TEST(ShardRules, SplitSingleStride) {  // §7.1.2: cyclic / interleaved layouts 
 TEST(ShardRules, EmptyStrideIsNotNone) {  // §7.1.2
   auto rank0 = parse_shard_layout("shard(():(); B; x=1)");
   EXPECT_TRUE(static_cast<const Layout&>(*rank0.layout()).materialized());  // () is concrete
-  EXPECT_TRUE(check_shard_layout(rank0).empty());
+  EXPECT_TRUE(check_shard_layout(rank0).ok());
   auto none = parse_shard_layout("shard(():None; B; x=1)");
   EXPECT_FALSE(static_cast<const Layout&>(*none.layout()).materialized());
   EXPECT_EQ(error_id([] { parse_shard_layout("shard((2,3):(); B; x=2)"); }), "stride-empty-not-none");
@@ -152,10 +152,9 @@ TEST(ShardRules, CheckReportsEveryViolation) {
     EXPECT_EQ(got.count(rule), 1u) << rule;
 }
 
-TEST(ShardRules, RegisteredInTheLayoutRegistry) {
+TEST(ShardRules, CheckedForTheShardKind) {
   std::set<std::string> registered;
-  for (const auto& r : RuleRegistry::instance().rules())
-    if (r.applies_to == LayoutKind::Shard) registered.insert(r.id);
+  for (const RuleId* r : checked_rules(LayoutKind::Shard)) registered.insert(std::string(r->id));
   for (const char* rule : {"shard-attrs-rank", "split-axis-range", "split-axis-unique", "partial-reduction", "shard-concrete",
                            "split-divides", "split-extent-canonical", "split-stride-nonneg", "split-single-stride",
                            "stride-empty-not-none", "shard-size-match", "shard-regroup", "dynamic-unresolved",
@@ -165,7 +164,7 @@ TEST(ShardRules, RegisteredInTheLayoutRegistry) {
   auto sl = parse_any_layout("shard((2,2):None; S(0),S(0); x=2,y=2)");
   ASSERT_EQ(sl->kind(), LayoutKind::Shard);
   bool found = false;
-  for (const auto& d : check_layout(*sl, "layout")) found = found || d.rule == "split-axis-unique";
+  for (const auto& d : check_layout(*sl, "layout").violations) found = found || d.rule == "split-axis-unique";
   EXPECT_TRUE(found);
 }
 

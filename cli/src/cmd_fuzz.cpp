@@ -1,0 +1,163 @@
+// `tfspec fuzz`: differential fuzzing of the optimized implementation (gpu/, host or CUDA
+// backend) against the reference, with shrinking and a one-line reproduce command.
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "tfspec/props/fuzz.hpp"
+
+namespace tfspec::cli {
+namespace {
+
+struct FuzzArgs {
+  std::string backend = "host";
+  double seconds = 10;
+  uint64_t seed = 1;
+  std::string op = "all";
+  std::string replay, junit;
+  int64_t max_cases = 0;
+  bool quiet = false;
+};
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '&': o += "&amp;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += (static_cast<unsigned char>(c) < 0x20 && c != '\n') ? '?' : c;
+    }
+  }
+  return o;
+}
+
+// GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX, as GoogleTest reads them; a malformed pair is a usage error.
+void read_shards(props::FuzzOptions& o) {
+  const char* total = std::getenv("GTEST_TOTAL_SHARDS");
+  const char* index = std::getenv("GTEST_SHARD_INDEX");
+  if (!total && !index) return;
+  if (!total || !index) fail(rule::kUsage, "set both GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX, or neither");
+  try {
+    o.total_shards = std::stoi(total);
+    o.shard_index = std::stoi(index);
+  } catch (const std::exception&) {
+    fail(rule::kUsage, "GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX are not integers");
+  }
+  if (o.total_shards < 1 || o.shard_index < 0 || o.shard_index >= o.total_shards)
+    fail(rule::kUsage, "GTEST_SHARD_INDEX must lie in [0, GTEST_TOTAL_SHARDS)");
+  if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) std::ofstream(status).put('\n');  // we honour sharding
+}
+
+std::string reproduce(const FuzzArgs& a, const std::string& case_text) {
+  return "tfspec fuzz --backend " + a.backend + " --replay '" + case_text + "'";
+}
+
+void write_junit(const FuzzArgs& a, const props::FuzzResult* r, const std::string& skipped) {
+  if (a.junit.empty()) return;
+  std::ofstream out(a.junit);
+  if (!out) fail(rule::kUsage, "cannot write the JUnit file " + a.junit);
+  const auto& ops = a.op == "all" ? props::fuzz_ops() : std::vector<std::string>{a.op};
+  const int failures = r && r->disagreement ? 1 : 0;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"tfspec-fuzz\" tests=\"" << ops.size()
+      << "\" failures=\"" << failures << "\" skipped=\"" << (skipped.empty() ? 0 : ops.size()) << "\" time=\""
+      << (r ? r->seconds : 0.0) << "\">\n";
+  for (const auto& op : ops) {
+    out << "  <testcase classname=\"fuzz." << a.backend << "\" name=\"" << op << "\">";
+    if (!skipped.empty()) {
+      out << "<skipped message=\"" << xml_escape(skipped) << "\"/>";
+    } else if (r) {
+      auto it = r->per_op.find(op);
+      const props::FuzzStats s = it == r->per_op.end() ? props::FuzzStats{} : it->second;
+      if (r->disagreement && r->op == op)
+        out << "<failure message=\"the " << a.backend << " backend disagrees with the reference\">"
+            << xml_escape("case: " + r->case_text + "\nreference: " + props::describe(r->reference) + "\n" + a.backend + ": " +
+                          props::describe(r->backend) + "\nreproduce: " + reproduce(a, r->case_text))
+            << "</failure>";
+      out << "<system-out>cases " << s.cases << ", refusals agreed " << s.refusals << ", undecided " << s.skipped << "</system-out>";
+    }
+    out << "</testcase>\n";
+  }
+  out << "</testsuite>\n</testsuites>\n";
+}
+
+int run(const FuzzArgs& a) {
+  std::unique_ptr<gpu::Backend> backend;
+  if (a.backend == "host") backend = gpu::make_host_backend();
+  else if (a.backend == "cuda") backend = gpu::make_cuda_backend();
+  else fail(rule::kUsage, "--backend is host or cuda, not '" + a.backend + "'");
+  if (a.op != "all" && std::find(props::fuzz_ops().begin(), props::fuzz_ops().end(), a.op) == props::fuzz_ops().end())
+    fail(rule::kUsage, "--op is all, offsets, crd2idx, gather, scatter or reshard, not '" + a.op + "'");
+  if (auto why = backend->unavailable()) {
+    const std::string msg = "backend " + a.backend + " unavailable: " + *why;
+    std::cout << "fuzz: SKIPPED, " << msg << " (exit " << kUnavailable << ", never a pass)" << std::endl;
+    write_junit(a, nullptr, msg);
+    return kUnavailable;
+  }
+  if (!a.replay.empty()) {
+    props::FuzzCase c = props::parse_fuzz_case(a.replay);
+    props::FuzzCheck r = props::check_fuzz_case(c, *backend);
+    std::cout << "case:      " << props::fuzz_case_text(c) << "\nreference: " << props::describe(r.reference) << "\n"
+              << std::left << std::setw(11) << (a.backend + ":") << props::describe(r.backend) << "\n";
+    const char* verdict = r.verdict == props::Verdict::Agree ? "AGREE" : r.verdict == props::Verdict::Skip ? "SKIP (undecided)" : "DISAGREE";
+    std::cout << "fuzz: " << verdict << std::endl;
+    return r.verdict == props::Verdict::Disagree ? kViolations : kOk;
+  }
+  props::FuzzOptions o;
+  o.seconds = a.seconds;
+  o.seed = a.seed;
+  o.op = a.op;
+  o.max_cases = a.max_cases;
+  o.progress = a.quiet ? nullptr : &std::cout;
+  read_shards(o);
+  std::cout << "fuzz: backend " << a.backend << ", op " << a.op << ", seed " << a.seed << ", shard " << o.shard_index << "/"
+            << o.total_shards << ", " << a.seconds << " s" << std::endl;
+  props::FuzzResult r = props::run_fuzz(*backend, o);
+  write_junit(a, &r, "");
+  if (r.disagreement) {
+    std::cout << "fuzz: DISAGREEMENT in " << r.op << " after " << r.cases_before_failure << " cases (shrunk in " << r.shrink_steps
+              << " steps)\n  case:      " << r.case_text << "\n  reference: " << props::describe(r.reference) << "\n  "
+              << std::left << std::setw(11) << (a.backend + ":") << props::describe(r.backend) << "\n  reproduce: "
+              << reproduce(a, r.case_text) << std::endl;
+    return kViolations;
+  }
+  std::ostringstream per_op;
+  int64_t refusals = 0, skipped = 0;
+  for (const auto& [op, s] : r.per_op) {
+    per_op << (per_op.tellp() > 0 ? ", " : "") << op << " " << s.cases;
+    refusals += s.refusals;
+    skipped += s.skipped;
+  }
+  std::cout << "fuzz: PASS, " << r.cases << " cases in " << std::fixed << std::setprecision(1) << r.seconds << " s, no disagreement ("
+            << per_op.str() << "; " << refusals << " refusals agreed, " << skipped << " undecided by the reference)" << std::endl;
+  return kOk;
+}
+
+}  // namespace
+
+void add_fuzz_command(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<FuzzArgs>();
+  auto* sub = app.add_subcommand("fuzz", "Differential fuzzing of the optimized backends against the reference (shrinks any disagreement)");
+  sub->add_option("--backend", a->backend, "host or cuda")->capture_default_str();
+  sub->add_option("--seconds", a->seconds, "time budget")->capture_default_str();
+  sub->add_option("--seed", a->seed, "base seed (each batch derives its own)")->capture_default_str();
+  sub->add_option("--op", a->op, "all, offsets, crd2idx, gather, scatter or reshard")->capture_default_str();
+  sub->add_option("--max-cases", a->max_cases, "stop after this many cases (0: the time budget only)");
+  sub->add_option("--replay", a->replay, "run one case given in its text form (printed with every disagreement)");
+  sub->add_option("--junit", a->junit, "write a JUnit XML report");
+  sub->add_flag("--quiet", a->quiet, "no progress lines");
+  sub->callback([a, &exit_code] {
+    try {
+      exit_code = run(*a);
+    } catch (const std::exception& e) {
+      exit_code = report_error(e);
+    }
+  });
+}
+
+}  // namespace tfspec::cli
