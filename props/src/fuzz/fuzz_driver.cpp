@@ -3,7 +3,10 @@
 // keeps the last failing (= minimal) one. Batches are dealt round-robin to GTEST shards.
 #include <chrono>
 
+#include <iostream>
+
 #include <rapidcheck/Check.h>
+#include <rapidcheck/detail/Configuration.h>
 
 #include "tfspec/props/fuzz.hpp"
 
@@ -17,9 +20,18 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// RapidCheck prints its configuration ("Using configuration: seed=...") to stderr when first
+// loaded; the driver passes its own seeds, so that line would only mislead.
+void load_rapidcheck_quietly() {
+  std::streambuf* saved = std::cerr.rdbuf(nullptr);
+  rc::detail::configuration();
+  std::cerr.rdbuf(saved);
+}
+
 }  // namespace
 
 FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::PlanPolicy& policy) {
+  load_rapidcheck_quietly();
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
