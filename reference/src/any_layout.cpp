@@ -53,7 +53,7 @@ Json to_json(const LayoutBase& l) {
     case LayoutKind::Layout: return to_json(static_cast<const Layout&>(l));
     case LayoutKind::Composed: {
       const auto& c = static_cast<const ComposedLayout&>(l);
-      return Json{{"kind", "composed"}, {"inner", part_to_json(c.inner())}, {"offset", c.offset()}, {"outer", part_to_json(c.outer())}};
+      return Json{{"kind", "composed"}, {"inner", part_to_json(c.inner())}, {"offset", to_json(IntTuple(c.offset()))}, {"outer", part_to_json(c.outer())}};
     }
     case LayoutKind::Shard: return shard_to_json(static_cast<const ShardLayout&>(l));
   }

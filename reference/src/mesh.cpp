@@ -5,6 +5,7 @@
 #include <set>
 
 #include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "shard_text_util.hpp"
 
@@ -54,6 +55,45 @@ Box box_of(const LayoutBase& l) {
   return {c.offset(), flat_leaves(static_cast<const Layout&>(*c.outer()).stride())};
 }
 
+// D16: the mesh layout maps mesh coordinates one-to-one into [0, topology_domain) (the upper
+// bound only when the domain is static). Mesh layouts are affine, a Layout or a slice
+// ComposedLayout(None, offset, Layout): the extreme devices come from the strides' signs and
+// injectivity from is_injective, so no mesh is enumerated. Symbolic / None extents or strides,
+// and general compositions, are left to the consumers that need numbers (they fail closed).
+void check_device_map(const LayoutBase& layout, std::optional<int64_t> domain) {
+  int64_t offset = 0;
+  const Layout* affine = nullptr;
+  if (layout.kind() == LayoutKind::Layout) affine = &static_cast<const Layout&>(layout);
+  if (layout.kind() == LayoutKind::Composed) {
+    const auto& c = static_cast<const ComposedLayout&>(layout);
+    if (c.inner() || !c.outer() || c.outer()->kind() != LayoutKind::Layout) return;
+    affine = &static_cast<const Layout&>(*c.outer());
+    offset = c.offset();
+    if (offset < 0 || (domain && offset >= *domain))
+      fail(rule::kMeshSliceOffset, "the mesh layout's origin offset " + std::to_string(offset) + " lies outside the device domain [0, " +
+                                          (domain ? std::to_string(*domain) : std::string("None")) + ")");
+  }
+  if (!affine || !is_concrete(affine->shape_ref()) || !affine->materialized() || !is_concrete(affine->stride())) return;
+  const auto ext = flat_leaves(affine->shape_ref()), str = flat_leaves(affine->stride());
+  int64_t lo = offset, hi = offset;
+  std::vector<IntTuple> at_lo, at_hi;  // the coordinates of the lowest and highest device
+  for (size_t i = 0; i < ext.size(); ++i) {
+    const int64_t last = ext[i].value() - 1, step = checked_mul(last, str[i].value());
+    at_lo.push_back(IntTuple(step < 0 ? last : 0));
+    at_hi.push_back(IntTuple(step > 0 ? last : 0));
+    (step < 0 ? lo : hi) = checked_add(step < 0 ? lo : hi, step);
+  }
+  if (lo < 0)
+    fail(rule::kMeshDeviceNegative, "mesh coordinate " + to_string(IntTuple::tuple(at_lo)) + " maps to device " + std::to_string(lo) + " (devices are >= 0)");
+  if (domain && hi >= *domain)
+    fail(rule::kMeshDeviceRange, "mesh coordinate " + to_string(IntTuple::tuple(at_hi)) + " maps to device " + std::to_string(hi) +
+                                        ", outside the topology domain [0, " + std::to_string(*domain) + ")");
+  InjectivityResult r = is_injective(*affine);
+  if (!r.injective)
+    fail(rule::kMeshDeviceShared, "mesh coordinates " + to_string(flatten(r.witness->first)) + " and " + to_string(flatten(r.witness->second)) +
+                                         " both map to device " + std::to_string(checked_add(offset, r.offset)));
+}
+
 }  // namespace
 
 Topology resolve_topology(std::string_view text) {
@@ -95,6 +135,7 @@ Mesh::Mesh(std::vector<Topology> topologies, LayoutPtr layout, std::optional<std
   if (!is_slice() && dom && is_concrete(shape()) && product_int(shape()) != *dom)
     fail("mesh-topology-size", "§5",
          "the mesh has " + std::to_string(product_int(shape())) + " instances but its topologies " + std::to_string(*dom) + " devices");
+  check_device_map(*layout_, dom);
 }
 
 int Mesh::rank() const { return tfspec::rank(flatten(shape())); }
@@ -255,10 +296,22 @@ Mesh make_mesh(const std::vector<std::string>& topology_names, const IntTuple& e
   return Mesh(std::move(topos), default_mesh_layout(flat_leaves(extents)), std::move(names));
 }
 
+// `warp(8)*thread(32)` or a bare `cta`, as opposed to axes (`x=2,y=4` or `2,4`).
+static bool looks_like_topologies(const std::string& part) {
+  if (part.find('=') != std::string::npos) return false;
+  for (const auto& t : split_top(part, '*')) {
+    size_t p = t.find('(');
+    if (t != "cta" && (p == std::string::npos || t.back() != ')' || !is_identifier(trim(t.substr(0, p))))) return false;
+  }
+  return true;
+}
+
 Mesh parse_mesh(std::string_view text) {
   auto parts = split_top(text, '|');
   LayoutPtr layout;
-  if (parts.size() > 1 && parts.back().rfind("layout=", 0) == 0) {
+  // `TOPOS|layout=4` is one axis named `layout`; `AXES|layout=L` and `TOPOS|AXES|layout=L` override the layout.
+  const bool has_layout = parts.back().rfind("layout=", 0) == 0 && (parts.size() == 3 || (parts.size() == 2 && !looks_like_topologies(parts[0])));
+  if (has_layout) {
     layout = parse_any_layout(parts.back().substr(7));
     parts.pop_back();
   }

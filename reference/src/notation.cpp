@@ -94,7 +94,7 @@ struct Parser {
 
   ShapeDim primary() {
     if (++terms > kMaxExprTerms)
-      fail("expression-too-large", "§1", "an expression has more than " + std::to_string(kMaxExprTerms) + " terms (at offset " + std::to_string(pos) + ")");
+      fail(rule::kExpressionTooLarge, "an expression has more than " + std::to_string(kMaxExprTerms) + " terms (at offset " + std::to_string(pos) + ")");
     char c = peek();
     if (c == '(') {
       ++pos;

@@ -2,6 +2,8 @@
 // semantics"; §6 Broadcast / Partial, §7.1.2 and D3 physical elements).
 #include "tfspec/reference/reshard.hpp"
 
+#include <set>
+
 #include "tfspec/reference/checked.hpp"
 #include "shard_text_util.hpp"
 
@@ -173,6 +175,15 @@ Tensor assemble(const Engines& engines, const ShardLayout& sl, const std::vector
   const Geometry geo = geometry_of(sl);
   const auto frees = row_major_coords(free_extents(geo));
   const int64_t np = partial_count(geo);
+  // Every buffer belongs to an engine of the layout: one for an engine it does not have is data
+  // the caller meant for another layout, never silently dropped.
+  std::set<int64_t> known;
+  for (const auto& mc : row_major_coords(geo.mesh)) known.insert(engine_of(sl.mesh(), mc, engines.storage));
+  for (const auto& [engine, buffer] : engines.buffers)
+    if (!known.count(engine))
+      fail(rule::kEngineUnknown, "a buffer is given for engine " + std::to_string(engine) + ", which the layout does not have under " +
+                                           to_string(engines.storage) + " (" + std::to_string(known.size()) + " engines, " +
+                                           std::to_string(*known.begin()) + ".." + std::to_string(*known.rbegin()) + ")");
   Tensor out{shape, {}};
   std::vector<int64_t> m, c;
   for (const auto& g : row_major_coords(geo.g)) {

@@ -1,6 +1,7 @@
 // §1 symbolic dims.
 #include "tfspec/reference/shapedim.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "tfspec/reference/checked.hpp"
@@ -64,6 +65,9 @@ ShapeDim dim_binary(Op op, ShapeDim a, ShapeDim b) {
   if (op == Op::Mod && cb && *cb == 1) return dim_const(0);
   auto n = std::make_shared<ExprNode>();
   n->op = op;
+  n->depth = 1 + std::max(a->depth, b->depth);
+  if (n->depth > kMaxExprDepth)
+    fail(rule::kExpressionTooLarge, "an expression nests deeper than " + std::to_string(kMaxExprDepth) + " operators");
   n->lhs = std::move(a);
   n->rhs = std::move(b);
   return n;

@@ -16,16 +16,23 @@ inline std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
-// Splits on `sep` outside (), [] and double quotes.
+// Splits on `sep` outside (), [] and quoted strings ("..." or '...', with backslash escapes).
 inline std::vector<std::string> split_top(std::string_view s, char sep) {
   std::vector<std::string> out;
   int depth = 0;
-  bool quoted = false;
+  char quote = 0;
   size_t start = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (c == '"') quoted = !quoted;
-    if (quoted) continue;
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+      continue;
+    }
     if (c == '(' || c == '[') ++depth;
     if (c == ')' || c == ']') --depth;
     if (c == sep && depth == 0) {

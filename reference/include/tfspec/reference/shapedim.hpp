@@ -20,7 +20,13 @@ struct ExprNode {
   int64_t value = 0;  // Const
   std::string name;   // Var
   ShapeDim lhs, rhs;  // binary ops
+  int depth = 1;      // of the tree (bounded by kMaxExprDepth)
 };
+
+// Size bounds (rule "expression-too-large"): every walk over an expression recurses, so a
+// parsed expression has at most kMaxExprTerms terms and any built one depth kMaxExprDepth.
+inline constexpr int kMaxExprTerms = 256;
+inline constexpr int kMaxExprDepth = 512;
 
 ShapeDim dim_const(int64_t v);
 ShapeDim dim_var(const std::string& name);  // name must be an identifier, not a reserved word

@@ -1,0 +1,97 @@
+// D16 mesh validity (a mesh layout maps mesh coordinates one-to-one into [0, topology_domain)),
+// engines a layout does not have, and the order of the shard checks (issue 8). Expected values
+// are derived by hand in the comments.
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+#include <chrono>
+
+#include "tfspec/reference/canonical.hpp"
+#include "tfspec/reference/json.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/reshard.hpp"
+#include "tfspec/reference/rules.hpp"
+
+namespace tfspec {
+namespace {
+
+using tfspec::testing::error_id;
+
+TEST(MeshValidity, DevicesOutOfRangeNegativeOrSharedAreRefused) {  // §5 / D16
+  // (2,2):(1,4): coordinate (1,1) is device 1*1 + 1*4 = 5 >= 4 devices.
+  EXPECT_EQ(error_id([] { parse_mesh("device(4)|x=2,y=2|layout=(2,2):(1,4)"); }), "mesh-device-range");
+  // (2,2):(-1,2): coordinate (1,0) is device -1.
+  EXPECT_EQ(error_id([] { parse_mesh("device(4)|x=2,y=2|layout=(2,2):(-1,2)"); }), "mesh-device-negative");
+  // (2,2):(1,1): coordinates (1,0) and (0,1) are both device 1, though every device is in [0, 4).
+  EXPECT_EQ(error_id([] { parse_mesh("device(4)|x=2,y=2|layout=(2,2):(1,1)"); }), "mesh-device-shared");
+  // A slice whose origin (100) lies past the 4 devices; and one whose origin (3) is inside but
+  // whose second instance is device 3 + 1 = 4.
+  EXPECT_EQ(error_id([] { parse_mesh("device(4)|x=2|layout=None o 100 o (2):(1)"); }), "mesh-slice-offset");
+  EXPECT_EQ(error_id([] { parse_mesh("device(4)|x=2|layout=None o -1 o (2):(1)"); }), "mesh-slice-offset");
+  EXPECT_EQ(error_id([] { parse_mesh("device(4)|x=2|layout=None o 3 o (2):(1)"); }), "mesh-device-range");
+  // The JSON form goes through the same constructor.
+  EXPECT_EQ(error_id([] { mesh_from_json(Json::parse(R"J({"topologies":[{"name":"device","num_devices":4}],"layout":"(2,2):(1,4)"})J")); }),
+            "mesh-device-range");
+  // Without a static domain (a launch-provided cta) negatives and sharing are still refused.
+  EXPECT_EQ(error_id([] { parse_mesh("cta(None)*thread(2)|x=2,t=2|layout=(2,2):(1,1)"); }), "mesh-device-shared");
+  EXPECT_EQ(error_id([] { parse_mesh("cta(None)*thread(2)|x=2,t=2|layout=(2,2):(-2,1)"); }), "mesh-device-negative");
+}
+
+TEST(MeshValidity, ValidMeshesAndSlicesStayAccepted) {  // §5 / D7 / D12 / D16
+  Mesh m = parse_mesh("warp(8)*thread(32)|x=2,y=4,t=32");
+  EXPECT_EQ(m.device_of({1, 3, 31}), 255);                       // the last device, (1*4 + 3)*32 + 31
+  Mesh s = m.slice(parse_mesh_index("(1,_,3)"));                 // D7: None o 131 o (4):(32)
+  EXPECT_EQ(to_string(*s.layout()), "None o 131 o (4):(32)");
+  EXPECT_EQ(s.device_of({3}), 131 + 3 * 32);                     // 227 < 256
+  EXPECT_EQ(error_id([] { parse_mesh("device(4)|x=2,y=2|layout=(2,2):(2,1)"); }), "(no error)");  // column-major is fine
+  EXPECT_EQ(error_id([] { parse_mesh("device(6)|x=2|layout=None o 4 o (2):(1)"); }), "(no error)");  // devices 4, 5
+  EXPECT_EQ(error_id([] { parse_mesh("cta|x=None,t=32"); }), "(no error)");  // symbolic: left to the consumers
+}
+
+TEST(MeshValidity, ShardLayoutsOnAnInvalidMeshNeverDistribute) {  // D16: no bogus engines
+  // Before D16, rmem distribute over this mesh wrote engines 0, 1, 4, 5 of a 4-device domain.
+  EXPECT_EQ(error_id([] { parse_shard_layout("shard((2,2):(0,0); S(0),S(1); device(4)|x=2,y=2|layout=(2,2):(1,4))"); }), "mesh-device-range");
+  EXPECT_EQ(error_id([] { parse_shard_layout("shard((2,2):(0,0); S(0),S(1); device(4)|x=2,y=2|layout=(2,2):(1,1))"); }), "mesh-device-shared");
+}
+
+TEST(Reshard, AssembleRefusesABufferForAnEngineTheLayoutDoesNotHave) {  // §7.1.2
+  // shard((2):(0); S(0); x=2) under rmem: instance m holds element m at offset 0 of engine m.
+  ShardLayout sl = parse_shard_layout("shard((2):(0); S(0); x=2)");
+  Engines e = distribute(Tensor{{2}, {7, 9}}, sl, Storage::Rmem);
+  ASSERT_EQ(e.buffers, (std::map<int64_t, std::vector<int64_t>>{{0, {7}}, {1, {9}}}));
+  EXPECT_EQ(assemble(e, sl, {2}), (Tensor{{2}, {7, 9}}));
+  Engines extra = e;
+  extra.buffers[5] = {1};  // device 5 does not exist in device(2)
+  EXPECT_EQ(error_id([&] { assemble(extra, sl, {2}); }), "engine-unknown");
+  // gmem has one engine, 0: a buffer for engine 1 is refused too.
+  ShardLayout shared = parse_shard_layout("shard((2):(1); S(0); x=2)");
+  Engines g = distribute(Tensor{{2}, {7, 9}}, shared, Storage::Gmem);
+  ASSERT_EQ(g.buffers, (std::map<int64_t, std::vector<int64_t>>{{0, {7, 9}}}));
+  g.buffers[1] = {0, 0};
+  EXPECT_EQ(error_id([&] { assemble(g, shared, {2}); }), "engine-unknown");
+}
+
+TEST(ShardChecks, InjectivityUndecidedIsReportedOnce) {  // §2 / D3: one walk, one report
+  // 2048 instances x 1024 local elements = 2^21 pairs > the 2^20 enumeration bound.
+  ShardLayout sl = parse_shard_layout("shard((2048,1024):(0,1); S(0); x=2048)");
+  CheckReport r = check_shard_layout(sl);
+  EXPECT_TRUE(r.violations.empty());
+  ASSERT_EQ(r.undecided.size(), 1u);
+  EXPECT_EQ(r.undecided[0].rule, "injectivity-undecided");
+}
+
+TEST(ShardChecks, TypeinferChecksSizesBeforeEnumerating) {  // §7.1.1 before D3
+  // 1024 instances x 1024 local elements = 2^20 pairs: the D3 walk enumerates all of them
+  // (about a second) when it runs; size(G) = 2^20 differs from size(T.shape) = 1024*1023, which is
+  // refused first and at once.
+  ShardLayout dst = parse_shard_layout("shard((1024,1024):(0,1); S(0); x=1024)");
+  TensorType src{IntTuple::tuple({1024, 1023}), nullptr, Storage::Gmem};
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(error_id([&] { reshard_typeinfer(src, dst, Storage::Rmem); }), "shard-size-match");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(seconds, 0.1) << "the size check ran after the enumeration";
+}
+
+}  // namespace
+}  // namespace tfspec
