@@ -109,8 +109,9 @@ TEST(CorpusJudge, LayoutsCompareByFunctionShapeOrStructure) {
 }
 
 TEST(CorpusJudge, RepliesAreJudgedByKind) {
-  CorpusCase ok{.id = "x", .clause = "§3", .op = "size", .expect = Json(4)};
-  CorpusCase err{.id = "y", .clause = "§3", .op = "size", .expect_error = {"extent-positive"}};
+  CorpusCase ok, err;
+  ok.expect = Json(4);
+  err.expect_error = {"extent-positive"};
   EXPECT_EQ(judge(ok, Json::parse(R"({"seq":1,"result":4})")).status, Status::Pass);
   EXPECT_EQ(judge(ok, Json::parse(R"({"seq":1,"result":5})")).status, Status::Fail);
   EXPECT_EQ(judge(ok, Json::parse(R"({"seq":1,"error":{"rule":"extent-positive"}})")).status, Status::Fail);
