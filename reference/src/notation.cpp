@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
 
@@ -288,6 +289,53 @@ std::string coord_to_string(const IntTuple& t) {
 
 std::string to_string(const Layout& l) {
   return to_string(l.shape_ref()) + ":" + (l.materialized() ? to_string(l.stride()) : std::string("None"));
+}
+
+// ---- tilers (A4; the type and the algebra over it: algebra.hpp)
+namespace {
+size_t matching_paren(std::string_view s, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    if (s[i] == ')') --depth;
+    if (depth == 0) return i;
+  }
+  fail(rule::in(rule::kParseError, "§3"), "unbalanced brackets in tiler '" + std::string(s.substr(0, 200)) + "'");
+}
+
+Tiler parse_tiler_rec(std::string_view s, int depth) {
+  if (depth > kMaxDepth) fail(rule::in(rule::kNestingTooDeep, "§3"), "tiler nests too deeply");
+  size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
+  if (b == std::string_view::npos) fail(rule::in(rule::kParseError, "§3"), "empty tiler");
+  s = s.substr(b, e - b + 1);
+  // CuTe: a tuple without a top-level stride is a by-mode tiler; each element is itself a tiler.
+  if (s[0] != '(' || matching_paren(s, 0) != s.size() - 1) return Tiler(parse_layout(s));
+  std::vector<Tiler> modes;
+  std::string_view body = s.substr(1, s.size() - 2);
+  if (body.find_first_not_of(" \t\n") == std::string_view::npos) fail(rule::in(rule::kParseError, "§3"), "a by-mode tiler needs at least one mode");
+  size_t start = 0;
+  int d = 0;
+  for (size_t i = 0; i <= body.size(); ++i) {
+    if (i < body.size() && body[i] == '(') ++d;
+    if (i < body.size() && body[i] == ')') --d;
+    if (i == body.size() || (body[i] == ',' && d == 0)) {
+      std::string_view part = body.substr(start, i - start);
+      if (i == body.size() && part.find_first_not_of(" \t\n") == std::string_view::npos) break;  // trailing comma
+      modes.push_back(parse_tiler_rec(part, depth + 1));
+      start = i + 1;
+    }
+  }
+  return Tiler(std::move(modes));
+}
+}  // namespace
+
+Tiler parse_tiler(std::string_view text) { return parse_tiler_rec(text, 0); }
+
+std::string to_string(const Tiler& t) {
+  if (t.is_layout()) return to_string(*t.layout);
+  std::string s = "(";
+  for (size_t i = 0; i < t.modes.size(); ++i) s += (i ? "," : "") + to_string(t.modes[i]);
+  return s + ")";
 }
 
 }  // namespace tfspec

@@ -3,6 +3,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "tfspec/props/layout_gen.hpp"
@@ -85,6 +86,60 @@ bool oracle_admissible(const Layout& a, const Layout& b) {
   for (size_t p = 0; p < M.size(); ++p)
     if (use[p] >= M[p]) return false;
   return true;
+}
+
+// The smallest offset >= 0 that L does not reach: no right inverse of L is larger.
+int64_t first_missing_offset(const Layout& l) {
+  auto v = image(l);
+  std::set<int64_t> s(v.begin(), v.end());
+  int64_t m = 0;
+  while (s.count(m)) ++m;
+  return m;
+}
+
+// Every ordered factorization of n into factors >= 2 (the empty one for n == 1).
+std::vector<std::vector<int64_t>> factorizations(int64_t n) {
+  if (n == 1) return {{}};
+  std::vector<std::vector<int64_t>> out;
+  for (int64_t k = 2; k <= n; ++k)
+    if (n % k == 0)
+      for (auto rest : factorizations(n / k)) {
+        rest.insert(rest.begin(), k);
+        out.push_back(rest);
+      }
+  return out;
+}
+
+// Brute force, independent of the greedy refinement: is i -> f[i] on B's domain a layout over
+// some refinement of B's flat shape? Tries every refinement of every mode; the strides are the
+// values at the unit coordinates, and every point is compared.
+bool is_layout_over_refinement(const Layout& b, const std::vector<int64_t>& f) {
+  std::vector<int64_t> bs;
+  for (const auto& x : flat_leaves(b.shape_ref())) bs.push_back(x.value());
+  std::vector<std::vector<std::vector<int64_t>>> choices;
+  for (int64_t s : bs) choices.push_back(factorizations(s));
+  std::vector<size_t> pick(bs.size(), 0);
+  while (true) {
+    std::vector<IntTuple> shape, stride;
+    int64_t step = 1;
+    for (size_t j = 0; j < bs.size(); ++j) {
+      int64_t unit = step;
+      for (int64_t k : choices[j][pick[j]]) {
+        shape.emplace_back(k);
+        stride.emplace_back(f[unit]);
+        unit *= k;
+      }
+      step *= bs[j];
+    }
+    if (shape.empty()) return true;  // size 1: the constant 0
+    Layout cand(IntTuple::tuple(shape), IntTuple::tuple(stride));
+    bool all = true;
+    for (int64_t i = 0; i < b.size() && all; ++i) all = cand(i) == f[i];
+    if (all) return true;
+    size_t j = 0;
+    while (j < pick.size() && ++pick[j] == choices[j].size()) pick[j++] = 0;
+    if (j == pick.size()) return false;
+  }
 }
 
 }  // namespace
@@ -208,5 +263,62 @@ RC_GTEST_PROP(AlgebraProps, InjectivityAgreesWithBruteForce, ()) {
     RC_ASSERT(r.witness.has_value());
     RC_ASSERT(!(r.witness->first == r.witness->second));
     RC_ASSERT(l.apply(r.witness->first) == l.apply(r.witness->second));
+  }
+}
+
+RC_GTEST_PROP(AlgebraProps, InversesSatisfyTheirLawsAndAreMaximal, ()) {
+  const Layout l = *gen_layout(4, 6);
+  const Layout r = right_inverse(l);
+  for (int64_t i = 0; i < r.size(); ++i) RC_ASSERT(l(r(i)) == i);
+  // Maximal: no right inverse reaches past the first offset L misses, and when filter(L) is
+  // injective R reaches it. (Where L overlaps itself a larger one may exist: spec/ALGEBRA.md A2.)
+  const int64_t missing = first_missing_offset(l);
+  RC_ASSERT(r.size() <= missing);
+  const bool separable = is_injective(filter(l)).injective;
+  RC_CLASSIFY(separable, "filter(L) injective");
+  if (separable) RC_ASSERT(r.size() == missing);
+  try {
+    const Layout li = left_inverse(l);
+    RC_ASSERT(li.size() >= l.cosize());  // defined on every offset of L
+    for (int64_t i = 0; i < l.size(); ++i) RC_ASSERT(l(li(l(i))) == l(i));
+  } catch (const SpecError& e) {
+    RC_ASSERT(e.rule() == "complement-disjoint" || e.rule() == "left-inverse-gaps");
+  }
+}
+
+RC_GTEST_PROP(AlgebraProps, MaxCommonVectorIsTheLongestPrefixThatCorresponds, ()) {
+  const Layout a = *gen_layout(3, 6), b = *gen_layout(3, 6);
+  RC_PRE(is_injective(filter(b)).injective);  // else b^-1 is a choice (CuTe takes R's)
+  std::map<int64_t, int64_t> first_index;     // offset -> smallest index of b reaching it
+  for (int64_t j = b.size() - 1; j >= 0; --j) first_index[b(j)] = j;
+  int64_t n = 0;
+  while (first_index.count(n) && first_index[n] < a.size() && a(first_index[n]) == n) ++n;
+  RC_ASSERT(max_common_vector(a, b) == n);
+}
+
+RC_GTEST_PROP(AlgebraProps, CompositionAnswersExactlyWhenTheFunctionIsALayout, ()) {
+  const Layout a = *gen_layout(3, 6);
+  const IntTuple bs = *gen_shape(2, 6);
+  const Layout b(bs, *gen_stride_for(bs, 0, std::min<int64_t>(a.size(), 24)));
+  const bool extend = *rc::gen::arbitrary<bool>();
+  // A continued past the last mode of coalesce(A) (D15 extend), as pycute's crd2idx spills.
+  const Layout ac = coalesce(a);
+  std::vector<int64_t> f;
+  int64_t outside = 0;
+  for (int64_t i = 0; i < b.size(); ++i) {
+    outside += b(i) >= a.size();
+    f.push_back(crd2idx(IntTuple(b(i)), ac.shape_ref(), ac.stride()));
+  }
+  const bool answerable = is_layout_over_refinement(b, f) && (extend || outside == 0);
+  RC_CLASSIFY(answerable, "answerable");
+  RC_CLASSIFY(answerable && composition_refusal(a, b, extend ? DomainPolicy::Extend : DomainPolicy::Strict), "beyond the walk");
+  try {
+    const Layout r = composition(a, b, extend ? DomainPolicy::Extend : DomainPolicy::Strict);
+    RC_ASSERT(answerable);
+    for (int64_t i = 0; i < b.size(); ++i) RC_ASSERT(r(i) == f[i]);
+    RC_ASSERT(composition_outside(a, b) == outside);
+  } catch (const SpecError& e) {
+    RC_ASSERT(!answerable);
+    if (!extend && outside > 0) RC_ASSERT(e.rule() == "composition-image-in-domain");
   }
 }

@@ -46,6 +46,62 @@ TEST(Composition, CuteTooWeakCasesAreRefused) {
   EXPECT_RULE(composition(L("(6,2):(1,7)"), L("(3,2):(2,3)")), "composition-mode-overlap");
 }
 
+TEST(Composition, AnswersWheneverTheFunctionIsALayout) {
+  // A's modes (5,5):(1,5) are the identity on [0,25); B's offsets i + 7j <= 19 stay there.
+  EXPECT_EQ(composition(L("((5,5,2),4,3):((1,5,100),25,200)"), L("(6,3):(1,7)")), L("(6,3):(1,7)"));
+  // A(x) = 2x on [0,25); B = 0,3,6,9  ->  0,6,12,18.
+  EXPECT_EQ(composition(L("((5,5,2)):((2,10,1))"), L("4:3")), L("4:6"));
+  // A(x) = x for x < 8 and A(8) = 32; B(i,j) = 3i + 8j with 3i < 8  ->  3i + 32j.
+  EXPECT_EQ(composition(L("(8,(4,2,2),4):(1,(32,16,8),128)"), L("(2,2):(3,8)")), L("(2,2):(3,32)"));
+  // A(x) = x%5 + 100(x/5); B = 0,3,6,9  ->  0,3,101,104 = 3(t%2) + 101(t/2): a refinement of B's
+  // mode 4 into (2,2). CuTe walks 3 past A's first mode and answers 4:100 (0,100,200,300).
+  EXPECT_EQ(composition(L("(5,4):(1,100)"), L("4:3")), L("(2,2):(3,101)"));
+  // The walk's refusal is kept as the reason (composition_refusal is about CuTe's by-mode answer).
+  EXPECT_EQ(composition_refusal(L("(5,4):(1,100)"), L("4:3"))->rule, "composition-stride-divisibility");
+}
+
+TEST(Composition, FallbackHasALimitAndSaysUndecided) {
+  // The walk refuses 3:3 on A's first mode 5; deciding whether A∘B is a layout would take
+  // 3 * 2^20 points, over kCompositionPointLimit: undecided (a Limit), never a guess.
+  EXPECT_RULE(composition(L("(5,2):(1,100)"), L("(3,1048576):(3,0)")), "composition-undecided");
+  EXPECT_EQ(rule_kind("composition-undecided"), RuleKind::Limit);
+}
+
+TEST(Composition, DomainPolicy) {
+  // D15. 8:1 o 4:3: B = 0,3,6,9 and 9 >= 8: one of four points outside.
+  try {
+    composition(L("8:1"), L("4:3"));
+    ADD_FAILURE();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "composition-image-in-domain");
+    EXPECT_NE(std::string(e.what()).find("1 of 4 points"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--domain extend"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(composition(L("8:1"), L("4:3"), DomainPolicy::Extend), L("4:3"));
+  EXPECT_EQ(composition_outside(L("8:1"), L("4:3")), 1);
+  // CuTe's residue idiom: 6 elements in tiles of 4. complement(4:1, 6) = 2:4, so B = (4,2):(1,4),
+  // whose points 6 and 7 lie past A: two outside.
+  EXPECT_RULE(logical_divide(L("(6):(1)"), Tiler(L("4:1"))), "composition-image-in-domain");
+  EXPECT_EQ(logical_divide(L("(6):(1)"), Tiler(L("4:1")), DomainPolicy::Extend), L("(4,2):(1,4)"));
+  EXPECT_EQ(divide_outside(L("(6):(1)"), Tiler(L("4:1"))), 2);
+  EXPECT_EQ(divide_outside(L("(8):(1)"), Tiler(L("4:1"))), 0);
+  // Extend through the fallback (the walk refuses stride 3 on A's mode 5): A(x) = x%5 + 100(x/5),
+  // continued; B(a,b) = 3a + 5b with 3a < 5, so A(B(a,b)) = 3a + 100b, also for b = 4 where
+  // B = 20, 23 lie past size(A) = 20: two outside.
+  EXPECT_RULE(composition(L("(5,4):(1,100)"), L("(2,5):(3,5)")), "composition-image-in-domain");
+  EXPECT_EQ(composition(L("(5,4):(1,100)"), L("(2,5):(3,5)"), DomainPolicy::Extend), L("(2,5):(3,100)"));
+  EXPECT_EQ(composition_outside(L("(5,4):(1,100)"), L("(2,5):(3,5)")), 2);
+  // B = 3t, t < 8: A(15) = 300 breaks the progression 0,3,101,104,202: no layout, with either policy.
+  EXPECT_RULE(composition(L("(5,4):(1,100)"), L("8:3"), DomainPolicy::Extend), "composition-stride-divisibility");
+  // By-mode: mode 0 6:1 o 4:1 has 4 points inside, mode 1 8:1 o 3:3 has 3 of 3 (0,3,6):
+  // points 4*3 = 12, all inside; with 3:4 (0,4,8) mode 1 has 2 inside: 12 - 4*2 = 4 outside.
+  EXPECT_EQ(composition_outside(L("(6,8):(1,6)"), parse_tiler("(4:1,3:3)")), 0);
+  EXPECT_EQ(composition_outside(L("(6,8):(1,6)"), parse_tiler("(4:1,3:4)")), 4);
+  // Refusals other than the domain apply under extend too.
+  EXPECT_RULE(composition(L("(6,2):(1,7)"), L("(3,2):(2,3)"), DomainPolicy::Extend), "composition-mode-overlap");
+  EXPECT_RULE(composition(L("8:1"), L("4:-1"), DomainPolicy::Extend), "composition-image-in-domain");
+}
+
 TEST(Composition, ShapeDivisibilityAndDomain) {
   // B = 3:2 over A=(4,4):(1,5): offsets 0,2,4 fill digit 0 with 2 values and then need 3 to be
   // a multiple of 2 (A(0), A(2), A(4) = 0, 2, 5 is no arithmetic progression).
@@ -62,6 +118,12 @@ TEST(Complement, CuteDocExamples) {
   EXPECT_EQ(complement(L("(2,2):(1,6)"), 24), L("(3,2):(2,12)"));
 }
 
+TEST(Complement, GapsBelowAStrideTakeTheFloorAsCuTe) {
+  // L's offsets are {0..5} + 32a: 1:3 spans [0,3), 3:2 continues it to [0,6); below stride 32
+  // fit floor(32/6) = 5 copies of 6: 5:6 (offsets 6..24, none in L); 512 >= 384 ends it.
+  EXPECT_EQ(complement(L("(16,3,2,2):(32,1,0,3)"), 384), L("5:6"));
+}
+
 TEST(Complement, OverlappingModesRefused) {
   // modes 2:2 and 2:3: the span of 2:2 is 4, and 3 is not a multiple of it.
   EXPECT_RULE(complement(L("(2,2):(2,3)"), 24), "complement-disjoint");
@@ -73,6 +135,34 @@ TEST(Inverse, RightAndLeft) {
   EXPECT_EQ(right_inverse(L("(2,4):(4,1)")), L("(4,2):(2,1)"));
   EXPECT_EQ(left_inverse(L("(2,4):(4,1)")), L("(4,2):(2,1)"));
   EXPECT_EQ(right_inverse(L("4:2")), L("1:0"));  // no stride-1 mode: only R(0) = 0
+}
+
+TEST(Inverse, StrideZeroAndNegativeModesAreSkippedNotAStop) {
+  // L=(16,5):(1,0): L(i) = i % 16 reaches 0..15 and never 16, so the largest R is 16:1 (was 1:0).
+  EXPECT_EQ(right_inverse(L("(16,5):(1,0)")), L("16:1"));
+  // L=(4,2):(1,-4): offsets 0..3 and -4..-1; R = 4:1 keeps the second coordinate 0.
+  EXPECT_EQ(right_inverse(L("(4,2):(1,-4)")), L("4:1"));
+  // L=(8,2):(1,0): L(i) = i % 8; R = 8:1 gives L(R(L(i))) = L(i) (was 1:0, defined at 0 only).
+  EXPECT_EQ(left_inverse(L("(8,2):(1,0)")), L("8:1"));
+  // L=((4,4),(16,4)):((1,256),(16,0)): flat modes 4:1, 4:256, 16:16, 4:0 at index strides 1, 4,
+  // 16, 256. complement(L, 1) fills the gap [4, 16) with 4:4, at index stride 1024 in (L, 4:4).
+  // Sorted by offset stride, skipping 4:0: 4:1 (index 1), 4:4 (1024), 16:16 (16), 4:256 (4).
+  // The (256,4):(1,4) is another left inverse; both agree on L's offsets.
+  const Layout l = L("((4,4),(16,4)):((1,256),(16,0))");
+  const Layout r = left_inverse(l);
+  EXPECT_EQ(r, L("(4,4,16,4):(1,1024,16,4)"));
+  for (int64_t i = 0; i < l.size(); ++i) EXPECT_EQ(l(r(l(i))), l(i)) << i;
+  // (2,2):(1,3): offsets 0,1,3,4; 3 is past the span 2 of 2:1 but no multiple of it, so (L,
+  // complement(L)) leaves 2 uncovered and CuTe's construction would miss L(3) = 4.
+  EXPECT_RULE(left_inverse(L("(2,2):(1,3)")), "left-inverse-gaps");
+}
+
+TEST(MaxCommonVector, StrideZeroModes) {
+  // b=(4,2):(1,0): right_inverse(b) = 4:1 (was 1:0); a = b maps i -> i for i < 4, then a(4) = 0.
+  EXPECT_EQ(max_common_vector(L("(4,2):(1,0)"), L("(4,2):(1,0)")), 4);
+  EXPECT_EQ(max_common_vector(L("(3,2):(1,0)"), L("(3,2):(1,0)")), 3);
+  // a=4:1, b=8:1: R = 8:1 runs past a's domain (the walk refuses); a(R(i)) = i for i < 4 = size(a).
+  EXPECT_EQ(max_common_vector(L("4:1"), L("8:1")), 4);
 }
 
 TEST(Divide, CuteDocLogicalDivide) {
@@ -116,6 +206,13 @@ TEST(Algebra, SymbolicInputFailsClosedNamingTheLeaf) {
     EXPECT_EQ(e.rule(), "needs-concrete");
     EXPECT_NE(std::string(e.what()).find("'M'"), std::string::npos) << e.what();
   }
+}
+
+TEST(Product, ComplementComposedThroughTheFallback) {
+  // complement(3:8, 3 * cosize(4:5) = 48) = (8,2):(1,24); its values at B = 0,5,10,15 are
+  // 0, 5, 2+24, 7+24 = (2,2):(5,26) on B's rank-1 shape (4) (CuTe writes ((3),(2,2)):((8),(5,26))).
+  EXPECT_EQ(logical_product(L("(3):(8)"), Tiler(L("(4):(5)"))), L("((3),((2,2))):((8),((5,26)))"));
+  EXPECT_EQ(product_outside(L("(3):(8)"), Tiler(L("(4):(5)"))), 0);
 }
 
 TEST(Product, ZippedTiledFlatForms) {
