@@ -1,0 +1,65 @@
+// A deliberately wrong implementation for the runner's own tests: the reference behind the
+// protocol with planted departures, each in one clause, and the ways a process can misbehave.
+//   §1 shape_div never refuses (answers `a`)        §3 cosize is one short (the largest offset)
+//   §6 shard.check drops partial-reduction          complement: `skipped`; shard.mesh: not listed
+//   depth: crashes       rank of (): hangs          domain_rank: echoes a wrong seq
+// `--honest` serves the reference unchanged (the subprocess path at 100%).
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "tfspec/protocol/serve.hpp"
+#include "tfspec/protocol/wire.hpp"
+
+using tfspec::Json;
+namespace protocol = tfspec::protocol;
+
+namespace {
+
+Json wrong(const protocol::OpRegistry& reg, const Json& req, Json reply) {
+  const std::string op = req.value("op", "");
+  const Json& args = req.contains("args") ? req["args"] : Json();
+  if (op == "depth") std::abort();
+  if (op == "rank" && args.value("t", Json()) == Json::array()) std::this_thread::sleep_for(std::chrono::hours(1));
+  if (op == "domain_rank") reply["seq"] = 424242;
+  if (op == "complement") return Json{{"seq", req["seq"]}, {"skipped", {{"reason", "not implemented"}}}};
+  if (op == "shape_div" && reply.contains("error")) return Json{{"seq", req["seq"]}, {"result", args["a"]}};
+  if (op == "cosize" && reply.contains("result")) reply["result"] = reply["result"].get<int64_t>() - 1;
+  if (op == "shard.check" && reply.contains("result")) {
+    Json kept = Json::array();
+    for (const auto& v : reply["result"]["violations"])
+      if (v["rule"] != "partial-reduction") kept.push_back(v);
+    reply["result"]["violations"] = kept;
+  }
+  (void)reg;
+  return reply;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool honest = argc > 1 && std::string(argv[1]) == "--honest";
+  protocol::OpRegistry reg;
+  protocol::register_reference_ops(reg);
+  std::string line;
+  bool stop = false;
+  while (!stop && std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    Json reply = protocol::serve_line(reg, line, stop);
+    if (!honest) {
+      Json req = Json::parse(line, nullptr, false);
+      if (reply.value("cmd", "") == "start") {
+        Json ops = Json::array();
+        for (const auto& op : reply["ops"])
+          if (op != "shard.mesh") ops.push_back(op);
+        reply["ops"] = ops;
+        reply["implementation"] = {{"name", "wrong-toy"}, {"version", "0"}};
+      } else if (req.is_object() && req.contains("op")) {
+        reply = wrong(reg, req, reply);
+      }
+    }
+    std::cout << protocol::dump_line(reply) << "\n" << std::flush;
+  }
+  return 0;
+}
