@@ -1,5 +1,6 @@
 #include "tfspec/solver/encode.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include "tfspec/reference/error.hpp"
@@ -49,8 +50,12 @@ z3::expr Encoder::dim(const ShapeDim& d) {
     case Op::FloorDiv:
     case Op::Mod:
       if (!is_const(d->rhs)) {
-        definedness_.push_back(b != 0);
-        definedness_text_.push_back(tfspec::to_string(d->rhs) + " != 0");
+        const std::string text = tfspec::to_string(d->rhs) + " != 0";
+        if (std::find(definedness_text_.begin(), definedness_text_.end(), text) == definedness_text_.end()) {
+          definedness_.push_back(b != 0);
+          definedness_text_.push_back(text);
+          divisors_.push_back(d->rhs);
+        }
       } else if (*const_value(d->rhs) == 0) {
         fail("division-by-zero", "§1", "division by zero in " + tfspec::to_string(d));
       }
@@ -129,21 +134,127 @@ void write_smt2(z3::context& ctx, const std::vector<z3::expr>& assertions, const
   out << "(set-logic " << logic << ")\n" << s.to_smt2() << "(exit)\n";
 }
 
+Budget::Budget(z3::context& ctx, unsigned total_ms)
+    : ctx_(ctx), start_(Clock::now()), deadline_(start_ + std::chrono::milliseconds(total_ms)), armed_until_(deadline_) {
+  thread_ = std::thread([this] { watch(); });
+}
+
+Budget::~Budget() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+double Budget::elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+unsigned Budget::remaining_ms() const {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+  return left > 0 ? static_cast<unsigned>(left) : 0u;
+}
+
+unsigned Budget::share(double fraction, unsigned min_ms) const {
+  const unsigned left = remaining_ms();
+  const unsigned part = static_cast<unsigned>(left * fraction);
+  return std::min(left, std::max(part, min_ms));
+}
+
+void Budget::arm(unsigned ms) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    armed_ = true;
+    armed_until_ = std::min(deadline_, Clock::now() + std::chrono::milliseconds(ms));
+  }
+  cv_.notify_all();
+}
+
+void Budget::disarm() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    armed_ = false;
+  }
+  cv_.notify_all();
+}
+
+// Interrupts while a call is armed past its limit, and at the deadline; repeats every 10 ms so
+// that a check() started just after an interrupt is stopped as well.
+void Budget::watch() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    const auto until = armed_ ? std::min(armed_until_, deadline_) : deadline_;
+    if (Clock::now() >= until) {
+      ctx_.interrupt();
+      cv_.wait_for(lock, std::chrono::milliseconds(10));
+      continue;
+    }
+    cv_.wait_until(lock, until);
+  }
+}
+
+namespace {
+unsigned degree(const z3::expr& e, std::map<unsigned, unsigned>& memo) {
+  const unsigned id = Z3_get_ast_id(e.ctx(), e);
+  if (auto it = memo.find(id); it != memo.end()) return it->second;
+  unsigned d = 0;
+  if (e.is_app() && !e.is_numeral()) {
+    if (e.num_args() == 0) {
+      d = e.is_int() ? 1 : 0;
+    } else {
+      const bool product = e.decl().decl_kind() == Z3_OP_MUL;
+      for (unsigned i = 0; i < e.num_args(); ++i) {
+        const unsigned a = degree(e.arg(i), memo);
+        d = product ? d + a : std::max(d, a);
+      }
+    }
+  }
+  memo[id] = d;
+  return d;
+}
+}  // namespace
+
+unsigned degree(const z3::expr& e) {
+  std::map<unsigned, unsigned> memo;
+  return degree(e, memo);
+}
+
 QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, const Limits& limits,
                    const std::string& logic, const std::string& smt2_path, const std::string& comment) {
   z3::solver s = z3::tactic(ctx, "smt").mk_solver();
   z3::params p(ctx);
-  p.set("timeout", limits.timeout_ms);
-  // rlimit is honoured where timeout is not (TOOLING-NOTES). Measured here: 0.4-0.5 M units per
-  // second of search, so 2000 units per millisecond leaves the timeout to fire first.
-  p.set("rlimit", limits.rlimit ? limits.rlimit : limits.timeout_ms * 2000u + 1000u);
+  p.set("timeout", std::max(1u, limits.timeout_ms));
+  // The watchdog (Budget) is the hard limit; a derived rlimit only backs it up where Z3 does not
+  // look at interrupts. Bit-blasting spends units far faster than search (measured: 2000 units per
+  // ms stopped a 0.4 s bit-vector proof), hence 20000 per ms.
+  p.set("rlimit", limits.rlimit ? limits.rlimit : std::min<unsigned>(limits.timeout_ms, 200000u) * 20000u + 1000u);
   s.set(p);
   for (const auto& a : assertions) s.add(a);
   if (!smt2_path.empty()) write_smt2(ctx, assertions, logic, smt2_path, comment);
   s.push();
   auto start = std::chrono::steady_clock::now();
   QueryOutcome q;
-  q.result = s.check();
+  if (limits.budget) {
+    if (limits.budget->expired()) {
+      q.reason = "time limit";
+      return q;
+    }
+    if (!limits.budget->z3_allowed) {
+      q.reason = limits.budget->z3_refusal;
+      return q;
+    }
+    limits.budget->arm(limits.timeout_ms);
+  }
+  try {
+    q.result = s.check();
+  } catch (const z3::exception& e) {  // canceled while setting up: the same as an interrupted check
+    if (limits.budget) limits.budget->disarm();
+    q.result = z3::unknown;
+    q.reason = e.msg();
+    q.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return q;
+  }
+  if (limits.budget) limits.budget->disarm();
   q.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (q.result == z3::sat) q.model = s.get_model();
   if (q.result == z3::unknown) q.reason = s.reason_unknown();

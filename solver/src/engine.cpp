@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "exact.hpp"
+
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -19,13 +21,95 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 std::string ms(double s) { return std::to_string(static_cast<int64_t>(s * 1000 + 0.5)) + " ms"; }
 
+enum class Truth { True, False, Unknown };
+
+// A SpecError that says the reference could not evaluate or decide (a limit), as opposed to one
+// that says the solver's witness is wrong.
+bool is_limit(const SpecError& e) {
+  static const std::set<std::string> limits{"int64-overflow", "injectivity-undecided", "prove-undecided", "needs-concrete"};
+  return limits.count(e.rule()) > 0;
+}
+
+// Symbol assignments lo + e (e >= 0 per symbol, within the declared upper bounds), by increasing
+// sum of e: the smallest instances first, in growing boxes. Finite when every symbol is bounded.
+class Enumerator {
+ public:
+  Enumerator(std::vector<std::string> names, std::vector<int64_t> lo, std::vector<int64_t> cap, bool finite, bool empty)
+      : names_(std::move(names)), lo_(std::move(lo)), cap_(std::move(cap)), finite_(finite), empty_(empty), e_(names_.size(), 0) {
+    for (auto c : cap_) max_level_ = std::min<i128>(static_cast<i128>(max_level_) + c, INT64_MAX);
+    if (!finite_) max_level_ = INT64_MAX;
+  }
+  bool finite() const { return finite_; }
+  int64_t level() const { return level_; }
+  bool next(Bindings& b) {
+    if (empty_) return false;
+    for (;;) {
+      if (!advance()) return false;
+      if (!names_.empty() && e_[0] > cap_[0]) continue;
+      for (size_t i = 0; i < names_.size(); ++i) b[names_[i]] = lo_[i] + e_[i];
+      return true;
+    }
+  }
+
+ private:
+  bool advance() {
+    const size_t n = names_.size();
+    if (!started_) {
+      started_ = true;
+      return true;  // level 0: every symbol at its lower bound
+    }
+    int64_t prefix = 0;  // sum of e[1..i-1]
+    std::vector<int64_t> prefixes(n, 0);
+    for (size_t i = 1; i < n; ++i) {
+      prefixes[i] = prefix;
+      prefix += e_[i];
+    }
+    for (size_t i = n; i-- > 1;) {
+      if (e_[i] < cap_[i] && prefixes[i] + e_[i] + 1 <= level_) {
+        ++e_[i];
+        for (size_t j = i + 1; j < n; ++j) e_[j] = 0;
+        e_[0] = level_ - (prefixes[i] + e_[i]);
+        return true;
+      }
+    }
+    if (n == 0 || level_ >= max_level_) return false;
+    ++level_;
+    std::fill(e_.begin(), e_.end(), 0);
+    e_[0] = level_;
+    return true;
+  }
+
+  std::vector<std::string> names_;
+  std::vector<int64_t> lo_, cap_;
+  bool finite_, empty_;
+  std::vector<int64_t> e_;
+  int64_t level_ = 0, max_level_ = 0;
+  bool started_ = false;
+};
+
+struct ScanState {
+  Enumerator en;
+  int64_t seen = 0, satisfying = 0, undecided = 0, unevaluable = 0;
+  bool done = false;
+  std::string first_undecided;
+};
+
+enum class Replay { Confirmed, Unusable, Contradiction };
+
 struct Pipeline {
   Encoder& enc;
   GoalSpec& spec;
   const ProveOptions& o;
+  Budget& budget;
   Assumptions as;
   ProveResult r;
-  std::vector<z3::expr> base;  // assumptions, definedness, well-formedness
+  std::vector<z3::expr> base;            // assumptions, definedness, well-formedness
+  std::vector<z3::expr> relation_terms;  // one per assumption relation
+  bool consistent = false;               // some instance satisfies the assumptions
+  std::string consistency_unknown;       // why consistency is undecided (empty: decided)
+  int64_t searched = 0;
+
+  Limits limits(double fraction) { return Limits{budget.share(fraction), o.rlimit, &budget}; }
 
   std::optional<Bindings> model_bindings(const z3::model& m) {
     Bindings b;
@@ -50,34 +134,88 @@ struct Pipeline {
     r.scope = scope;
   }
 
-  // A counterexample at `b` becomes REFUTED only when the assumptions hold there and the reference
-  // confirms it; otherwise the answer is a replay failure (a tfspec bug), never a counterexample.
-  bool confirm(const std::string& method, const std::string& source, const Bindings& b,
-               const std::function<std::optional<Counterexample>()>& replay) {
-    std::optional<Counterexample> cx;
+  // Whether the instance `b` satisfies the assumptions and the objects exist there, exactly:
+  // 128-bit arithmetic, and Z3's bignums for a relation beyond that (Unknown if even that fails).
+  Truth admissible_at(const Bindings& b) {
+    bool unknown = false;
+    for (const auto& d : enc.divisors()) {
+      Exact v = eval_exact(d, b);
+      if (v.status == Exact::Status::DivByZero || (v.ok() && v.value == 0)) return Truth::False;
+      unknown = unknown || !v.ok();
+    }
+    for (const auto& d : spec.positive) {
+      Exact v = eval_exact(d, b);
+      if (v.status == Exact::Status::DivByZero || (v.ok() && v.value < 1)) return Truth::False;
+      unknown = unknown || !v.ok();
+    }
+    std::vector<size_t> wide;
+    for (size_t i = 0; i < as.relations.size(); ++i) {
+      const Relation& rel = as.relations[i];
+      Exact x = eval_exact(rel.lhs, b), y = eval_exact(rel.rhs, b);
+      if (x.status == Exact::Status::DivByZero || y.status == Exact::Status::DivByZero) return Truth::False;
+      if (x.ok() && y.ok()) {
+        if (!apply_relation(rel.op, x.value, y.value)) return Truth::False;
+      } else {
+        wide.push_back(i);
+      }
+    }
+    if (!wide.empty()) {
+      z3::model m(enc.ctx());
+      for (const auto& [name, v] : b) {
+        z3::func_decl d = enc.symbol(name).decl();
+        z3::expr val = enc.ctx().int_val(v);
+        m.add_const_interp(d, val);
+      }
+      for (size_t i : wide) {
+        z3::expr t = m.eval(relation_terms[i], true);
+        if (t.is_false()) return Truth::False;
+        unknown = unknown || !t.is_true();
+      }
+    }
+    return unknown ? Truth::Unknown : Truth::True;
+  }
+
+  // A counterexample at `b` becomes REFUTED only when the assumptions hold there exactly and its
+  // witness replays. A witness that cannot be evaluated is unusable (the search goes on); one that
+  // the reference contradicts is a tfspec bug (UNKNOWN, replay_failed, exit 4).
+  Replay confirm(const std::string& method, const std::string& source, const Bindings& b,
+                 const std::function<std::optional<Counterexample>()>& replay) {
     std::string why;
-    try {
-      if (holds(as, b)) cx = replay();
-      else why = "the assumptions do not hold at " + to_string(b);
-    } catch (const SpecError& e) {
-      why = e.what();
+    Truth t = admissible_at(b);
+    if (t == Truth::Unknown) {
+      r.attempts.push_back(method + ": the assumptions cannot be evaluated at " + to_string(b) + "; model not used");
+      return Replay::Unusable;
+    }
+    std::optional<Counterexample> cx;
+    if (t == Truth::False) {
+      why = "the assumptions do not hold at " + to_string(b);
+    } else {
+      try {
+        cx = replay();
+      } catch (const SpecError& e) {
+        if (is_limit(e)) {
+          r.attempts.push_back(method + ": " + source + " counterexample at " + to_string(b) + " cannot be replayed: " + e.what());
+          return Replay::Unusable;
+        }
+        why = e.what();
+      }
     }
     if (cx) {
+      consistent = true;
       refuted(method, std::move(*cx));
-      return true;
+      return Replay::Confirmed;
     }
     r.replay_failed = true;
     r.reason = "replay-failed: " + source + " counterexample (" + to_string(b) + ") is not confirmed by the reference" +
                (why.empty() ? "" : ": " + why) + " (a bug in tfspec; please report)";
-    return true;
+    return Replay::Contradiction;
   }
 
-  // A sat answer: decode, check the assumptions hold there, replay with the reference.
-  bool take_model(const std::string& method, const z3::model& m) {
+  Replay take_model(const std::string& method, const z3::model& m) {
     auto b = model_bindings(m);
     if (!b) {
-      r.attempts.push_back(method + ": a counterexample exists only with symbol values beyond int64");
-      return false;
+      r.attempts.push_back(method + ": the model has symbol values beyond int64");
+      return Replay::Unusable;
     }
     return confirm(method, "the solver's", *b, [&] { return spec.replay(m, *b); });
   }
@@ -89,13 +227,43 @@ struct Pipeline {
     return p;
   }
 
-  // One Z3 strategy; true when it decided (or found a bug).
-  bool z3_strategy(const std::string& method, const std::vector<z3::expr>& extra, const std::string& scope) {
+  std::vector<z3::expr> obligation(const std::vector<z3::expr>& extra) {
     std::vector<z3::expr> all = base;
     all.insert(all.end(), extra.begin(), extra.end());
     all.insert(all.end(), spec.negated.begin(), spec.negated.end());
-    QueryOutcome q = check(enc.ctx(), all, Limits{o.timeout_ms, o.rlimit}, spec.logic, smt2_path(spec.goal + "-" + method),
-                           spec.goal + " (" + method + ")");
+    return all;
+  }
+
+  z3::expr within(int k) {  // every symbol in [-2^k, 2^k]
+    const z3::expr lim = enc.ctx().int_val(int64_t{1} << k);
+    z3::expr all = enc.ctx().bool_val(true);
+    for (const auto& s : as.symbols) all = all && enc.symbol(s) >= -lim && enc.symbol(s) <= lim;
+    return all;
+  }
+
+  // Small models first: the obligation again with every symbol within 2^k for growing k, so that
+  // a counterexample is readable and replayable. True when decided.
+  bool smallest_model(const std::string& method, const std::vector<z3::expr>& all) {
+    auto t = Clock::now();
+    for (int k : {2, 4, 8, 16, 32, 62}) {
+      if (budget.expired()) break;
+      std::vector<z3::expr> q = all;
+      q.push_back(within(k));
+      QueryOutcome out = check(enc.ctx(), q, limits(0.15), spec.logic, "", "");
+      if (out.result != z3::sat) continue;
+      Replay rp = take_model(method, *out.model);
+      if (rp != Replay::Unusable) {
+        r.attempts.push_back(method + ": counterexample within 2^" + std::to_string(k) + " after " + ms(since(t)));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // One Z3 strategy; true when it decided (or found a bug).
+  bool z3_strategy(const std::string& method, const std::vector<z3::expr>& extra, const std::string& scope, double fraction) {
+    std::vector<z3::expr> all = obligation(extra);
+    QueryOutcome q = check(enc.ctx(), all, limits(fraction), spec.logic, smt2_path(spec.goal + "-" + method), spec.goal + " (" + method + ")");
     if (q.result == z3::unsat) {
       r.attempts.push_back(method + ": unsat in " + ms(q.seconds));
       proved(method, scope);
@@ -103,23 +271,31 @@ struct Pipeline {
     }
     if (q.result == z3::sat) {
       r.attempts.push_back(method + ": sat in " + ms(q.seconds));
-      if (take_model(method, *q.model)) return true;
-      // Values beyond int64: look for a counterexample the reference can replay.
-      std::vector<z3::expr> small = all;
-      const z3::expr lim = enc.ctx().int_val(int64_t{1} << 20);
-      for (const auto& s : as.symbols) small.push_back(enc.symbol(s) >= -lim && enc.symbol(s) <= lim);
-      QueryOutcome q2 = check(enc.ctx(), small, Limits{o.timeout_ms, o.rlimit}, spec.logic, "", "");
-      if (q2.result == z3::sat && take_model(method, *q2.model)) return true;
-      return false;
+      if (smallest_model(method, all)) return true;
+      return take_model(method, *q.model) != Replay::Unusable;
     }
     r.attempts.push_back(method + ": unknown (" + q.reason + ") after " + ms(q.seconds));
+    return false;
+  }
+
+  // Z3 unknown over unbounded integers: a counterexample among small values is often easy.
+  bool z3_small() {
+    const std::string method = "z3-small";
+    std::vector<z3::expr> all = obligation({within(8)});
+    QueryOutcome s = check(enc.ctx(), all, limits(0.3), spec.logic, "", "");
+    if (s.result == z3::sat) {
+      r.attempts.push_back(method + ": sat within 2^8 in " + ms(s.seconds));
+      return take_model(method, *s.model) != Replay::Unusable;
+    }
+    r.attempts.push_back(method + (s.result == z3::unsat ? ": no counterexample within 2^8 (" : ": unknown (" + s.reason + ") after ") +
+                         ms(s.seconds) + (s.result == z3::unsat ? ")" : ""));
     return false;
   }
 
   // Overflow goals over 64-bit bit-vectors within the declared bounds; true when it decided.
   bool bitvector_strategy() {
     const std::string method = "z3-bitvector";
-    BitvectorOutcome q = spec.bitvector(as, Limits{o.timeout_ms, o.rlimit}, smt2_path(spec.goal + "-" + method));
+    BitvectorOutcome q = spec.bitvector(as, limits(0.5), smt2_path(spec.goal + "-" + method));
     if (q.result == z3::unsat) {
       r.attempts.push_back(method + ": unsat in " + ms(q.seconds));
       proved(method, "within declared bounds");
@@ -134,7 +310,7 @@ struct Pipeline {
       return false;
     }
     r.attempts.push_back(method + ": sat in " + ms(q.seconds));
-    return confirm(method, "the bit-vector", *q.bindings, [&] { return spec.concrete(*q.bindings); });
+    return confirm(method, "the bit-vector", *q.bindings, [&] { return spec.concrete(*q.bindings); }) != Replay::Unusable;
   }
 
   bool all_bounded(std::string& missing) {
@@ -157,143 +333,232 @@ struct Pipeline {
     return out;
   }
 
-  bool wellformed_at(const Bindings& b) {
-    z3::expr_vector from(enc.ctx()), to(enc.ctx());
-    for (const auto& [name, v] : b) {
-      from.push_back(enc.symbol(name));
-      to.push_back(enc.ctx().int_val(v));
+  Enumerator enumerator() {
+    std::vector<std::string> names(as.symbols.begin(), as.symbols.end());
+    std::vector<int64_t> lo, cap;
+    bool finite = true, empty = false;
+    for (const auto& s : names) {
+      const auto& b = as.bounds[s];
+      lo.push_back(*b.lo);  // make_assumptions gives every symbol a lower bound
+      const i128 room = static_cast<i128>(INT64_MAX) - *b.lo;
+      i128 c = room;
+      if (b.hi) c = std::min<i128>(room, static_cast<i128>(*b.hi) - *b.lo);
+      else finite = false;
+      empty = empty || c < 0;  // lo > hi: no instance at all
+      cap.push_back(static_cast<int64_t>(std::max<i128>(c, 0)));
     }
-    std::vector<z3::expr> conds = spec.wellformed;
-    conds.insert(conds.end(), enc.definedness().begin(), enc.definedness().end());
-    for (auto c : conds)
-      if (!c.substitute(from, to).simplify().is_true()) return false;
-    return true;
+    return Enumerator(names, lo, cap, finite || empty, empty);
   }
 
-  // The reference on every instance of the bounded box (exact within the bounds).
-  bool exhaustive() {
-    std::string missing;
-    if (!all_bounded(missing)) return false;
-    std::vector<std::string> names(as.symbols.begin(), as.symbols.end());
-    int64_t count = 1;
-    for (const auto& s : names) {
-      const __int128 n = static_cast<__int128>(*as.bounds[s].hi) - *as.bounds[s].lo + 1;
-      if (n <= 0) {
-        count = 0;
-        break;
-      }
-      if (static_cast<__int128>(count) * n > o.max_instances) {
-        count = o.max_instances + 1;
-        break;
-      }
-      count *= static_cast<int64_t>(n);
-    }
-    if (count > o.max_instances) {
-      r.attempts.push_back("exhaustive: skipped, the bounded box has more than " + std::to_string(o.max_instances) + " instances");
-      return false;
-    }
-    auto start = Clock::now();
+  // The reference on instances, smallest first. decide = false: only look for an instance that
+  // satisfies the assumptions (consistency). True when a counterexample was found.
+  bool scan(ScanState& st, const std::string& method, int64_t max_new, unsigned time_ms, bool decide) {
+    const auto start = Clock::now(), until = start + std::chrono::milliseconds(time_ms);
     Bindings b;
-    for (const auto& s : names) b[s] = *as.bounds[s].lo;
-    int64_t checked = 0;
-    for (int64_t i = 0; i < count; ++i) {
-      if (i > 0)
-        for (const auto& s : names) {  // odometer
-          if (b[s] < *as.bounds[s].hi) {
-            ++b[s];
-            break;
-          }
-          b[s] = *as.bounds[s].lo;
-        }
-      if (!holds(as, b) || !wellformed_at(b)) continue;
-      ++checked;
+    for (int64_t n = 0;; ++n) {
+      if (n >= max_new || searched >= o.max_search || Clock::now() >= until || budget.expired()) return false;
+      if (!st.en.next(b)) {
+        st.done = true;
+        return false;
+      }
+      ++st.seen;
+      ++searched;
+      Truth t = admissible_at(b);
+      if (t == Truth::False) continue;
+      if (t == Truth::Unknown) {
+        ++st.unevaluable;
+        continue;
+      }
+      consistent = true;
+      ++st.satisfying;
+      if (!decide) return false;
       std::optional<Counterexample> cx;
       try {
         cx = spec.concrete(b);
       } catch (const SpecError& e) {
-        r.attempts.push_back("exhaustive: undecided at " + to_string(b) + ": " + e.what());
-        return false;
+        if (st.undecided++ == 0) st.first_undecided = "at " + to_string(b) + ": " + e.what();
+        continue;
       }
       if (cx) {
-        r.attempts.push_back("exhaustive: counterexample after " + std::to_string(checked) + " instances in " + ms(since(start)));
-        refuted("exhaustive", std::move(*cx));
+        r.attempts.push_back(method + ": counterexample after " + std::to_string(st.seen) + " instances in " + ms(since(start)));
+        refuted(method, std::move(*cx));
         return true;
       }
     }
-    r.attempts.push_back("exhaustive: " + std::to_string(checked) + " instances hold, " + ms(since(start)));
-    proved("exhaustive", "within declared bounds");
-    return true;
+  }
+
+  std::string scan_summary(const ScanState& st, const std::string& method, double seconds) {
+    std::string s = method + ": " + std::to_string(st.seen) + " instances (" + std::to_string(st.satisfying) +
+                    " satisfy the assumptions) hold";
+    if (st.undecided) s += ", " + std::to_string(st.undecided) + " undecided (first " + st.first_undecided + ")";
+    if (st.unevaluable) s += ", " + std::to_string(st.unevaluable) + " where the assumptions cannot be evaluated";
+    s += st.done ? ", the box is exhausted" : ", up to level " + std::to_string(st.en.level());
+    return s + ", " + ms(seconds);
+  }
+
+  bool box_proves(const ScanState& st) { return st.done && st.en.finite() && st.undecided == 0 && st.unevaluable == 0; }
+
+  // Vacuous truth is no proof: some instance must satisfy the assumptions and the objects exist.
+  void consistency(ScanState& st) {
+    if (consistent) return;
+    if (st.done && st.en.finite() && st.unevaluable == 0)  // every instance of a finite box fails them
+      fail("prove-assumptions-inconsistent", "§1",
+           "no symbol values satisfy the assumptions together with the well-formedness conditions (extents >= 1, divisors != 0)");
+    QueryOutcome q = check(enc.ctx(), base, limits(0.25), spec.logic, "", "");
+    if (q.result == z3::unsat)
+      fail("prove-assumptions-inconsistent", "§1",
+           "no symbol values satisfy the assumptions together with the well-formedness conditions (extents >= 1, divisors != 0)");
+    if (q.result == z3::sat) {
+      consistent = true;
+      r.attempts.push_back("consistency: the assumptions hold somewhere (z3: sat in " + ms(q.seconds) + ")");
+      return;
+    }
+    consistency_unknown = "whether the assumptions can hold is undecided (z3: " + q.reason + " after " + ms(q.seconds) + ")";
+    r.attempts.push_back("consistency: unknown (" + q.reason + ") after " + ms(q.seconds));
+  }
+
+  // TOOLING-NOTES / issue 9: on products of high degree Z3 can run for minutes without looking at
+  // an interrupt; such obligations are left to the instance search (a clear refusal, not a hang).
+  static constexpr unsigned kMaxDegree = 16;
+  static constexpr unsigned kEarlySearchMs = 200;  // the search before Z3: cheap refutations only
+  void limit_degree() {
+    unsigned d = 0;
+    for (const auto& e : obligation({})) d = std::max(d, degree(e));
+    if (d <= kMaxDegree) return;
+    budget.z3_allowed = false;
+    budget.z3_refusal = "not asked, degree " + std::to_string(d);
+    r.attempts.push_back("z3: not asked: a term of degree " + std::to_string(d) + " (above " + std::to_string(kMaxDegree) +
+                         ", where Z3 may not stop on time)");
+  }
+
+  void run() {
+    limit_degree();
+    ScanState main{enumerator()};
+    auto t = Clock::now();
+    if (o.search && !spec.symbols.empty()) {  // small instances first: cheap refutations, and consistency
+      if (scan(main, "small-instances", o.search_instances, std::min(budget.share(0.15), kEarlySearchMs), true)) return;
+      r.attempts.push_back(scan_summary(main, "small-instances", since(t)));
+      consistency(main);
+    } else {
+      ScanState sample{enumerator()};
+      scan(sample, "consistency", o.search_instances, budget.share(0.1), false);
+      consistency(sample);
+    }
+    if (spec.symbols.empty()) {  // concrete goal: the reference decides exactly
+      try {
+        auto cx = spec.concrete(Bindings{});
+        r.attempts.push_back("reference: decided on the concrete objects");
+        if (cx) refuted("reference", std::move(*cx));
+        else proved("reference", "all values");
+        if (!o.smt2_prefix.empty()) {
+          std::vector<z3::expr> all = obligation({});
+          write_smt2(enc.ctx(), all, spec.logic, smt2_path(spec.goal + "-z3-unbounded"), spec.goal);
+        }
+        return;
+      } catch (const SpecError& e) {
+        r.attempts.push_back(std::string("reference: undecided: ") + e.what());
+      }
+    }
+    if (spec.structural && o.structural) {
+      t = Clock::now();
+      if (auto m = spec.structural(base, budget)) {
+        r.attempts.push_back(*m + ": proved in " + ms(since(t)));
+        proved(*m, "all values");
+        if (!o.smt2_prefix.empty()) {  // still export the obligation so that another solver can check it
+          std::vector<z3::expr> all = obligation({});
+          write_smt2(enc.ctx(), all, spec.logic, smt2_path(spec.goal + "-z3-unbounded"), spec.goal + " (z3-unbounded)");
+        }
+        return;
+      }
+      r.attempts.push_back("structural: does not apply (" + ms(since(t)) + ")");
+    }
+    if (o.z3_unbounded) {
+      if (z3_strategy("z3-unbounded", {}, "all values", 0.5)) return;
+      if (r.verdict == Verdict::Unknown && !budget.expired() && z3_small()) return;
+    }
+    std::string missing;
+    const bool bounded = all_bounded(missing);
+    if (bounded) {
+      if (spec.bitvector && o.z3_bitvector && !budget.expired() && bitvector_strategy()) return;
+      if (o.z3_bounded && !budget.expired() &&
+          z3_strategy("z3-bounded", bound_constraints(), "within declared bounds", 0.5))
+        return;
+    } else {
+      r.attempts.push_back("z3-bounded: skipped, no declared upper bound for " + missing);
+    }
+    // The reference on more instances until the budget: refutes, or covers a declared box.
+    const bool small_box = bounded && main.en.finite();
+    if (o.search || (o.exhaustive && small_box)) {
+      const std::string method = small_box ? "exhaustive" : "small-instances";
+      t = Clock::now();
+      const int64_t more = o.search ? INT64_MAX : o.max_instances + 1;
+      if (scan(main, method, more, budget.remaining_ms(), true)) return;
+      r.attempts.push_back(scan_summary(main, method, since(t)));
+      if (o.exhaustive && box_proves(main)) {
+        proved("exhaustive", "within declared bounds");
+        return;
+      }
+    }
+    if (budget.expired()) r.attempts.push_back("time limit reached after " + ms(budget.elapsed_s()));
   }
 };
 
 }  // namespace
 
-ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o) {
-  auto start = Clock::now();
-  Pipeline p{enc, spec, o, make_assumptions(o.assume, spec.symbols), {}, {}};
+ProveResult unknown_result(const GoalSpec& spec, const std::string& reason) {
+  ProveResult r;
+  r.goal = spec.goal;
+  r.clause = spec.clause;
+  r.reason = reason;
+  return r;
+}
+
+ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o, Budget& budget) {
+  Pipeline p{enc, spec, o, budget, make_assumptions(o.assume, spec.symbols), {}, {}, {}};
   p.r.goal = spec.goal;
   p.r.clause = spec.clause;
   p.r.assumptions = p.as.texts;
-  p.r.wellformed = spec.wellformed_text;
-  for (const auto& rel : p.as.relations) p.base.push_back(enc.relation(rel));
-  for (const auto& t : enc.definedness_text())
-    if (std::find(p.r.wellformed.begin(), p.r.wellformed.end(), t) == p.r.wellformed.end()) p.r.wellformed.push_back(t);
-  p.base.insert(p.base.end(), spec.wellformed.begin(), spec.wellformed.end());
-  p.base.insert(p.base.end(), enc.definedness().begin(), enc.definedness().end());
-
-  auto finish = [&]() {
-    p.r.seconds = since(start);
-    return p.r;
-  };
-  if (spec.symbols.empty()) {  // concrete: the reference decides exactly
-    try {
-      auto cx = spec.concrete(Bindings{});
-      p.r.attempts.push_back("reference: decided on the concrete objects");
-      if (cx) p.refuted("reference", std::move(*cx));
-      else p.proved("reference", "all values");
-      if (!o.smt2_prefix.empty()) {
-        std::vector<z3::expr> all = p.base;
-        all.insert(all.end(), spec.negated.begin(), spec.negated.end());
-        check(enc.ctx(), all, Limits{o.timeout_ms, o.rlimit}, spec.logic, p.smt2_path(spec.goal + "-z3-unbounded"), spec.goal);
-      }
-      return finish();
-    } catch (const SpecError& e) {
-      p.r.attempts.push_back(std::string("reference: undecided: ") + e.what());
+  for (const auto& rel : p.as.relations) p.relation_terms.push_back(enc.relation(rel));
+  p.base = p.relation_terms;
+  // Well-formedness, each condition once (issue 9: no duplicates in the output).
+  std::vector<std::string> seen;
+  for (size_t i = 0; i < spec.wellformed.size(); ++i) {
+    const std::string& t = spec.wellformed_text[i];
+    if (std::find(seen.begin(), seen.end(), t) != seen.end()) continue;
+    seen.push_back(t);
+    p.base.push_back(spec.wellformed[i]);
+  }
+  for (size_t i = 0; i < enc.definedness().size(); ++i) {
+    const std::string& t = enc.definedness_text()[i];
+    p.base.push_back(enc.definedness()[i]);
+    if (std::find(seen.begin(), seen.end(), t) == seen.end()) seen.push_back(t);
+  }
+  p.r.wellformed = seen;
+  try {
+    p.run();
+    if (!o.smt2_prefix.empty() && p.r.smt2_files.empty()) {  // decided without Z3: export the obligation anyway
+      std::vector<z3::expr> all = p.obligation({});
+      write_smt2(enc.ctx(), all, spec.logic, p.smt2_path(spec.goal + "-z3-unbounded"), spec.goal + " (z3-unbounded)");
     }
+  } catch (const z3::exception& e) {  // interrupted outside check(): the time limit
+    p.r.verdict = Verdict::Unknown;
+    p.r.attempts.push_back(std::string("z3: ") + e.msg() + (budget.expired() ? " (time limit)" : ""));
   }
-  {  // vacuous truth is no proof: the assumptions must admit at least one well-formed instance
-    QueryOutcome q = check(enc.ctx(), p.base, Limits{o.rlimit ? o.timeout_ms : std::min(o.timeout_ms, 1000u), o.rlimit}, spec.logic, "", "");
-    if (q.result == z3::unsat)
-      fail("prove-assumptions-inconsistent", "§1",
-           "no symbol values satisfy the assumptions together with the well-formedness conditions (extents >= 1, divisors != 0)");
+  if (p.r.verdict == Verdict::Proved && !p.consistent) {
+    p.r.attempts.push_back(p.r.method + ": proved, but only if the assumptions can hold: " + p.consistency_unknown);
+    p.r.verdict = Verdict::Unknown;
   }
-  if (spec.structural && o.structural) {
-    auto t = Clock::now();
-    if (auto m = spec.structural(p.base)) {
-      p.r.attempts.push_back(*m + ": proved in " + ms(since(t)));
-      p.proved(*m, "all values");
-      if (!o.smt2_prefix.empty()) {  // still export the obligation so that another solver can check it
-        std::vector<z3::expr> all = p.base;
-        all.insert(all.end(), spec.negated.begin(), spec.negated.end());
-        write_smt2(enc.ctx(), all, spec.logic, p.smt2_path(spec.goal + "-z3-unbounded"), spec.goal + " (z3-unbounded)");
-      }
-      return finish();
-    }
-    p.r.attempts.push_back("structural: does not apply");
+  if (p.r.verdict == Verdict::Refuted && !p.consistent) {  // a reference refutation on a concrete goal
+    p.r.attempts.push_back(p.r.method + ": the goal fails, but " + p.consistency_unknown);
+    p.r.verdict = Verdict::Unknown;
   }
-  if (o.z3_unbounded && p.z3_strategy("z3-unbounded", {}, "all values")) return finish();
-  std::string missing;
-  if (p.all_bounded(missing)) {
-    if (spec.bitvector && o.z3_bitvector && p.bitvector_strategy()) return finish();
-    if (o.z3_bounded && p.z3_strategy("z3-bounded", p.bound_constraints(), "within declared bounds")) return finish();
-    if (o.exhaustive && p.exhaustive()) return finish();
-  } else {
-    p.r.attempts.push_back("z3-bounded: skipped, no declared upper bound for " + missing);
+  if (p.r.verdict == Verdict::Unknown && !p.r.replay_failed) {
+    std::string why;
+    for (const auto& a : p.r.attempts) why += (why.empty() ? "" : "; ") + a;
+    p.r.reason = why;
   }
-  std::string why;
-  for (const auto& a : p.r.attempts) why += (why.empty() ? "" : "; ") + a;
-  p.r.reason = why;
-  return finish();
+  p.r.seconds = budget.elapsed_s();
+  return p.r;
 }
 
 z3::expr sum(z3::context& ctx, const std::vector<z3::expr>& xs) {
@@ -341,12 +606,46 @@ int64_t colex_index(const std::vector<int64_t>& c, const Layout& l) {
   return idx;
 }
 
+void positive_wellformed(GoalSpec& g, const z3::expr& term, const ShapeDim& dim) {
+  g.wellformed.push_back(term >= 1);
+  g.wellformed_text.push_back(tfspec::to_string(dim) + " >= 1");
+  g.positive.push_back(dim);
+}
+
 void extents_wellformed(GoalSpec& g, const FlatModes& f) {
   for (size_t i = 0; i < f.shape.size(); ++i)
-    if (!f.shape_leaves[i].is_int()) {
-      g.wellformed.push_back(f.shape[i] >= 1);
-      g.wellformed_text.push_back(leaf_text(f.shape_leaves[i]) + " >= 1");
-    }
+    if (f.shape_leaves[i].is_sym()) positive_wellformed(g, f.shape[i], f.shape_leaves[i].dim());
+}
+
+namespace {
+IntTuple unflatten(const IntTuple& shape, const std::vector<int64_t>& flat, size_t& next) {
+  if (shape.is_leaf()) return IntTuple(flat.at(next++));
+  std::vector<IntTuple> c;
+  for (const auto& x : shape.children()) c.push_back(unflatten(x, flat, next));
+  return IntTuple::tuple(std::move(c));
+}
+}  // namespace
+
+IntTuple unflatten_coord(const IntTuple& shape, const std::vector<int64_t>& flat) {
+  size_t next = 0;
+  return unflatten(shape, flat, next);
+}
+
+ExactModes exact_modes(const Layout& l, const Bindings& b) {
+  ExactModes m;
+  auto value = [&](const IntTuple& leaf) -> i128 {
+    if (leaf.is_int()) return leaf.value();
+    if (!leaf.is_sym()) fail("needs-concrete", "§1", "a launch-provided extent (None) has no value");
+    Exact v = eval_exact(leaf.dim(), b);
+    if (v.status == Exact::Status::DivByZero) fail("division-by-zero", "§1", "division by zero in " + tfspec::to_string(leaf.dim()));
+    if (!v.ok()) fail("prove-undecided", "§1", tfspec::to_string(leaf.dim()) + " is beyond 128 bits at " + to_string(b));
+    return v.value;
+  };
+  for (const auto& x : flat_leaves(l.shape_ref())) m.shape.push_back(value(x));
+  for (const auto& x : flat_leaves(l.stride())) m.stride.push_back(value(x));
+  for (auto v : m.shape) m.fit_int64 = m.fit_int64 && fits_int64(v);
+  for (auto v : m.stride) m.fit_int64 = m.fit_int64 && fits_int64(v);
+  return m;
 }
 
 GoalSpec two_layout_goal(const std::string& goal, const std::string& clause, const Layout& a, const Layout& b,

@@ -23,11 +23,11 @@ struct Infeasible {};
 // not constant under simplification.
 class Explorer {
  public:
-  Explorer(z3::context& ctx, const std::vector<z3::expr>& base, unsigned timeout_ms, unsigned rlimit)
-      : ctx_(ctx), solver_(z3::tactic(ctx, "smt").mk_solver()) {
+  Explorer(z3::context& ctx, const std::vector<z3::expr>& base, unsigned timeout_ms, unsigned rlimit, Budget& budget)
+      : ctx_(ctx), solver_(z3::tactic(ctx, "smt").mk_solver()), budget_(budget), timeout_ms_(std::max(1u, timeout_ms)) {
     z3::params p(ctx);
-    p.set("timeout", timeout_ms);
-    p.set("rlimit", rlimit ? rlimit : timeout_ms * 2000u + 1000u);
+    p.set("timeout", timeout_ms_);
+    p.set("rlimit", rlimit ? rlimit : timeout_ms_ * 2000u + 1000u);
     solver_.set(p);
     for (const auto& b : base) solver_.add(b);
     solver_.push();
@@ -80,15 +80,24 @@ class Explorer {
     z3::expr_vector as(ctx_);
     for (const auto& p : path_) as.push_back(p);
     as.push_back(c);
+    if (budget_.expired()) return true;
     solver_.push();
     for (const auto& a : as) solver_.add(a);
-    z3::check_result r = solver_.check();
+    z3::check_result r = z3::unknown;
+    budget_.arm(timeout_ms_);
+    try {
+      r = solver_.check();
+    } catch (const z3::exception&) {  // interrupted: keep the branch
+    }
+    budget_.disarm();
     solver_.pop();
     return r != z3::unsat;
   }
 
   z3::context& ctx_;
   z3::solver solver_;
+  Budget& budget_;
+  unsigned timeout_ms_;
   std::vector<std::vector<bool>> work_;
   std::vector<bool> prefix_;
   std::vector<z3::expr> path_;
@@ -151,6 +160,7 @@ bool walk(Explorer& x, z3::context& ctx, const FlatModes& a, const FlatModes& b)
 
 ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOptions& o) {
   z3::context ctx;
+  Budget budget(ctx, o.timeout_ms);
   Encoder enc(ctx);
   FlatModes fa = flat_modes(enc, a, "a"), fb = flat_modes(enc, b, "b");
   GoalSpec g = two_layout_goal("admissible", "§3", a, b, fa, fb);
@@ -177,9 +187,9 @@ ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOption
   size_t refusal_paths = 0, paths = 0;
   bool complete = true;
   // With a fixed rlimit the resource budget decides and the wall clock only backs it up.
-  Explorer x(ctx, base, o.rlimit ? o.timeout_ms : std::min(o.timeout_ms, 500u), o.rlimit);
+  Explorer x(ctx, base, o.rlimit ? o.timeout_ms : std::min(o.timeout_ms / 4 + 1, 500u), o.rlimit, budget);
   while (x.next_path()) {
-    if (++paths > kMaxPaths) {
+    if (++paths > kMaxPaths || budget.remaining_ms() < o.timeout_ms / 4) {
       complete = false;
       break;
     }
@@ -192,19 +202,18 @@ ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOption
     }
   }
   if (!complete) {
-    ProveResult r;
-    r.goal = g.goal;
-    r.clause = g.clause;
+    ProveResult r = unknown_result(g, paths > kMaxPaths ? "the composition walk has more than " + std::to_string(kMaxPaths) + " paths"
+                                                        : "the composition walk used three quarters of the time limit");
     r.assumptions = as.texts;
-    r.reason = "the composition walk has more than " + std::to_string(kMaxPaths) + " paths";
+    r.seconds = budget.elapsed_s();
     return r;
   }
   g.negated.push_back(refused);
-  g.structural = [refusal_paths, paths](const std::vector<z3::expr>&) -> std::optional<std::string> {
+  g.structural = [refusal_paths, paths](const std::vector<z3::expr>&, Budget&) -> std::optional<std::string> {
     if (refusal_paths == 0 && paths > 0) return "path-exploration";
     return std::nullopt;
   };
-  return run_goal(enc, g, o);
+  return run_goal(enc, g, o, budget);
 }
 
 }  // namespace tfspec::solver

@@ -1,6 +1,7 @@
 // §3 offsets of a layout with symbolic dims: `in-bounds` (every offset in [0, E)) and `fits`
 // (offsets and the index arithmetic of crd2idx stay inside a signed 32- or 64-bit integer).
 #include "engine.hpp"
+#include "exact.hpp"
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/notation.hpp"
 
@@ -9,7 +10,6 @@ namespace {
 
 // Saturating 128-bit arithmetic for concrete replays of overflow goals: a value that saturates is
 // far outside any 64-bit range, which is all the verdict needs.
-using i128 = __int128;
 constexpr i128 kSat = static_cast<i128>(1) << 120;
 i128 sat(i128 v) { return v > kSat ? kSat : (v < -kSat ? -kSat : v); }
 i128 smul(i128 a, i128 b) {
@@ -17,17 +17,10 @@ i128 smul(i128 a, i128 b) {
   if (__builtin_mul_overflow(a, b, &r)) return ((a < 0) != (b < 0)) ? -kSat : kSat;
   return sat(r);
 }
-std::string i128_string(i128 v) {
+std::string value_string(i128 v) {
   if (v >= kSat) return ">= 2^120";
   if (v <= -kSat) return "<= -2^120";
-  bool neg = v < 0;
-  if (neg) v = -v;
-  std::string s;
-  do {
-    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
-    v /= 10;
-  } while (v != 0);
-  return neg ? "-" + s : s;
+  return i128_string(v);
 }
 
 // The quantities crd2idx computes (spec/PROVE.md): every extent and stride, the size (the range
@@ -58,13 +51,14 @@ std::vector<Quantity> quantities(z3::context& ctx, const FlatModes& f) {
   return q;
 }
 
-std::vector<std::pair<std::string, i128>> concrete_quantities(const Layout& c) {
+std::vector<std::pair<std::string, i128>> concrete_quantities(const ExactModes& m) {
   std::vector<std::pair<std::string, i128>> q;
-  auto s = flat_extents(c), d = flat_strides(c);
+  const auto& s = m.shape;
+  const auto& d = m.stride;
   i128 size = 1, hi = 0, lo = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     const std::string k = std::to_string(i);
-    i128 span = smul(s[i] - 1, d[i]);
+    i128 span = smul(sat(s[i] - 1), d[i]);
     q.push_back({"extent[" + k + "]", s[i]});
     q.push_back({"stride[" + k + "]", d[i]});
     q.push_back({"coordinate*stride in mode " + k, span});
@@ -79,11 +73,29 @@ std::vector<std::pair<std::string, i128>> concrete_quantities(const Layout& c) {
 }
 
 // The coordinate where the offset is largest (or smallest) of a concrete layout.
-std::vector<int64_t> corner(const Layout& c, bool largest) {
-  auto s = flat_extents(c), d = flat_strides(c);
+std::vector<int64_t> corner(const ExactModes& m, bool largest) {
   std::vector<int64_t> x;
-  for (size_t i = 0; i < s.size(); ++i) x.push_back(((d[i] > 0) == largest && d[i] != 0) ? s[i] - 1 : 0);
+  for (size_t i = 0; i < m.shape.size(); ++i)
+    x.push_back(((m.stride[i] > 0) == largest && m.stride[i] != 0) ? static_cast<int64_t>(m.shape[i] - 1) : 0);
   return x;
+}
+
+i128 offset_at(const ExactModes& m, const std::vector<int64_t>& x) {
+  i128 off = 0, p;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (__builtin_mul_overflow(static_cast<i128>(x[i]), m.stride[i], &p) || __builtin_add_overflow(off, p, &off))
+      fail("prove-undecided", "§3", "an offset leaves 128 bits");
+  return off;
+}
+
+// "(s0,s1):(d0,d1)" of exact flat values (for instances whose dims leave int64).
+std::string flat_text(const ExactModes& m) {
+  std::string s = "(", d = "(";
+  for (size_t i = 0; i < m.shape.size(); ++i) {
+    s += (i ? "," : "") + i128_string(m.shape[i]);
+    d += (i ? "," : "") + i128_string(m.stride[i]);
+  }
+  return s + "):" + d + ")";
 }
 
 // fits over 64-bit bit-vectors within the declared bounds. Counterexample condition: a dim
@@ -157,6 +169,7 @@ BitvectorOutcome fits_bitvector(z3::context& ctx, const Layout& l, int bits, con
 
 ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOptions& o) {
   z3::context ctx;
+  Budget budget(ctx, o.timeout_ms);
   Encoder enc(ctx);
   FlatModes f = flat_modes(enc, l, "layout");
   z3::expr e = enc.dim(size);
@@ -174,37 +187,47 @@ ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOp
   }
   z3::expr off = sum(ctx, terms);
   g.negated.push_back(off < 0 || off >= e);
-  auto report = [size](const Bindings& b, const Layout& c, int64_t idx) -> std::optional<Counterexample> {
-    int64_t off = c(idx), bound = evaluate(size, b);
-    if (off >= 0 && off < bound) return std::nullopt;
-    IntTuple crd = idx2crd(idx, c.shape_ref());
+  // The witness coordinate and its offset, exactly.
+  auto report = [l, size](const Bindings& b, const ExactModes& m, const std::vector<int64_t>& xs) -> std::optional<Counterexample> {
+    Exact bound = eval_exact(size, b);
+    if (!bound.ok()) fail("prove-undecided", "§3", "the size cannot be evaluated at " + to_string(b));
+    for (size_t i = 0; i < xs.size(); ++i)
+      if (xs[i] < 0 || xs[i] >= m.shape[i]) return std::nullopt;
+    const i128 off = offset_at(m, xs);
+    if (off >= 0 && off < bound.value) return std::nullopt;
+    const std::string layout = m.fit_int64 ? to_string(substitute(l, b)) : flat_text(m);
+    IntTuple crd = m.fit_int64 ? unflatten_coord(l.shape_ref(), xs) : IntTuple();
     Counterexample cx;
-    cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)}, {"coord", to_json(crd)}, {"offset", off}, {"size", bound}};
-    cx.text = at(b) + "the layout is " + to_string(c) + ": coordinate " + coord_to_string(crd) +
-              " maps to offset " + std::to_string(off) + ", outside [0, " + std::to_string(bound) + ")";
+    cx.json = Json{{"symbols", bindings_json(b)}, {"layout", layout}, {"coord", m.fit_int64 ? to_json(crd) : Json(xs)},
+                   {"offset", fits_int64(off) ? Json(static_cast<int64_t>(off)) : Json(i128_string(off))},
+                   {"size", fits_int64(bound.value) ? Json(static_cast<int64_t>(bound.value)) : Json(i128_string(bound.value))}};
+    cx.text = at(b) + "the layout is " + layout + ": coordinate " + (m.fit_int64 ? coord_to_string(crd) : Json(xs).dump()) +
+              " maps to offset " + i128_string(off) + ", outside [0, " + i128_string(bound.value) + ")";
     return cx;
   };
   g.replay = [&, report](const z3::model& m, const Bindings& b) -> std::optional<Counterexample> {
-    Layout c = substitute(l, b);
     std::vector<int64_t> xs;
     for (const auto& xi : x) {
       auto v = model_int(m, xi);
-      if (!v) return std::nullopt;
+      if (!v) fail("prove-undecided", "§3", "a coordinate of the model leaves int64");
       xs.push_back(*v);
     }
-    return report(b, c, colex_index(xs, c));
+    return report(b, exact_modes(l, b), xs);
   };
   g.concrete = [&, report](const Bindings& b) -> std::optional<Counterexample> {
-    Layout c = substitute(l, b);
-    if (auto cx = report(b, c, colex_index(corner(c, false), c))) return cx;
-    return report(b, c, colex_index(corner(c, true), c));
+    ExactModes m = exact_modes(l, b);
+    for (auto v : m.shape)
+      if (!fits_int64(v)) fail("prove-undecided", "§3", "an extent leaves int64 at " + to_string(b));
+    if (auto cx = report(b, m, corner(m, false))) return cx;
+    return report(b, m, corner(m, true));
   };
-  return run_goal(enc, g, o);
+  return run_goal(enc, g, o, budget);
 }
 
 ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o) {
   if (bits != 32 && bits != 64) fail("prove-usage", "§3", "fits: the width must be 32 or 64 bits");
   z3::context ctx;
+  Budget budget(ctx, o.timeout_ms);
   Encoder enc(ctx);
   FlatModes f = flat_modes(enc, l, "layout");
   GoalSpec g;
@@ -217,16 +240,18 @@ ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o) {
   z3::expr any = ctx.bool_val(false);
   for (const auto& q : quantities(ctx, f)) any = any || q.term > zmax || q.term < zmin;
   g.negated.push_back(any);
+  // The dims are evaluated exactly: a dim that leaves int64 is itself the counterexample (the
+  // concrete layout cannot even be built).
   auto check_instance = [l, bits, max, min](const Bindings& b) -> std::optional<Counterexample> {
-    Layout c = substitute(l, b);
-    for (const auto& [what, v] : concrete_quantities(c)) {
+    ExactModes m = exact_modes(l, b);
+    const std::string layout = m.fit_int64 ? to_string(substitute(l, b)) : flat_text(m);
+    for (const auto& [what, v] : concrete_quantities(m)) {
       if (v <= max && v >= min) continue;
       Counterexample cx;
-      cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)}, {"quantity", what}, {"value", i128_string(v)}};
-      cx.text = at(b) + "the layout is " + to_string(c) + ": " + what + " = " + i128_string(v) +
-                " does not fit int" + std::to_string(bits);
-      if (what.rfind("largest", 0) == 0 || what.rfind("smallest", 0) == 0) {
-        IntTuple crd = idx2crd(colex_index(corner(c, what[0] == 'l'), c), c.shape_ref());
+      cx.json = Json{{"symbols", bindings_json(b)}, {"layout", layout}, {"quantity", what}, {"value", value_string(v)}};
+      cx.text = at(b) + "the layout is " + layout + ": " + what + " = " + value_string(v) + " does not fit int" + std::to_string(bits);
+      if (m.fit_int64 && (what.rfind("largest", 0) == 0 || what.rfind("smallest", 0) == 0)) {
+        IntTuple crd = unflatten_coord(l.shape_ref(), corner(m, what[0] == 'l'));
         cx.json["coord"] = to_json(crd);
         cx.text += " (reached at coordinate " + coord_to_string(crd) + ")";
       }
@@ -239,7 +264,7 @@ ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o) {
   g.bitvector = [&ctx, &l, bits](const Assumptions& as, const Limits& limits, const std::string& smt2) {
     return fits_bitvector(ctx, l, bits, as, limits, smt2);
   };
-  return run_goal(enc, g, o);
+  return run_goal(enc, g, o, budget);
 }
 
 }  // namespace tfspec::solver

@@ -28,12 +28,13 @@ Point point(z3::context& ctx, const FlatModes& f, const std::string& tag, std::v
   return p;
 }
 
-constexpr int64_t kMaxCompare = int64_t{1} << 22;  // concrete comparison, point by point
+constexpr int64_t kMaxCompare = int64_t{1} << 20;  // concrete comparison, point by point
 
 }  // namespace
 
 ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOptions& o) {
   z3::context ctx;
+  Budget budget(ctx, o.timeout_ms);
   Encoder enc(ctx);
   FlatModes fa = flat_modes(enc, a, "a"), fb = flat_modes(enc, b, "b");
   GoalSpec g = two_layout_goal("equivalent", "§3", a, b, fa, fb);
@@ -72,13 +73,17 @@ ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOption
   g.replay = [&, compare](const z3::model& m, const Bindings& bs) -> std::optional<Counterexample> {
     Layout ca = substitute(a, bs);
     std::vector<int64_t> xs;
-    for (const auto& xi : pa.x) xs.push_back(model_int(m, xi).value_or(-1));
+    for (const auto& xi : pa.x) {
+      auto v = model_int(m, xi);
+      if (!v) fail("prove-undecided", "§3", "a coordinate of the model leaves int64");
+      xs.push_back(*v);
+    }
     Layout cb = substitute(b, bs);
     if (ca.size() != cb.size()) return compare(bs, std::nullopt);
     return compare(bs, colex_index(xs, ca));
   };
   g.concrete = [compare](const Bindings& bs) { return compare(bs, std::nullopt); };
-  return run_goal(enc, g, o);
+  return run_goal(enc, g, o, budget);
 }
 
 }  // namespace tfspec::solver

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine.hpp"
+#include "exact.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -47,9 +48,9 @@ std::optional<std::string> separated_strides(z3::context& ctx, const FlatModes& 
 // admissible point (a model of the assumptions), then one query proves that in this order every
 // mode of extent > 1 clears the span of the ones before it, for every admissible value.
 std::optional<std::string> separated_strides_z3(z3::context& ctx, const FlatModes& f, const std::vector<z3::expr>& base,
-                                                unsigned timeout_ms) {
+                                                Budget& budget, unsigned rlimit) {
   std::vector<z3::expr> sample = base;
-  QueryOutcome q = check(ctx, sample, Limits{std::min(timeout_ms, 500u), 0}, "QF_NIA", "", "");
+  QueryOutcome q = check(ctx, sample, Limits{budget.share(0.1), rlimit, &budget}, "QF_NIA", "", "");
   if (q.result != z3::sat) return std::nullopt;
   std::vector<std::pair<int64_t, size_t>> order;
   for (size_t i = 0; i < f.stride.size(); ++i) {
@@ -65,14 +66,35 @@ std::optional<std::string> separated_strides_z3(z3::context& ctx, const FlatMode
   }
   std::vector<z3::expr> obligation = base;
   obligation.push_back(!all);
-  if (check(ctx, obligation, Limits{timeout_ms, 0}, "QF_NIA", "", "").result == z3::unsat) return "separated-strides-z3";
+  if (check(ctx, obligation, Limits{budget.share(0.15), rlimit, &budget}, "QF_NIA", "", "").result == z3::unsat)
+    return "separated-strides-z3";
   return std::nullopt;
 }
+
+// A sufficient condition for injectivity of a concrete layout (sorted by |stride|, each mode
+// clears the span of the smaller ones): the reference decides such layouts by peeling, however
+// large, so the instance search may hand them over without an enumeration.
+bool separated(const ExactModes& m) {
+  std::vector<std::pair<i128, i128>> modes;  // (|d|, s)
+  for (size_t i = 0; i < m.shape.size(); ++i)
+    if (m.shape[i] > 1) modes.emplace_back(m.stride[i] < 0 ? -m.stride[i] : m.stride[i], m.shape[i]);
+  std::sort(modes.begin(), modes.end());
+  i128 span = 0;
+  for (const auto& [d, s] : modes) {
+    if (d <= span) return false;
+    i128 add;
+    if (__builtin_mul_overflow(d, s - 1, &add) || __builtin_add_overflow(span, add, &span)) return false;
+  }
+  return true;
+}
+
+constexpr int64_t kMaxInstanceSize = int64_t{1} << 20;  // the search's per-instance enumeration
 
 }  // namespace
 
 ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
   z3::context ctx;
+  Budget budget(ctx, o.timeout_ms);
   Encoder enc(ctx);
   FlatModes f = flat_modes(enc, l, "layout");
   GoalSpec g;
@@ -90,44 +112,62 @@ ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
   }
   g.negated.push_back(some);
   g.negated.push_back(sum(ctx, terms) == 0);
-  g.structural = [&](const std::vector<z3::expr>& base) {
+  g.structural = [&](const std::vector<z3::expr>& base, Budget& b) {
     auto m = separated_strides(ctx, f);
-    return m ? m : separated_strides_z3(ctx, f, base, o.timeout_ms);
+    return m ? m : separated_strides_z3(ctx, f, base, b, o.rlimit);
   };
 
-  auto witness = [l](const Bindings& b, int64_t i1, int64_t i2, const Layout& c) {
+  // The witness: two flat coordinates of the concrete layout and their common offset.
+  auto witness = [l](const Bindings& b, const std::vector<int64_t>& x, const std::vector<int64_t>& y, i128 off) {
+    Layout c = substitute(l, b);
     Counterexample cx;
-    IntTuple c1 = idx2crd(i1, c.shape_ref()), c2 = idx2crd(i2, c.shape_ref());
-    int64_t off = c(i1);
-    cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)},
-                   {"coords", Json::array({to_json(c1), to_json(c2)})}, {"offset", off}};
+    IntTuple c1 = unflatten_coord(c.shape_ref(), x), c2 = unflatten_coord(c.shape_ref(), y);
+    cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)}, {"coords", Json::array({to_json(c1), to_json(c2)})}};
+    cx.json["offset"] = fits_int64(off) ? Json(static_cast<int64_t>(off)) : Json(i128_string(off));
     cx.text = at(b) + "the layout is " + to_string(c) + ": coordinates " + coord_to_string(c1) + " and " +
-              coord_to_string(c2) + " both map to offset " + std::to_string(off);
+              coord_to_string(c2) + " both map to offset " + i128_string(off);
     return cx;
   };
+  // Replays the model's coordinate differences themselves, exactly (no enumeration of the layout).
   g.replay = [&, witness](const z3::model& m, const Bindings& b) -> std::optional<Counterexample> {
-    Layout c = substitute(l, b);
+    ExactModes em = exact_modes(l, b);
+    if (!em.fit_int64) fail("prove-undecided", "§2", "the layout's extents or strides leave int64 at " + to_string(b));
     std::vector<int64_t> x, y;
-    for (const auto& ti : t) {
-      auto v = model_int(m, ti);
-      if (!v) return std::nullopt;
+    i128 ox = 0, oy = 0;
+    bool differ = false;
+    for (size_t i = 0; i < t.size(); ++i) {
+      auto v = model_int(m, t[i]);
+      if (!v) fail("prove-undecided", "§2", "a coordinate of the model leaves int64");
+      if (*v > em.shape[i] - 1 || *v < 1 - em.shape[i]) return std::nullopt;
       x.push_back(*v > 0 ? *v : 0);
       y.push_back(*v < 0 ? -*v : 0);
+      differ = differ || *v != 0;
+      i128 px, py;
+      if (__builtin_mul_overflow(static_cast<i128>(x.back()), em.stride[i], &px) || __builtin_add_overflow(ox, px, &ox) ||
+          __builtin_mul_overflow(static_cast<i128>(y.back()), em.stride[i], &py) || __builtin_add_overflow(oy, py, &oy))
+        fail("prove-undecided", "§2", "an offset leaves 128 bits");
     }
-    int64_t i1 = colex_index(x, c), i2 = colex_index(y, c);
-    if (i1 == i2 || c(i1) != c(i2) || is_injective(c).injective) return std::nullopt;
-    return witness(b, i1, i2, c);
+    if (!differ || ox != oy) return std::nullopt;
+    return witness(b, x, y, ox);
   };
   g.concrete = [&, witness](const Bindings& b) -> std::optional<Counterexample> {
+    ExactModes em = exact_modes(l, b);
+    if (!em.fit_int64) fail("prove-undecided", "§2", "the layout's extents or strides leave int64 at " + to_string(b));
+    i128 size = 1;
+    for (auto s : em.shape)
+      if (__builtin_mul_overflow(size, s, &size)) size = static_cast<i128>(1) << 100;
+    if (size > kMaxInstanceSize && !separated(em))
+      fail("prove-undecided", "§2", "an instance of " + i128_string(size) + " points is beyond the search's enumeration");
     Layout c = substitute(l, b);
     InjectivityResult res = is_injective(c);
     if (res.injective) return std::nullopt;
     if (!res.witness) fail("prove-internal", "§2", "the reference found no witness pair");
-    // The witness coordinates as colexicographic indices of the concrete layout.
-    int64_t i1 = crd2idx(res.witness->first, c.shape_ref()), i2 = crd2idx(res.witness->second, c.shape_ref());
-    return witness(b, i1, i2, c);
+    std::vector<int64_t> x, y;
+    for (const auto& v : flat_leaves(res.witness->first)) x.push_back(v.value());
+    for (const auto& v : flat_leaves(res.witness->second)) y.push_back(v.value());
+    return witness(b, x, y, c.apply(res.witness->first));
   };
-  return run_goal(enc, g, o);
+  return run_goal(enc, g, o, budget);
 }
 
 }  // namespace tfspec::solver

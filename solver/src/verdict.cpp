@@ -46,7 +46,7 @@ std::string to_text(const ProveResult& r) {
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.3f s", r.seconds);
   std::string s = to_string(r.verdict) + " " + r.goal + " (" + r.clause + ")";
-  if (r.verdict == Verdict::Proved) s += " for " + r.scope + ", by " + r.method;
+  if (r.verdict == Verdict::Proved) s += (r.scope.rfind("within", 0) == 0 ? " " : " for ") + r.scope + ", by " + r.method;
   if (r.verdict == Verdict::Refuted) s += ", by " + r.method;
   s += " [" + std::string(secs) + "]\n";
   std::string as;

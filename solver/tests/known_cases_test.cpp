@@ -130,7 +130,7 @@ TEST(ProveAssumptions, SyntaxErrorsNameTheRule) {
 TEST(ProveStrategies, ExhaustiveDecidesWithinDeclaredBounds) {
   ProveOptions o;
   o.assume = {"M <= 8", "N <= 8"};
-  o.structural = o.z3_unbounded = o.z3_bounded = false;
+  o.structural = o.z3_unbounded = o.z3_bounded = o.search = false;
   auto r = prove_injective(parse_layout("(M,N):(1,M)"), o);
   EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
   EXPECT_EQ(r.method, "exhaustive");

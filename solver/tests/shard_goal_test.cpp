@@ -125,11 +125,11 @@ RC_GTEST_PROP(ProveShardSoundness, VerdictsAgreeWithTheReferenceCheck, ()) {
   };
   if (r.verdict == Verdict::Proved) {
     for (int64_t m = 1; m <= 4; ++m)
-      for (int64_t n = 1; n <= 4; ++n) RC_ASSERT(violations(Bindings{{"M", m}, {"N", n}}).empty());
+      for (int64_t n = 1; n <= 4; ++n) RC_ASSERT(violations(Bindings{{"M", m}, {"N", n}}).violations.empty());
   } else if (r.verdict == Verdict::Refuted) {
     Bindings b{{"M", 1}, {"N", 1}};
     for (const auto& [k, v] : r.counterexample["symbols"].items()) b[k] = v.get<int64_t>();
-    RC_ASSERT(!violations(b).empty());
+    RC_ASSERT(!violations(b).violations.empty());
   }
 }
 

@@ -5,9 +5,12 @@
 #include <z3++.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tfspec/reference/inttuple.hpp"
@@ -26,6 +29,8 @@ class Encoder {
   z3::expr dim(const ShapeDim& d);
   z3::expr leaf(const IntTuple& leaf, const std::string& path);  // Int | Sym; None fails closed (§1)
   z3::expr relation(const Relation& r);
+  // Every non-constant divisor met so far (each must be != 0 where the objects exist).
+  const std::vector<ShapeDim>& divisors() const { return divisors_; }
   z3::expr floor_div(const z3::expr& a, const z3::expr& b);
   z3::expr floor_mod(const z3::expr& a, const z3::expr& b);
   const std::map<std::string, z3::expr>& symbols() const { return symbols_; }
@@ -37,6 +42,7 @@ class Encoder {
   std::map<std::string, z3::expr> symbols_;
   std::vector<z3::expr> definedness_;
   std::vector<std::string> definedness_text_;
+  std::vector<ShapeDim> divisors_;
 };
 
 // A layout's flat modes as Z3 terms (§3: offset = sum of coordinate * stride over the flat modes).
@@ -53,10 +59,45 @@ IntTuple substitute(const IntTuple& t, const Bindings& b);
 Layout substitute(const Layout& l, const Bindings& b);
 std::string to_string(const Bindings& b);  // "M=4, N=3"
 
+// The time budget of one verdict (issue 9: `--timeout` is a hard limit for the whole verdict).
+// TOOLING-NOTES: Z3 can ignore both `timeout` and `rlimit` inside one long nonlinear step, so a
+// watchdog thread interrupts the context (z3::context::interrupt) when a call's share or the
+// whole budget runs out; the interrupted check() answers unknown. Loops outside Z3 poll expired().
+class Budget {
+ public:
+  using Clock = std::chrono::steady_clock;
+  Budget(z3::context& ctx, unsigned total_ms);
+  ~Budget();
+  Budget(const Budget&) = delete;
+  Budget& operator=(const Budget&) = delete;
+  double elapsed_s() const;
+  unsigned remaining_ms() const;
+  bool expired() const { return Clock::now() >= deadline_; }
+  // A phase's share: `fraction` of what is left, at least min_ms (never more than what is left).
+  unsigned share(double fraction, unsigned min_ms = 20) const;
+  // Interrupts Z3 at now + ms (or at the deadline, whichever comes first) until disarm().
+  void arm(unsigned ms);
+  void disarm();
+  // Cleared when a query's terms are beyond what Z3 reliably stops on: check() then answers
+  // unknown with `z3_refusal` as the reason, without calling Z3.
+  bool z3_allowed = true;
+  std::string z3_refusal;
+
+ private:
+  void watch();
+  z3::context& ctx_;
+  Clock::time_point start_, deadline_, armed_until_;
+  bool armed_ = false, stop_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;
+};
+
 // Time and resource limits of one solver call.
 struct Limits {
   unsigned timeout_ms = 2000;
-  unsigned rlimit = 0;  // 0: derived from timeout_ms
+  unsigned rlimit = 0;       // 0: derived from timeout_ms
+  Budget* budget = nullptr;  // when set, the call is interrupted at timeout_ms or the deadline
 };
 
 struct QueryOutcome {
@@ -74,6 +115,9 @@ QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, co
 // Writes an obligation in SMT-LIB 2: `(set-logic LOGIC)`, declarations, unnamed assertions, (check-sat).
 void write_smt2(z3::context& ctx, const std::vector<z3::expr>& assertions, const std::string& logic, const std::string& path,
                 const std::string& comment);
+
+// The polynomial degree of a term (a product adds its factors' degrees; a symbol has degree 1).
+unsigned degree(const z3::expr& e);
 
 // Reads an Int term's value from a model; nullopt when it does not fit int64.
 std::optional<int64_t> model_int(const z3::model& m, const z3::expr& e);

@@ -13,14 +13,19 @@ namespace tfspec::solver {
 
 struct ProveOptions {
   std::vector<std::string> assume;  // comparison chains, e.g. "M % 128 == 0", "1 <= M <= 65536"
-  unsigned timeout_ms = 2000;       // per solver call (wall clock)
-  // Z3 resource limit per call; 0 derives it from timeout_ms. A fixed rlimit with a generous
-  // timeout makes a verdict independent of machine load (the tests use that).
+  // The whole verdict (wall clock, a hard limit: a watchdog interrupts Z3); each phase gets a share.
+  unsigned timeout_ms = 2000;
+  // Z3 resource limit per call; 0 derives it from the call's share of the time. A fixed rlimit
+  // with a generous timeout makes a verdict independent of machine load (the tests use that).
   unsigned rlimit = 0;
   std::string smt2_prefix;          // non-empty: write each obligation to PREFIX-NAME.smt2
-  int64_t max_instances = 4096;     // largest symbol box the exhaustive strategy enumerates
+  int64_t max_instances = 4096;     // largest declared box the exhaustive strategy enumerates
+  int64_t search_instances = 2000;  // instances the small-instance search checks before Z3
+  int64_t max_search = 200000;      // instances checked in all (the time budget stops it too)
   // Strategies the pipeline may use (all by default; benchmarks and tests isolate one).
-  bool structural = true, z3_unbounded = true, z3_bitvector = true, z3_bounded = true, exhaustive = true;
+  // `search`: the reference on small symbol values (growing boxes) to refute; `exhaustive`: a
+  // declared box enumerated completely proves the goal within it.
+  bool structural = true, z3_unbounded = true, z3_bitvector = true, z3_bounded = true, exhaustive = true, search = true;
 };
 
 enum class Verdict { Proved, Refuted, Unknown };
