@@ -74,7 +74,7 @@ Status planted(const CorpusCase& c) {
 }
 
 TEST(Runner, WrongImplementationIsCaughtExactly) {
-  auto impl = subprocess(TFSPEC_WRONG_IMPL, 500);
+  auto impl = subprocess(TFSPEC_WRONG_IMPL, 4000);  // generous for sanitizer builds: only the planted hang waits it out
   RunOptions opts = with_xfail();
   Report r = run(corpus(), *impl, opts);
   EXPECT_EQ(r.implementation["name"], "wrong-toy");
