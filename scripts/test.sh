@@ -4,10 +4,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 echo "== release build and tests"
-cmake --preset default >/dev/null
+cmake --preset default -DTFSPEC_WERROR=ON >/dev/null
 cmake --build --preset default -j "$JOBS"
 ctest --preset default -j "$JOBS"
 echo "== sanitizer build (ASan+UBSan) and tests"
-cmake --preset asan >/dev/null
+cmake --preset asan -DTFSPEC_WERROR=ON >/dev/null
 cmake --build --preset asan -j "$JOBS"
 ctest --preset asan -j "$JOBS"
+if command -v clang++ >/dev/null; then
+  echo "== libFuzzer targets, ${FUZZ_SECONDS:-12}s each (fuzz/RESULTS.md)"
+  scripts/fuzz.sh "${FUZZ_SECONDS:-12}"
+fi

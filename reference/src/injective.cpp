@@ -19,17 +19,7 @@
 namespace tfspec {
 namespace {
 
-IntTuple unflatten(const IntTuple& shape, const std::vector<int64_t>& flat, size_t& next) {
-  if (shape.is_leaf()) return IntTuple(flat[next++]);
-  std::vector<IntTuple> c;
-  for (const auto& x : shape.children()) c.push_back(unflatten(x, flat, next));
-  return IntTuple::tuple(std::move(c));
-}
-
-IntTuple to_coord(const IntTuple& shape, const std::vector<int64_t>& flat) {
-  size_t next = 0;
-  return unflatten(shape, flat, next);
-}
+IntTuple to_coord(const IntTuple& shape, const std::vector<int64_t>& flat) { return unflatten(flat, shape); }
 
 }  // namespace
 

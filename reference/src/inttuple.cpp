@@ -220,29 +220,51 @@ IntTuple elem_scale(const IntTuple& a, const IntTuple& b) {
   return leaf_mul(a, product(b), "elem_scale");
 }
 
+// L(i) for an integer i (D1): i decomposes colexicographically over the modes, the last mode
+// taking what is left (pycute: an index past the end continues the last mode). This is the one
+// place the reference turns an index into an offset; Layout::operator() calls it.
+static int64_t index_to_offset(int64_t i, const IntTuple& shape, const IntTuple& stride) {
+  if (shape.is_leaf()) {
+    if (stride.is_tuple()) fail(rule::kStrideCongruent, "tuple stride for a leaf extent");
+    return checked_mul(i, require_int(stride, "stride"));
+  }
+  if (!stride.is_tuple() || stride.len() != shape.len()) fail(rule::kStrideCongruent, "stride is not congruent with the shape");
+  const size_t n = shape.len();
+  if (n == 0) return 0;
+  int64_t r = 0;
+  for (size_t k = 0; k + 1 < n; ++k) {
+    const int64_t ext = shape[k].is_int() ? shape[k].value() : product_int(shape[k], "crd2idx");
+    r = checked_add(r, index_to_offset(floor_mod(i, ext), shape[k], stride[k]));
+    i = floor_div(i, ext);
+  }
+  return checked_add(r, index_to_offset(i, shape[n - 1], stride[n - 1]));
+}
+
+// §3 idx = crd2idx(coord, shape, stride): a tuple coordinate mode by mode, an integer by L(i).
 int64_t crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stride) {
-  if (crd.is_tuple()) {
-    if (!shape.is_tuple() || !stride.is_tuple() || crd.len() != shape.len() || stride.len() != shape.len())
-      fail(rule::in(rule::kCoordNotCongruent, "§3"), "coordinate is not congruent with the shape");
-    int64_t r = 0;
-    for (size_t i = 0; i < crd.len(); ++i) r = checked_add(r, crd2idx(crd[i], shape[i], stride[i]));
-    return r;
+  if (!crd.is_tuple()) return index_to_offset(require_int(crd, "coordinate"), shape, stride);
+  if (!shape.is_tuple() || !stride.is_tuple() || crd.len() != shape.len() || stride.len() != shape.len())
+    fail(rule::in(rule::kCoordNotCongruent, "§3"), "coordinate is not congruent with the shape");
+  int64_t r = 0;
+  for (size_t i = 0; i < crd.len(); ++i) r = checked_add(r, crd2idx(crd[i], shape[i], stride[i]));
+  return r;
+}
+
+static IntTuple unflatten_at(const std::vector<int64_t>& flat, const IntTuple& shape, size_t& next) {
+  if (shape.is_leaf()) {
+    if (next >= flat.size()) fail(rule::kCoordNotCongruent, "a flat coordinate has fewer values than the shape has leaves");
+    return IntTuple(flat[next++]);
   }
-  int64_t c = require_int(crd, "coordinate");
-  if (shape.is_tuple()) {
-    if (!stride.is_tuple() || stride.len() != shape.len())
-      fail(rule::kStrideCongruent, "stride is not congruent with the shape");
-    if (shape.len() == 0) return 0;
-    int64_t r = 0;
-    for (size_t i = 0; i + 1 < shape.len(); ++i) {
-      int64_t s = product_int(shape[i], "crd2idx");
-      r = checked_add(r, crd2idx(IntTuple(floor_mod(c, s)), shape[i], stride[i]));
-      c = floor_div(c, s);
-    }
-    return checked_add(r, crd2idx(IntTuple(c), shape[shape.len() - 1], stride[stride.len() - 1]));
-  }
-  if (stride.is_tuple()) fail(rule::kStrideCongruent, "tuple stride for a leaf extent");
-  return checked_mul(c, require_int(stride, "stride"));
+  std::vector<IntTuple> c;
+  for (const auto& x : shape.children()) c.push_back(unflatten_at(flat, x, next));
+  return IntTuple::tuple(std::move(c));
+}
+
+IntTuple unflatten(const std::vector<int64_t>& flat, const IntTuple& shape) {
+  size_t next = 0;
+  IntTuple c = unflatten_at(flat, shape, next);
+  if (next != flat.size()) fail(rule::kCoordNotCongruent, "a flat coordinate has more values than the shape has leaves");
+  return c;
 }
 
 int64_t crd2idx(const IntTuple& crd, const IntTuple& shape) {

@@ -111,30 +111,11 @@ int64_t Layout::apply(const IntTuple& coord) const {
   return crd2idx(coord, shape_, stride());
 }
 
-// Colexicographic decomposition (D1) walking shape and stride together; no allocation.
-// The shape is concrete with an int64 size (checked by the caller) and the stride congruent
-// (checked at construction), so only the strides' kinds and the arithmetic remain to check.
-static int64_t eval_rec(int64_t i, const IntTuple& s, const IntTuple& d) {
-  if (s.is_leaf()) return checked_mul(i, require_int(d, "stride"));
-  const auto& sc = s.children();
-  const auto& dc = d.children();
-  const size_t n = sc.size();
-  if (n == 0) return 0;
-  int64_t r = 0;
-  for (size_t k = 0; k + 1 < n; ++k) {
-    const IntTuple& sk = sc[k];
-    const int64_t ext = sk.is_int() ? sk.value() : concrete_size(sk);
-    r = checked_add(r, eval_rec(i % ext, sk, dc[k]));
-    i /= ext;
-  }
-  return checked_add(r, eval_rec(i, sc[n - 1], dc[n - 1]));
-}
-
 int64_t Layout::operator()(int64_t index) const {
   const int64_t n = size();
   if (index < 0 || index >= n)
     fail(rule::kCoordInDomain, "index " + std::to_string(index) + " is outside the domain [0, " + std::to_string(n) + ")", "coord");
-  return eval_rec(index, shape_, stride());
+  return crd2idx(IntTuple(index), shape_, stride());  // L(i), D1
 }
 
 Layout make_layout(const std::vector<Layout>& modes) {

@@ -139,7 +139,12 @@ std::vector<std::optional<int>> split_binding(const ShardLayout& sl) {
 std::vector<ShardAttr> layout_dim_view(const ShardLayout& sl) {
   std::vector<ShardAttr> v;
   auto b = split_binding(sl);
-  for (size_t k = 0; k < b.size(); ++k) v.push_back(b[k] ? ShardAttr(Split{static_cast<int64_t>(k)}) : ShardAttr(Broadcast{}));
+  for (size_t k = 0; k < b.size(); ++k) {
+    if (b[k])
+      v.emplace_back(Split{static_cast<int64_t>(k)});  // not in_place_type: clang 14 has no parenthesized aggregate init
+    else
+      v.emplace_back(std::in_place_type<Broadcast>);
+  }
   return v;
 }
 

@@ -59,18 +59,9 @@ inline std::string call_body(std::string_view s) {
   return t.substr(p + 1, t.size() - p - 2);
 }
 
-// Rebuilds a flat coordinate into the structure of `shape` (an int for a leaf shape), the form
+// A flat coordinate in the structure of `shape` (an int for a leaf shape), the form
 // LayoutBase::apply takes.
-inline IntTuple unflatten(const std::vector<int64_t>& flat, const IntTuple& shape, size_t& pos) {
-  if (shape.is_leaf()) return IntTuple(flat.at(pos++));
-  std::vector<IntTuple> c;
-  for (const auto& s : shape.children()) c.push_back(unflatten(flat, s, pos));
-  return IntTuple::tuple(std::move(c));
-}
-inline IntTuple coord_in(const std::vector<int64_t>& flat, const IntTuple& shape) {
-  size_t pos = 0;
-  return unflatten(flat, shape, pos);
-}
+inline IntTuple coord_in(const std::vector<int64_t>& flat, const IntTuple& shape) { return unflatten(flat, shape); }
 
 // The IntTuple with `shape`'s structure and the given flat leaf values.
 inline IntTuple with_leaves(const IntTuple& shape, const std::vector<int64_t>& flat) { return coord_in(flat, shape); }

@@ -34,6 +34,8 @@ struct Param {
   ParamType type;
   bool optional = false;
   std::string help;
+  Param(std::string n, ParamType t, bool opt = false, std::string h = {})
+      : name(std::move(n)), type(t), optional(opt), help(std::move(h)) {}
 };
 
 struct OpResult {

@@ -53,6 +53,9 @@ inline constexpr int kMaxDepth = 64;
 int rank(const IntTuple& t);    // 1 for a leaf, number of modes for a tuple
 int depth(const IntTuple& t);   // 0 for a leaf
 IntTuple flatten(const IntTuple& t);  // always a tuple of leaves
+// The inverse of flatten for a coordinate: the flat values rebuilt into the nesting of `shape`
+// (a leaf shape takes one value). flat.size() must equal rank(flatten(shape)).
+IntTuple unflatten(const std::vector<int64_t>& flat, const IntTuple& shape);
 std::vector<IntTuple> flat_leaves(const IntTuple& t);
 bool is_concrete(const IntTuple& t);  // every leaf an Int
 bool congruent(const IntTuple& a, const IntTuple& b);   // same tree structure
