@@ -41,11 +41,9 @@ class CudaBackend final : public Backend {
   std::optional<std::string> unavailable() const override { return why_; }
 
 #ifdef TFSPEC_HAVE_CUDA
-  std::vector<int64_t> offsets(const FnPlan& p) override {
+  void offsets_into(const FnPlan& p, int64_t* out) override {
     usable();
-    std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
-    check(cuda::offsets(p, out.data()), "offsets");
-    return out;
+    check(cuda::offsets(p, out), "offsets");
   }
   std::vector<int64_t> crd2idx(const FnPlan& p, const std::vector<int64_t>& coords) override {
     usable();
@@ -88,7 +86,7 @@ class CudaBackend final : public Backend {
     return unpack_destination(*rp.dst, out);
   }
 #else
-  std::vector<int64_t> offsets(const FnPlan&) override { usable(); return {}; }
+  void offsets_into(const FnPlan&, int64_t*) override { usable(); }
   std::vector<int64_t> crd2idx(const FnPlan&, const std::vector<int64_t>&) override { usable(); return {}; }
   std::vector<int64_t> gather(const FnPlan&, const std::vector<int64_t>&) override { usable(); return {}; }
   std::vector<int64_t> scatter(const FnPlan&, const std::vector<int64_t>&, int64_t) override { usable(); return {}; }
@@ -105,5 +103,29 @@ class CudaBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+double cuda_offsets_seconds(const FnPlan& p, int reps) {
+  if (auto why = CudaBackend().unavailable()) fail(rule::kCudaError, "the CUDA backend is unavailable: " + *why);
+#ifdef TFSPEC_HAVE_CUDA
+  float ms = 0;
+  check(cuda::time_offsets(p, reps, ms), "offsets (timed)");
+  return ms / 1000.0 / reps;
+#else
+  (void)p, (void)reps;
+  return 0;
+#endif
+}
+
+double cuda_memcpy_seconds(int64_t bytes, int reps) {
+  if (auto why = CudaBackend().unavailable()) fail(rule::kCudaError, "the CUDA backend is unavailable: " + *why);
+#ifdef TFSPEC_HAVE_CUDA
+  float ms = 0;
+  check(cuda::time_memcpy(bytes, reps, ms), "cudaMemcpy (timed)");
+  return ms / 1000.0 / reps;
+#else
+  (void)bytes, (void)reps;
+  return 0;
+#endif
+}
 
 }  // namespace tfspec::gpu

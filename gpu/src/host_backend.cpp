@@ -10,6 +10,7 @@ namespace tfspec::gpu {
 namespace {
 
 constexpr int64_t kSerialBelow = 1 << 15;  // smaller jobs stay on the calling thread
+constexpr int64_t kBlock = 1024;           // offsets computed per block before they are used
 
 struct FirstError {
   int64_t index = INT64_MAX;
@@ -44,14 +45,27 @@ void parallel_for(int threads, int64_t n, const char* what, Body body) {
   if (first.status != kOk) raise_status(first.status, first.index, what);
 }
 
-// The index loop specialised by index width, so the hot loop carries no mode test.
-template <class Int>
-void offsets_range(const FnPlan& p, int64_t b, int64_t e, int64_t* out, FirstError& err) {
+// L(i) for i in [b, e) into out[0, e - b), in blocks: the first stage by odometer runs (no
+// division per element), the remaining stages per element. Checked plans go element by element.
+void offsets_block(const FnPlan& p, int64_t b, int64_t e, int64_t* out, FirstError& err) {
+  if (p.mode == kIndex64Checked || p.num_stages == 0 || !p.stages[0].is_layout) {
+    for (int64_t i = b; i < e; ++i)
+      if (Status st = eval_index(p, i, out[i - b]); st != kOk) return err.take(i, st);
+    return;
+  }
+  if (p.mode == kIndex32) layout_stage_run<int32_t>(p.stages[0], b, e - b, out);
+  else layout_stage_run<int64_t>(p.stages[0], b, e - b, out);
+  if (p.num_stages == 1) return;
   for (int64_t i = b; i < e; ++i) {
-    Int v = 0;
-    Status st = eval_stages<Int>(p, 0, static_cast<Int>(i), v);
+    Status st;
+    if (p.mode == kIndex32) {
+      int32_t v = 0;
+      st = eval_stages<int32_t>(p, 1, static_cast<int32_t>(out[i - b]), v);
+      out[i - b] = v;
+    } else {
+      st = eval_stages<int64_t>(p, 1, out[i - b], out[i - b]);
+    }
     if (st != kOk) return err.take(i, st);
-    out[i] = v;
   }
 }
 
@@ -61,15 +75,8 @@ class HostBackend final : public Backend {
   std::string name() const override { return "host"; }
   std::optional<std::string> unavailable() const override { return std::nullopt; }
 
-  std::vector<int64_t> offsets(const FnPlan& p) override {
-    std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
-    parallel_for(threads_, p.domain_size, "offsets", [&](int64_t b, int64_t e, FirstError& err) {
-      if (p.mode == kIndex32) return offsets_range<int32_t>(p, b, e, out.data(), err);
-      if (p.mode == kIndex64) return offsets_range<int64_t>(p, b, e, out.data(), err);
-      for (int64_t i = b; i < e; ++i)
-        if (Status st = eval_index(p, i, out[i]); st != kOk) return err.take(i, st);
-    });
-    return out;
+  void offsets_into(const FnPlan& p, int64_t* out) override {
+    parallel_for(threads_, p.domain_size, "offsets", [&](int64_t b, int64_t e, FirstError& err) { offsets_block(p, b, e, out + b, err); });
   }
 
   std::vector<int64_t> crd2idx(const FnPlan& p, const std::vector<int64_t>& coords) override {
@@ -87,13 +94,17 @@ class HostBackend final : public Backend {
     std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
     const int64_t n = static_cast<int64_t>(src.size());
     parallel_for(threads_, p.domain_size, "gather", [&](int64_t b, int64_t e, FirstError& err) {
-      for (int64_t i = b; i < e; ++i) {
-        int64_t off = 0;
-        Status st = eval_index(p, i, off);
-        if (st == kOk && off < 0) st = kOffsetNegative;
-        if (st == kOk && off >= n) st = kEngineBufferSize;
-        if (st != kOk) return err.take(i, st);
-        out[i] = src[off];
+      int64_t off[kBlock];
+      for (int64_t blk = b; blk < e; blk += kBlock) {
+        const int64_t end = std::min(e, blk + kBlock);
+        FirstError local;
+        offsets_block(p, blk, end, off, local);
+        for (int64_t i = blk; i < end && i < local.index; ++i) {
+          const int64_t o = off[i - blk];
+          if (o < 0 || o >= n) return err.take(i, o < 0 ? kOffsetNegative : kEngineBufferSize);
+          out[i] = src[o];
+        }
+        if (local.status != kOk) return err.take(local.index, local.status);
       }
     });
     return out;

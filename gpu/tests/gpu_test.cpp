@@ -73,6 +73,25 @@ TEST(OffsetTables, MatchTheReferenceAndChooseTheIndexWidthFromTheBounds) {
   }
 }
 
+TEST(OffsetTables, OdometerRunsFromAnyStartEqualElementwiseEvaluation) {
+  for (const char* text : {"(3,(2,5),4):(7,(-3,100),1)", "(1,1,6):(9,9,2)", "(5):(2147483647)", "((2,3),(4,1)):((1,2),(6,0))"}) {
+    FnPlan p = compile_layout(*parse_any_layout(text));
+    const Stage& s = p.stages[0];
+    for (int64_t start = 0; start < s.size; ++start)
+      for (int64_t count : {int64_t{1}, int64_t{2}, int64_t{7}, s.size - start}) {
+        if (start + count > s.size) continue;
+        std::vector<int64_t> run(static_cast<size_t>(count));
+        if (p.mode == kIndex32) layout_stage_run<int32_t>(s, start, count, run.data());
+        else layout_stage_run<int64_t>(s, start, count, run.data());
+        for (int64_t j = 0; j < count; ++j) {
+          int64_t v = 0;
+          ASSERT_EQ(eval_index(p, start + j, v), kOk);
+          ASSERT_EQ(run[j], v) << text << " start " << start << " j " << j;
+        }
+      }
+  }
+}
+
 TEST(OffsetTables, AComposedLayoutLeavingItsInnerDomainFailsClosedLikeTheReference) {
   LayoutPtr l = parse_any_layout("(4):(1) o 2 o (3):(1)");  // 2 + 2 = 4 is outside inner's [0, 4)
   try {

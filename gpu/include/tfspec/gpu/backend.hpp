@@ -19,8 +19,13 @@ class Backend {
   // nullopt when usable; otherwise why not (the CUDA error's name and text).
   virtual std::optional<std::string> unavailable() const = 0;
 
-  // offsets[i] = L(i) for i in [0, size(L)) (§3, §4).
-  virtual std::vector<int64_t> offsets(const FnPlan& p) = 0;
+  // offsets[i] = L(i) for i in [0, size(L)) (§3, §4); offsets_into writes domain_size values.
+  virtual void offsets_into(const FnPlan& p, int64_t* out) = 0;
+  std::vector<int64_t> offsets(const FnPlan& p) {
+    std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
+    offsets_into(p, out.data());
+    return out;
+  }
   // out[j] = L(coords[j]) for flat coordinates (domain_rank values each).
   virtual std::vector<int64_t> crd2idx(const FnPlan& p, const std::vector<int64_t>& coords) = 0;
   // out[i] = src[L(i)]; an offset outside src is engine-offset-negative / engine-buffer-size.
@@ -34,6 +39,12 @@ class Backend {
 std::unique_ptr<Backend> make_host_backend(int threads = 0);  // 0: hardware concurrency
 std::unique_ptr<Backend> make_cuda_backend();                  // reports unavailable() without a device
 bool cuda_compiled();                                          // built with nvcc
+
+// Device-side timings for the benchmarks (seconds per repetition, measured with CUDA events on
+// device-resident buffers): the offset-table kernel, and cudaMemcpy device-to-device of `bytes`.
+// Throw cuda-error without a usable device.
+double cuda_offsets_seconds(const FnPlan& p, int reps);
+double cuda_memcpy_seconds(int64_t bytes, int reps);
 
 // Engine buffers packed into one array: base/size per engine id (base -1: no buffer).
 struct PackedEngines {

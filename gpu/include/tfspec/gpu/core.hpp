@@ -143,6 +143,44 @@ TFSPEC_HD Status eval_index(const FnPlan& p, int64_t i, int64_t& out) {
   return eval_stages_checked(p, 0, i, out);
 }
 
+// The outputs of Layout stage `s` for the consecutive inputs [i, i + count) (all inside the
+// stage's domain): i is decomposed once, then the coordinates step like an odometer, so the
+// inner run along mode 0 is one add per element. Same values as eval_layout_stage, element by
+// element (the plan compiler proved the width).
+template <class Int>
+TFSPEC_HD void layout_stage_run(const Stage& s, int64_t i, int64_t count, int64_t* out) {
+  using U = typename Width<Int>::U;
+  if (s.n == 0) {
+    for (int64_t j = 0; j < count; ++j) out[j] = 0;
+    return;
+  }
+  U c[kMaxModes];
+  U rest = static_cast<U>(i), q, r, base = 0;
+  for (int k = 0; k + 1 < s.n; ++k) {
+    Width<Int>::div(s.div32, s.div64, k).divmod(rest, q, r);
+    c[k] = r;
+    rest = q;
+  }
+  c[s.n - 1] = rest;
+  for (int k = 0; k < s.n; ++k) base += c[k] * static_cast<U>(s.stride[k]);
+  const U s0 = static_cast<U>(s.stride[0]), e0 = static_cast<U>(s.extent[0]);
+  for (int64_t j = 0; j < count;) {
+    const int64_t left = count - j, room = static_cast<int64_t>(e0 - c[0]);
+    const int64_t run = left < room ? left : room;
+    U v = base;
+    for (int64_t t = 0; t < run; ++t, v += s0) out[j + t] = static_cast<Int>(v);
+    j += run;
+    c[0] += static_cast<U>(run);
+    base = v;
+    for (int k = 0; k + 1 < s.n && c[k] == static_cast<U>(s.extent[k]); ++k) {  // carry
+      base -= static_cast<U>(s.extent[k]) * static_cast<U>(s.stride[k]);
+      c[k] = 0;
+      ++c[k + 1];
+      base += static_cast<U>(s.stride[k + 1]);
+    }
+  }
+}
+
 // L(c) for a flat coordinate of the domain (batched crd2idx). The first stage, when it is a
 // Layout, dots the coordinate directly; otherwise (no outer) the coordinate becomes its
 // colexicographic index first.

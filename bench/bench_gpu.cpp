@@ -1,0 +1,175 @@
+// The optimized implementation (gpu/) against the reference, a plain compiled loop and memcpy,
+// side by side in one run (issue 11 targets): offset tables, gather, reshard; and, where a
+// device is at hand, the CUDA offset kernel against cudaMemcpy device-to-device.
+// items/s: elements produced; bytes/s: bytes written (8 per element; memcpy: bytes copied).
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+
+#include "tfspec/gpu/backend.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/reshard.hpp"
+
+using namespace tfspec;
+
+namespace {
+
+// A rank-4 permuted layout of 2^20 (range 20) or 2^22 (22) elements, and its flat extents/strides.
+std::string table_layout(int log2n) {
+  return log2n == 20 ? "((32,32),(32,32)):((1,1024),(32,32768))" : "((64,32),(32,64)):((1,2048),(64,65536))";
+}
+struct Flat {
+  int64_t e[4], s[4];
+};
+Flat flat_of(const std::string& text) {
+  Layout l = parse_layout(text);
+  auto es = flat_leaves(l.shape_ref()), ss = flat_leaves(l.stride());
+  Flat f{};
+  for (int k = 0; k < 4; ++k) f.e[k] = es[k].value(), f.s[k] = ss[k].value();
+  return f;
+}
+void counters(benchmark::State& st, int64_t n, int64_t bytes_per_item = 8) {
+  st.SetItemsProcessed(st.iterations() * n);
+  st.SetBytesProcessed(st.iterations() * n * bytes_per_item);
+}
+
+void Offsets_Reference(benchmark::State& st) {
+  Layout l = parse_layout(table_layout(static_cast<int>(st.range(0))));
+  const int64_t n = l.size();
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  for (auto _ : st) {
+    for (int64_t i = 0; i < n; ++i) out[i] = l(i);
+    benchmark::DoNotOptimize(out.data());
+  }
+  counters(st, n);
+}
+BENCHMARK(Offsets_Reference)->Arg(20)->Unit(benchmark::kMillisecond);
+
+void Offsets_Host(benchmark::State& st) {
+  auto host = gpu::make_host_backend(static_cast<int>(st.range(1)));
+  gpu::FnPlan p = gpu::compile_layout(parse_layout(table_layout(static_cast<int>(st.range(0)))));
+  std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
+  for (auto _ : st) {
+    host->offsets_into(p, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  counters(st, p.domain_size);
+  st.SetLabel(std::string(p.mode == gpu::kIndex32 ? "32-bit" : "64-bit") + " plan, " + std::to_string(st.range(1)) + " thread(s)");
+}
+BENCHMARK(Offsets_Host)->Args({20, 1})->Args({22, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(Offsets_Host)->Args({20, 2})->Args({22, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The practical limit per core: nested loops, no division at all.
+void Offsets_PlainLoop(benchmark::State& st) {
+  Flat f = flat_of(table_layout(static_cast<int>(st.range(0))));
+  const int64_t n = f.e[0] * f.e[1] * f.e[2] * f.e[3];
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  for (auto _ : st) {
+    int64_t i = 0;
+    for (int64_t i3 = 0; i3 < f.e[3]; ++i3)
+      for (int64_t i2 = 0; i2 < f.e[2]; ++i2)
+        for (int64_t i1 = 0; i1 < f.e[1]; ++i1)
+          for (int64_t i0 = 0; i0 < f.e[0]; ++i0) out[i++] = i0 * f.s[0] + i1 * f.s[1] + i2 * f.s[2] + i3 * f.s[3];
+    benchmark::DoNotOptimize(out.data());
+  }
+  counters(st, n);
+}
+BENCHMARK(Offsets_PlainLoop)->Arg(20)->Arg(22)->Unit(benchmark::kMillisecond);
+
+void Memcpy_Host(benchmark::State& st) {
+  const int64_t n = int64_t{1} << st.range(0);
+  std::vector<int64_t> a(static_cast<size_t>(n), 1), b(static_cast<size_t>(n));
+  for (auto _ : st) {
+    std::memcpy(b.data(), a.data(), static_cast<size_t>(n) * 8);
+    benchmark::DoNotOptimize(b.data());
+  }
+  counters(st, n);
+}
+BENCHMARK(Memcpy_Host)->Arg(20)->Arg(22)->Unit(benchmark::kMillisecond);
+
+void Gather_Reference(benchmark::State& st) {
+  Layout l = parse_layout(table_layout(20));
+  const int64_t n = l.size();
+  std::vector<int64_t> src(static_cast<size_t>(n), 3), out(static_cast<size_t>(n));
+  for (auto _ : st) {
+    for (int64_t i = 0; i < n; ++i) out[i] = src.at(static_cast<size_t>(l(i)));
+    benchmark::DoNotOptimize(out.data());
+  }
+  counters(st, n);
+}
+BENCHMARK(Gather_Reference)->Unit(benchmark::kMillisecond);
+
+void Gather_Host(benchmark::State& st) {
+  auto host = gpu::make_host_backend(static_cast<int>(st.range(0)));
+  gpu::FnPlan p = gpu::compile_layout(parse_layout(table_layout(20)));
+  std::vector<int64_t> src(static_cast<size_t>(p.domain_size), 3);
+  for (auto _ : st) benchmark::DoNotOptimize(host->gather(p, src).data());
+  counters(st, p.domain_size);
+}
+BENCHMARK(Gather_Host)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(Gather_Host)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// Reshard of a (256, 1024) tensor: 8 instances Split on dim 0 in gmem (shared form) to rmem
+// (per-instance form), 2^18 elements (the reference enumerates at most 2^20 points).
+struct ReshardWork {
+  std::vector<int64_t> shape{256, 1024};
+  ShardLayout src = parse_shard_layout("shard((8,32,1024):(32768,1024,1); S(0); x=8)");
+  ShardLayout dst = parse_shard_layout("shard((8,32,1024):(0,1024,1); S(0); x=8)");
+  Engines in;
+  ReshardWork() {
+    Tensor t{shape, std::vector<int64_t>(256 * 1024)};
+    for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = static_cast<int64_t>(i);
+    in = distribute(t, src, Storage::Gmem);
+  }
+};
+
+void Reshard_Reference(benchmark::State& st) {
+  ReshardWork w;
+  for (auto _ : st) benchmark::DoNotOptimize(reshard(w.in, w.src, w.dst, Storage::Rmem, w.shape));
+  counters(st, 256 * 1024);
+}
+BENCHMARK(Reshard_Reference)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+void Reshard_Host(benchmark::State& st) {
+  ReshardWork w;
+  auto host = gpu::make_host_backend(static_cast<int>(st.range(0)));
+  gpu::ReshardPlan plan = gpu::compile_reshard(w.src, Storage::Gmem, w.dst, Storage::Rmem, w.shape);
+  for (auto _ : st) benchmark::DoNotOptimize(host->reshard(plan, w.in));
+  counters(st, 256 * 1024);
+  st.SetLabel("plan compiled once, outside the loop");
+}
+BENCHMARK(Reshard_Host)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(Reshard_Host)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// ---- device (skipped with the CUDA error's name when there is none)
+
+void Offsets_Cuda(benchmark::State& st) {
+  const int64_t log2n = st.range(0);
+  // (2^(k-10), 32, 32): a 3-mode permuted layout of 2^k elements
+  const int64_t outer = int64_t{1} << (log2n - 10);
+  Layout l(IntTuple::tuple({IntTuple(32), IntTuple(outer), IntTuple(32)}),
+           IntTuple::tuple({IntTuple(1), IntTuple(1024), IntTuple(32)}));
+  gpu::FnPlan p = gpu::compile_layout(l);
+  try {
+    for (auto _ : st) st.SetIterationTime(gpu::cuda_offsets_seconds(p, 5));
+  } catch (const SpecError& e) {
+    st.SkipWithError(e.what());
+    return;
+  }
+  counters(st, p.domain_size);
+}
+BENCHMARK(Offsets_Cuda)->Arg(24)->Arg(28)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void Memcpy_CudaDeviceToDevice(benchmark::State& st) {
+  const int64_t n = int64_t{1} << st.range(0);
+  try {
+    for (auto _ : st) st.SetIterationTime(gpu::cuda_memcpy_seconds(n * 8, 5));
+  } catch (const SpecError& e) {
+    st.SkipWithError(e.what());
+    return;
+  }
+  counters(st, n);
+}
+BENCHMARK(Memcpy_CudaDeviceToDevice)->Arg(24)->Arg(28)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
