@@ -174,5 +174,28 @@ TEST(CudaBackend, RunsOnADeviceOrSaysWhyNot) {
   EXPECT_EQ(cuda->offsets(compile_layout(*l)), reference_offsets(*l));
 }
 
+TEST(CudaBackend, EveryOperationMatchesTheHostBackendOnLargeInputs) {
+  auto cuda = make_cuda_backend();
+  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+  auto host = make_host_backend();
+  for (const char* text : {"((64,64),(64,64)):((1,4096),(64,262144))", "(3,(1024,1024),5):(2147483647,(1,3),-7)",
+                           "(1024,64):(64,1) o 5 o (4096,15):(1,4096)"}) {
+    FnPlan p = compile_layout(*parse_any_layout(text));
+    EXPECT_EQ(cuda->offsets(p), host->offsets(p)) << text;
+  }
+  FnPlan p = compile_layout(*parse_any_layout("(512,1024):(1024,1)"));
+  std::vector<int64_t> src(512 * 1024);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<int64_t>(i * 7);
+  EXPECT_EQ(cuda->gather(p, src), host->gather(p, src));
+  EXPECT_EQ(cuda->scatter(p, src, 512 * 1024), host->scatter(p, src, 512 * 1024));
+  Tensor t{{2, 1536}, {}};
+  for (int64_t i = 0; i < 2 * 1536; ++i) t.data.push_back(i - 77);
+  ShardLayout g = parse_shard_layout("shard((2,4,3,32,4):(1536,384,128,4,1); S(0),S(1),S(3); device(256)|x=2,y=4,t=32)");
+  ShardLayout r = parse_shard_layout("shard((2,4,3,32,4):(0,0,4,0,1); S(0),S(1),S(3); device(256)|x=2,y=4,t=32)");
+  ReshardPlan rp = compile_reshard(g, Storage::Gmem, r, Storage::Rmem, {2, 1536});
+  Engines in = distribute(t, g, Storage::Gmem);
+  EXPECT_EQ(cuda->reshard(rp, in), host->reshard(rp, in));
+}
+
 }  // namespace
 }  // namespace tfspec::gpu
