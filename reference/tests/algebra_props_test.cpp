@@ -296,11 +296,11 @@ RC_GTEST_PROP(AlgebraProps, MaxCommonVectorIsTheLongestPrefixThatCorresponds, ()
   RC_ASSERT(max_common_vector(a, b) == n);
 }
 
-RC_GTEST_PROP(AlgebraProps, CompositionAnswersExactlyWhenTheFunctionIsALayout, ()) {
-  const Layout a = *gen_layout(3, 6);
-  const IntTuple bs = *gen_shape(2, 6);
-  const Layout b(bs, *gen_stride_for(bs, 0, std::min<int64_t>(a.size(), 24)));
-  const bool extend = *rc::gen::arbitrary<bool>();
+namespace {
+// composition(a, b) answers exactly when brute force finds A∘B a layout over a refinement of B's
+// shape (and, under strict, B stays in A's domain); its answer is A(B(i)) at every i.
+void check_composition_against_brute_force(const Layout& a, const Layout& b, bool extend) {
+  const DomainPolicy policy = extend ? DomainPolicy::Extend : DomainPolicy::Strict;
   // A continued past the last mode of coalesce(A) (D15 extend), as pycute's crd2idx spills.
   const Layout ac = coalesce(a);
   std::vector<int64_t> f;
@@ -311,9 +311,9 @@ RC_GTEST_PROP(AlgebraProps, CompositionAnswersExactlyWhenTheFunctionIsALayout, (
   }
   const bool answerable = is_layout_over_refinement(b, f) && (extend || outside == 0);
   RC_CLASSIFY(answerable, "answerable");
-  RC_CLASSIFY(answerable && composition_refusal(a, b, extend ? DomainPolicy::Extend : DomainPolicy::Strict), "beyond the walk");
+  RC_CLASSIFY(answerable && composition_refusal(a, b, policy), "beyond the walk");
   try {
-    const Layout r = composition(a, b, extend ? DomainPolicy::Extend : DomainPolicy::Strict);
+    const Layout r = composition(a, b, policy);
     RC_ASSERT(answerable);
     for (int64_t i = 0; i < b.size(); ++i) RC_ASSERT(r(i) == f[i]);
     RC_ASSERT(composition_outside(a, b) == outside);
@@ -321,4 +321,22 @@ RC_GTEST_PROP(AlgebraProps, CompositionAnswersExactlyWhenTheFunctionIsALayout, (
     RC_ASSERT(!answerable);
     if (!extend && outside > 0) RC_ASSERT(e.rule() == "composition-image-in-domain");
   }
+}
+}  // namespace
+
+RC_GTEST_PROP(AlgebraProps, CompositionAnswersExactlyWhenTheFunctionIsALayout, ()) {
+  const Layout a = *gen_layout(3, 6);
+  const IntTuple bs = *gen_shape(2, 6);
+  const Layout b(bs, *gen_stride_for(bs, 0, std::min<int64_t>(a.size(), 24)));
+  check_composition_against_brute_force(a, b, *rc::gen::arbitrary<bool>());
+}
+
+// The same where the walk mostly refuses: A's first mode m is large and B's strides do not
+// divide it, so the answers come from the fallback.
+RC_GTEST_PROP(AlgebraProps, CompositionPastTheWalkAgreesWithBruteForce, ()) {
+  const int64_t m = *rc::gen::inRange<int64_t>(3, 13), k = *rc::gen::inRange<int64_t>(1, 5);
+  const Layout a(IntTuple::tuple({IntTuple(m), IntTuple(k)}), IntTuple::tuple({IntTuple(1), IntTuple(*rc::gen::inRange<int64_t>(m, 64))}));
+  const IntTuple bs = *gen_shape(2, 6);
+  const Layout b(bs, *gen_stride_for(bs, 2, m + 2));
+  check_composition_against_brute_force(a, b, *rc::gen::arbitrary<bool>());
 }
