@@ -8,12 +8,30 @@ namespace {
 
 using Out = std::vector<Diagnostic>;
 
+// §1: a None (launch-provided) extent is legal. With one mode of more than one position and a
+// non-zero stride the layout is injective whatever the extent; otherwise it depends on the value
+// (undecided, never a violation). Symbolic extents are reported by layout-concrete.
+void injective_for_any_extent(const Layout& L, const std::string& path, Out& out) {
+  const auto shape = flat_leaves(L.shape_ref()), stride = flat_leaves(L.stride());
+  int live = 0;
+  bool zero_stride = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i].is_sym()) return;
+    if (shape[i].is_int() && shape[i].value() == 1) continue;
+    ++live;
+    zero_stride = zero_stride || stride[i].value() == 0;
+  }
+  if (live <= 1 && !zero_stride) return;
+  out.emplace_back(rule::kInjectivityUndecided, "injectivity depends on the value of a None (launch-provided) extent", path);
+}
+
 // §2: injectivity decided exactly (a witness pair), or undecided beyond the enumeration limit
 // (is_injective raises injectivity-undecided, a Limit rule: never reported as a violation).
 void injective(const LayoutBase& l, const NoOptions&, const std::string& path, Out& out) {
   if (l.kind() == LayoutKind::Layout) {
     const auto& L = static_cast<const Layout&>(l);
-    if (!L.materialized() || !is_concrete(L.shape_ref()) || !is_concrete(L.stride())) return;  // other rules report it
+    if (!L.materialized() || !is_concrete(L.stride())) return;  // other rules report it
+    if (!is_concrete(L.shape_ref())) return injective_for_any_extent(L, path, out);
   }
   InjectivityResult r = is_injective(l);
   if (r.injective) return;
@@ -32,7 +50,7 @@ void stride_materialized(const LayoutBase& l, const NoOptions&, const std::strin
 void concrete(const LayoutBase& l, const NoOptions&, const std::string& path, Out& out) {
   const auto& L = static_cast<const Layout&>(l);
   for (const auto& leaf : flat_leaves(L.shape_ref()))
-    if (!leaf.is_int()) {
+    if (leaf.is_sym()) {  // None is a legal extent (§1): only checks that need its value fail closed
       out.emplace_back(rule::kLayoutConcrete, "extent " + describe_leaf(leaf) + " is not concrete; prove properties with `tfspec prove`", path + ".shape");
       return;
     }

@@ -93,5 +93,21 @@ TEST(ShardChecks, TypeinferChecksSizesBeforeEnumerating) {  // §7.1.1 before D3
   EXPECT_LT(seconds, 0.1) << "the size check ran after the enumeration";
 }
 
+TEST(LayoutCheck, ANoneExtentIsLegal) {  // §1: Layout((None,), (1,)) is a layout
+  CheckReport one = check_layout(parse_layout("(None):(1)"));  // offsets 0..n-1 for every n: injective
+  EXPECT_TRUE(one.ok());
+  EXPECT_TRUE(check_layout(parse_layout("(None,1):(3,0)")).ok());  // the size-1 mode adds nothing
+  // (None,2):(1,1): injective for None = 1 (offsets 0, 1), not for None = 2 ((1,0) and (0,1) are both 1).
+  CheckReport depends = check_layout(parse_layout("(None,2):(1,1)"));
+  EXPECT_TRUE(depends.violations.empty());
+  ASSERT_EQ(depends.undecided.size(), 1u);
+  EXPECT_EQ(depends.undecided[0].rule, "injectivity-undecided");
+  EXPECT_EQ(check_layout(parse_layout("(None):(0)")).undecided.size(), 1u);  // injective only for None = 1
+  // A symbolic extent is still layout-concrete (`tfspec prove` decides those).
+  CheckReport sym = check_layout(parse_layout("(M):(1)"));
+  ASSERT_EQ(sym.violations.size(), 1u);
+  EXPECT_EQ(sym.violations[0].rule, "layout-concrete");
+}
+
 }  // namespace
 }  // namespace tfspec
