@@ -93,7 +93,7 @@ void add_prove_command(CLI::App& app, int& exit_code) {
   sub->add_option("goal", st->goal, "the goal (see --list)");
   sub->add_option("args", st->args, "the goal's objects in text notation, e.g. \"(M,N):(1,M)\"");
   sub->add_option("--assume", st->assume, "an assumption such as \"M % 128 == 0\" or \"1 <= M <= 65536\" (repeatable)");
-  sub->add_option("--timeout", st->timeout_s, "seconds per solver call (default 2)");
+  sub->add_option("--timeout", st->timeout_s, "seconds for the whole verdict, a hard limit (default 2)");
   sub->add_option("--smt2", st->smt2, "write each obligation to PREFIX-<name>.smt2 (SMT-LIB 2)");
   sub->add_option("--size", st->size, "the in-bounds size E");
   sub->add_option("--storage", st->storage, "the shard goal's storage: rmem (default), smem or gmem (D3 engines)");

@@ -64,7 +64,7 @@ OpResult guarded(F f) {
 
 std::vector<Param> with_options(std::vector<Param> ps) {
   ps.push_back({"assume", P::Json, true, "assumptions (JSON string or array)"});
-  ps.push_back({"timeout_ms", P::Int, true, "per solver call"});
+  ps.push_back({"timeout_ms", P::Int, true, "the whole verdict, a hard limit (ms)"});
   ps.push_back({"smt2", P::Text, true, "write each obligation to SMT2-<name>.smt2"});
   return ps;
 }
