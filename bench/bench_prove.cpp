@@ -37,6 +37,7 @@ ProveOptions only(const char* strategy, std::vector<std::string> assume = {}) {
   o.z3_bitvector = std::string(strategy) == "z3-bitvector";
   o.z3_bounded = std::string(strategy) == "z3-bounded";
   o.exhaustive = std::string(strategy) == "exhaustive";
+  o.search = std::string(strategy) == "search";
   return o;
 }
 
@@ -100,6 +101,33 @@ void BM_InjectiveDefaultRank8(benchmark::State& state) {
   run(state, parse_layout(compact(8, 8)), ProveOptions{}, Verdict::Proved);
 }
 BENCHMARK(BM_InjectiveDefaultRank8)->Unit(benchmark::kMillisecond);
+
+// Issue 9: the default pipeline on rank 8 with 8 symbols, refutable (the last stride A collides
+// with mode 0 once A, H >= 2), and on the issue's examples (time to a verdict, one prove each).
+void BM_InjectiveDefaultRank8Refute(benchmark::State& state) {
+  run(state, parse_layout(compact(8, 8, "A")), ProveOptions{}, Verdict::Refuted);
+}
+BENCHMARK(BM_InjectiveDefaultRank8Refute)->Unit(benchmark::kMillisecond);
+
+void BM_Issue9Examples(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  int decided = 1;
+  for (auto _ : state) {
+    ProveOptions o;
+    ProveResult r;
+    switch (which) {
+      case 0: r = prove_injective(parse_layout("(K,N,K,3):(3,2,3*K*N,1)"), o); break;
+      case 1: r = prove_injective(parse_layout("(4,M,M):(1,M,4*M)"), o); break;
+      case 2: r = prove_fits(parse_layout("(M,N):(1,M)"), 64, o); break;
+      case 3: o.assume = {"M % 2 == 0"}; r = prove_divides(parse_dim("M*M"), parse_dim("4"), o); break;
+      default: r = prove_divides(parse_dim("M*(M+1)*(M+2)"), parse_dim("6"), o); break;
+    }
+    decided = decided && r.verdict != Verdict::Unknown;
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["decided"] = decided;
+}
+BENCHMARK(BM_Issue9Examples)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
 
 void fits(benchmark::State& state, const ProveOptions& o) {
   const int rank = static_cast<int>(state.range(0));
