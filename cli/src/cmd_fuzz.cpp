@@ -135,6 +135,11 @@ int run(const FuzzArgs& a) {
   }
   std::cout << "fuzz: PASS, " << r.cases << " cases in " << std::fixed << std::setprecision(1) << r.seconds << " s, no disagreement ("
             << per_op.str() << "; " << refusals << " refusals agreed, " << skipped << " undecided by the reference)" << std::endl;
+  if (!r.refusals_by_rule.empty()) {
+    std::cout << "fuzz: refusals agreed by rule:";
+    for (const auto& [rule, n] : r.refusals_by_rule) std::cout << " " << rule << " " << n;
+    std::cout << std::endl;
+  }
   return kOk;
 }
 

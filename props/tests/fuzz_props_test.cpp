@@ -53,6 +53,8 @@ struct Mutant {
   gpu::PlanPolicy policy;
 };
 
+void PrintTo(const Mutant& m, std::ostream* os) { *os << m.name; }
+
 class WrongBackend : public testing::TestWithParam<Mutant> {};
 
 // Budget: found within 3000 cases (a few seconds), and shrunk to a case a person reads at once.

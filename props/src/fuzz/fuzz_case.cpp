@@ -72,7 +72,12 @@ int64_t scatter_value(int64_t i) { return i * 5 - 7; }
 Engines source_engines(const FuzzCase& c, const ShardLayout& src) {
   try {
     Noise noise{c.noise};
-    return partition(Tensor{c.shape, c.data}, src, c.src_storage, [&] { return noise(); });
+    Engines e = partition(Tensor{c.shape, c.data}, src, c.src_storage, [&] { return noise(); });
+    if (c.noise % 8 == 7 && !e.buffers.empty()) {  // a corrupted source: one value changed
+      auto& buf = e.buffers.rbegin()->second;
+      if (!buf.empty()) buf[c.noise % buf.size()] += 1;
+    }
+    return e;
   } catch (const SpecError&) {
     return Engines{c.src_storage, {}};  // an invalid source: both sides must refuse it
   }

@@ -54,7 +54,10 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
         FuzzStats& s = r->per_op[op];
         ++s.cases;
         ++r->cases;
-        s.refusals += check.reference.rule && check.verdict == Verdict::Agree;
+        if (check.reference.rule && check.verdict == Verdict::Agree) {
+          ++s.refusals;
+          ++r->refusals_by_rule[*check.reference.rule];
+        }
         s.skipped += check.verdict == Verdict::Skip;
         last_size = fuzz_case_size(c);
       }

@@ -23,7 +23,8 @@ int64_t gen_stride(bool wide) {
   return *rc::gen::weightedOneOf<int64_t>({{8, rc::gen::inRange<int64_t>(0, 17)},
                                           {2, rc::gen::inRange<int64_t>(-8, 0)},
                                           {3, rc::gen::just(near31)},
-                                          {1, rc::gen::inRange<int64_t>(int64_t{1} << 31, int64_t{1} << 44)}});
+                                          {1, rc::gen::inRange<int64_t>(int64_t{1} << 31, int64_t{1} << 44)},
+                                          {1, rc::gen::inRange<int64_t>(int64_t{1} << 60, int64_t{1} << 62)}});  // overflows int64
 }
 
 // A layout of rank 1-8, each mode a leaf or a tuple of 1-3 leaves; domain <= 4096.

@@ -22,7 +22,8 @@ const std::vector<std::string>& fuzz_ops();
 //   offsets # LAYOUT            crd2idx # LAYOUT # c,c,..;c,c,..     gather|scatter # LAYOUT # BUFFER
 //   reshard # SHAPE # SRC # SRC_STORAGE # DST # DST_STORAGE # NOISE # DATA
 // LAYOUT is Layout / ComposedLayout text, SRC / DST shard(...) text; the source engines are the
-// reference's partition of DATA with contributions drawn from NOISE (so Partial sums are lopsided).
+// reference's partition of DATA with contributions drawn from NOISE (so Partial sums are lopsided);
+// when NOISE % 8 == 7 one value of the last engine is then changed (replicas may disagree).
 struct FuzzCase {
   std::string op;
   std::string layout;
@@ -81,6 +82,7 @@ struct FuzzStats {
 };
 struct FuzzResult {
   std::map<std::string, FuzzStats> per_op;
+  std::map<std::string, int64_t> refusals_by_rule;  // agreed refusals, by the rule id both gave
   int64_t cases = 0;
   double seconds = 0;
   bool disagreement = false;
