@@ -13,6 +13,7 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
 void add_serve_command(CLI::App& app, int& exit_code);
 void add_prove_command(CLI::App& app, int& exit_code);
 void add_fuzz_command(CLI::App& app, int& exit_code);
+void add_conform_command(CLI::App& app, int& exit_code);
 
 // Prints "error: [rule clause] message" to stderr (the single format every command uses).
 int report_error(const std::exception& e);

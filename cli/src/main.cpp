@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add_prove_command(app, exit_code);
   add_serve_command(app, exit_code);
   add_fuzz_command(app, exit_code);
+  add_conform_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

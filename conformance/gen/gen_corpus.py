@@ -490,6 +490,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "spec", "corpus"))
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 unless the files in --out are what this seed generates")
     a = ap.parse_args()
     how = f"brute-force: conformance/gen/gen_corpus.py --seed {a.seed} (expected values evaluated from the definitions, point by point)"
     groups = [
@@ -504,10 +505,22 @@ def main():
     for i, (name, fn) in enumerate(groups):
         rng = random.Random(a.seed * 1000 + i)  # one stream per file: a file changes only with its generator
         cases = fn(rng)
-        write(os.path.join(a.out, name), how, cases)
+        path = os.path.join(a.out, name)
+        if a.check:
+            tmp = path + ".check"
+            write(tmp, how, cases)
+            same = open(tmp, encoding="utf-8").read() == open(path, encoding="utf-8").read()
+            os.remove(tmp)
+            if not same:
+                print(f"{name}: differs from what --seed {a.seed} generates")
+                sys.exit(1)
+            print(f"{name}: as generated")
+            continue
+        write(path, how, cases)
         total += len(cases)
         print(f"{name}: {len(cases)} cases")
-    print(f"total {total}")
+    if not a.check:
+        print(f"total {total}")
 
 
 if __name__ == "__main__":

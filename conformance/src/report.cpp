@@ -68,6 +68,13 @@ std::string clip(const std::string& s, size_t n = 400) { return s.size() <= n ? 
 
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
+// A clause padded to 9 display columns (`§` is two bytes, one column).
+std::string clause_cell(const std::string& c) {
+  size_t columns = 0;
+  for (unsigned char ch : c) columns += (ch & 0xC0) != 0x80;
+  return c + std::string(columns < 9 ? 9 - columns : 1, ' ');
+}
+
 }  // namespace
 
 std::string text_report(const Report& r, bool list_failures) {
@@ -77,8 +84,8 @@ std::string text_report(const Report& r, bool list_failures) {
   std::snprintf(line, sizeof line, "%-9s %6s %6s %8s %12s %6s\n", "clause", "pass", "fail", "errored", "unsupported", "xfail");
   out << line;
   for (const auto& [clause, n] : per_clause(r)) {
-    std::snprintf(line, sizeof line, "%-9s %6d %6d %8d %12d %6d\n", clause.c_str() + 0, n.pass, n.fail, n.errored, n.unsupported, n.xfail);
-    out << line;
+    std::snprintf(line, sizeof line, "%6d %6d %8d %12d %6d\n", n.pass, n.fail, n.errored, n.unsupported, n.xfail);
+    out << clause_cell(clause) << " " << line;
   }
   const Counts t = r.totals();
   std::snprintf(line, sizeof line, "%-9s %6d %6d %8d %12d %6d\n", "total", t.pass, t.fail, t.errored, t.unsupported, t.xfail);

@@ -124,3 +124,39 @@ TEST(Runner, AnImplementationThatDoesNotStartIsAUsageError) {
 
 }  // namespace
 }  // namespace tfspec::conformance
+
+namespace tfspec::conformance {
+namespace {
+
+// The README's worked example: conformance/examples/layout_adapter.py, and its `--broken` copy
+// (cosize one short). Whatever the honest adapter gets wrong, the broken one must fail exactly
+// those cases plus the cosize cases the honest one passes, and nothing else changes.
+TEST(PythonAdapter, BrokenCopyFailsExactlyThePlantedCases) {
+  const std::string python = TFSPEC_PYTHON3;
+  if (python.empty()) GTEST_SKIP() << "no python3 found at configure time";
+  const std::string adapter = python + " " + TFSPEC_SOURCE_DIR + "/conformance/examples/layout_adapter.py";
+  auto honest = subprocess(adapter, 20000);
+  auto broken = subprocess(adapter + " --broken", 20000);
+  const Report good = run(corpus(), *honest, {});
+  const Report bad = run(corpus(), *broken, {});
+  ASSERT_EQ(good.cases.size(), bad.cases.size());
+  EXPECT_EQ(good.totals().errored, 0);
+  EXPECT_GT(good.totals().pass, 1000);  // a real part of the corpus, not a stub
+  int planted = 0;
+  for (size_t i = 0; i < good.cases.size(); ++i) {
+    const auto& g = good.cases[i];
+    const auto& b = bad.cases[i];
+    const bool cosize_case = g.c->op == "cosize" && g.c->expect && g.status == Status::Pass;
+    if (cosize_case) {
+      ++planted;
+      EXPECT_EQ(b.status, Status::Fail) << g.c->id;
+    } else {
+      EXPECT_EQ(b.status, g.status) << g.c->id << ": " << b.detail;
+    }
+  }
+  EXPECT_GT(planted, 50);
+  EXPECT_EQ(exit_code(bad), 1);
+}
+
+}  // namespace
+}  // namespace tfspec::conformance

@@ -1,0 +1,64 @@
+// `tfspec conform`: the corpus (spec/corpus/) against an implementation, clause by clause.
+//   --impl reference        the reference, in process
+//   --impl "CMD ARGS"       a subprocess speaking spec/PROTOCOL.md on stdin/stdout
+// Exit codes: 0 nothing failed or errored (expected failures and unsupported ops aside),
+// 1 some case failed or errored, 3 bad usage / corpus / an implementation that does not start.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "tfspec/conformance/runner.hpp"
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec::cli {
+namespace {
+
+struct ConformArgs {
+  std::string impl = "reference";
+  std::string corpus;
+  std::vector<std::string> filters;
+  std::string xfail, json, junit, stderr_path = "/dev/null";
+  int timeout_ms = 10000;
+  bool quiet = false;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) fail(rule::kUsage, "cannot write " + path);
+}
+
+int conform(const ConformArgs& a) {
+  using namespace conformance;
+  const std::string dir = a.corpus.empty() ? default_corpus_dir() : a.corpus;
+  const auto cases = load_corpus(dir);
+  RunOptions opts;
+  opts.filters = a.filters;
+  if (!a.xfail.empty()) opts.expected_failures = read_id_list(a.xfail);
+  auto impl = a.impl == "reference" ? in_process(protocol::OpRegistry::instance()) : subprocess(a.impl, a.timeout_ms, a.stderr_path);
+  const Report report = run(cases, *impl, opts);
+  std::cout << text_report(report, !a.quiet);
+  if (!a.json.empty()) write_file(a.json, json_report(report).dump(1) + "\n");
+  if (!a.junit.empty()) write_file(a.junit, junit_report(report));
+  return exit_code(report) == 0 ? kOk : kViolations;
+}
+
+}  // namespace
+
+void add_conform_command(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<ConformArgs>();
+  auto* sub = app.add_subcommand("conform", "Run the conformance corpus against an implementation (spec/corpus, spec/PROTOCOL.md)");
+  sub->add_option("--impl", a->impl, "`reference` (in process) or a command speaking the protocol on stdin/stdout, e.g. \"python3 my_impl.py\"");
+  sub->add_option("--corpus", a->corpus, "the corpus directory (default: this source tree's spec/corpus)");
+  sub->add_option("--filter", a->filters, "run only cases matching a clause (§7, §7.1.2), an op (composition) or an id prefix; repeatable");
+  sub->add_option("--timeout-ms", a->timeout_ms, "per-case reply timeout for a subprocess (default 10000)");
+  sub->add_option("--xfail", a->xfail, "expected failures: case ids, one per line (# comments); they do not fail the run");
+  sub->add_option("--json", a->json, "write the report as JSON to this file");
+  sub->add_option("--junit", a->junit, "write the report as JUnit XML to this file");
+  sub->add_option("--impl-stderr", a->stderr_path, "where the implementation's stderr goes (default /dev/null)");
+  sub->add_flag("--quiet", a->quiet, "print only the per-clause table");
+  sub->callback([a, &exit_code] { exit_code = conform(*a); });
+}
+
+}  // namespace tfspec::cli
