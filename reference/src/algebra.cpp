@@ -321,7 +321,7 @@ Layout compose_by_points(const Layout& a, const Layout& b, const Flat& fa, const
   for (size_t j = 0; j < fb.shape.size(); step *= fb.shape[j], ++j)
     if (!refine_mode(f, step, fb.shape[j], modes[j]))
       refuse(a, b, why, "; and A∘B is no layout: along B's mode " + std::to_string(j) + " (extent " + std::to_string(fb.shape[j]) +
-                            ") its values are no arithmetic progression of any divisor of the extent");
+                            ") the values of A(B) are no layout of that extent");
   const Layout r = on_b_structure(b, modes);
   for (int64_t i = 0; i < b.size(); ++i)
     if (r(i) != f[i])

@@ -271,7 +271,7 @@ RC_GTEST_PROP(AlgebraProps, InversesSatisfyTheirLawsAndAreMaximal, ()) {
   const Layout r = right_inverse(l);
   for (int64_t i = 0; i < r.size(); ++i) RC_ASSERT(l(r(i)) == i);
   // Maximal: no right inverse reaches past the first offset L misses, and when filter(L) is
-  // injective R reaches it. (Where L overlaps itself a larger one may exist: spec/ALGEBRA.md A2.)
+  // injective R reaches it. (Where L overlaps itself a larger one may exist: spec/ALGEBRA.md A8.)
   const int64_t missing = first_missing_offset(l);
   RC_ASSERT(r.size() <= missing);
   const bool separable = is_injective(filter(l)).injective;
