@@ -145,8 +145,35 @@ def depth(t):
     return 1 + max((depth(v) for v in t), default=0) if isinstance(t, list) else 0
 
 
+def congruent(a, b):
+    if isinstance(a, list) != isinstance(b, list):
+        return False
+    return not isinstance(a, list) or (len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b)))
+
+
+def compatible(a, b):
+    """pycute: a is compatible with b when b refines a (each leaf of a is the size of b's subtree)."""
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(compatible(x, y) for x, y in zip(a, b))
+    return a == size(b)
+
+
+def coarsen(rng, t):
+    if isinstance(t, list) and rng.random() < 0.3:
+        return size(t)
+    return [coarsen(rng, v) for v in t] if isinstance(t, list) else t
+
+
 def gen_s1(rng):
     cases = []
+    for n in range(60):
+        b = rand_shape(rng, max_rank=3, max_extent=5)
+        a = coarsen(rng, b) if n % 2 == 0 else rand_shape(rng, max_rank=3, max_extent=5)
+        cases.append(case(f"g-s1-compatible-{n:04d}", "§1", "compatible", {"a": a, "b": b},
+                          "pycute: each leaf of a is the size of the matching subtree of b", "brute-force", expect=compatible(a, b)))
+        c = like(b, lambda: rng.randint(0, 9)) if n % 2 == 0 else rand_shape(rng, max_rank=3, max_extent=5)
+        cases.append(case(f"g-s1-congruent-{n:04d}", "§1", "congruent", {"a": b, "b": c}, "same tree structure", "brute-force",
+                          expect=congruent(b, c)))
     for n in range(150):
         shape = rand_shape(rng, max_rank=4)
         i = rng.randrange(size(shape))

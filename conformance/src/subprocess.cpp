@@ -87,8 +87,8 @@ class Subprocess : public Implementation {
     buffer_.clear();
     std::string p;
     if (!write_line(Json{{"cmd", "start"}, {"protocol", protocol::kProtocolVersion}}, p) || !read_line(hello_, p) ||
-        !hello_.is_object() || hello_.value("cmd", "") != "start") {
-      problem = "no handshake" + (p.empty() ? std::string() : " (" + p + ")");
+        !hello_.is_object() || hello_.value("cmd", "") != "start" || hello_.value("protocol", Json()) != protocol::kProtocolVersion) {
+      problem = "no handshake for protocol " + std::to_string(protocol::kProtocolVersion) + (p.empty() ? std::string() : " (" + p + ")");
       kill_child();
       return false;
     }

@@ -3,6 +3,7 @@
 //   §1 shape_div never refuses (answers `a`)        §3 cosize is one short (the largest offset)
 //   §6 shard.check drops partial-reduction          complement: `skipped`; shard.mesh: not listed
 //   depth: crashes       rank of (): hangs          domain_rank: echoes a wrong seq
+//   crd2crd: answers a line that is not JSON
 // `--honest` serves the reference unchanged (the subprocess path at 100%).
 #include <cstdlib>
 #include <iostream>
@@ -23,6 +24,7 @@ Json wrong(const protocol::OpRegistry& reg, const Json& req, Json reply) {
   if (op == "depth") std::abort();
   if (op == "rank" && args.value("t", Json()) == Json::array()) std::this_thread::sleep_for(std::chrono::hours(1));
   if (op == "domain_rank") reply["seq"] = 424242;
+  if (op == "crd2crd") return Json("not json {");
   if (op == "complement") return Json{{"seq", req["seq"]}, {"skipped", {{"reason", "not implemented"}}}};
   if (op == "shape_div" && reply.contains("error")) return Json{{"seq", req["seq"]}, {"result", args["a"]}};
   if (op == "cosize" && reply.contains("result")) reply["result"] = reply["result"].get<int64_t>() - 1;
@@ -59,7 +61,7 @@ int main(int argc, char** argv) {
         reply = wrong(reg, req, reply);
       }
     }
-    std::cout << protocol::dump_line(reply) << "\n" << std::flush;
+    std::cout << (reply == Json("not json {") ? std::string("not json {") : protocol::dump_line(reply)) << "\n" << std::flush;
   }
   return 0;
 }
