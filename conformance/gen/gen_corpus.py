@@ -354,6 +354,94 @@ def gen_s3_composition(rng, count, extend_count):
     return cases
 
 
+# ---- §4, §5, §6 ---------------------------------------------------------------------------------
+
+def gen_s4(rng):
+    """ComposedLayout: idx = inner(offset + outer(coord)), None an identity part (§4)."""
+    cases = []
+    for n in range(120):
+        o_shape, o_stride = rand_layout(rng, lo=0, hi=5, max_rank=2, max_size=24)
+        offset = rng.randint(0, 6)
+        reach = offset + max(values(o_shape, o_stride))
+        kind = n % 3  # 0: both parts, 1: no inner, 2: no outer
+        i_shape, i_stride = rand_layout(rng, lo=0, hi=9, max_rank=3, max_size=256)
+        while (kind == 0 and size(i_shape) <= reach) or (kind == 2 and size(i_shape) <= offset):
+            i_shape = i_shape + [rng.randint(2, 4)] if isinstance(i_shape, list) else [i_shape, 2]
+            i_stride = i_stride + [rng.randint(0, 9)]
+        inner = layout_text(i_shape, i_stride) if kind != 1 else "None"
+        outer = layout_text(o_shape, o_stride) if kind != 2 else "None"
+        text_ = f"{inner} o {offset} o {outer}"
+        if kind == 2:
+            i = rng.randrange(max(1, size(i_shape) - offset))
+            want = evaluate(i_shape, i_stride, offset + i)
+            coord = i
+        else:
+            x = rng.randrange(size(o_shape))
+            coord = idx2crd(x, o_shape) if n % 2 else x
+            j = offset + evaluate(o_shape, o_stride, x)
+            want = j if kind == 1 else evaluate(i_shape, i_stride, j)
+        cases.append(case(f"g-s4-eval-{n:04d}", "§4", "eval", {"layout": text_, "coord": coord},
+                          "inner(offset + outer(coord)); a None part is the identity", "brute-force", expect=want))
+        if kind != 2:
+            cases.append(case(f"g-s4-shape-{n:04d}", "§4", "shape", {"layout": text_}, "the outer's shape", "brute-force",
+                              expect=o_shape, compare="exact"))
+    return cases
+
+
+def gen_s5(rng):
+    """Meshes: topology_domain (D6), row-major layout (D12), constant slices (D7)."""
+    cases = []
+    for n in range(80):
+        ext = [rng.randint(1, 4) for _ in range(rng.randint(1, 3))]
+        names = [AXES[k] for k in range(len(ext))]
+        dev = size(ext)
+        split = rng.choice([d for d in range(1, dev + 1) if dev % d == 0])
+        topo = f"cta({split})*thread({dev // split})" if n % 2 else f"device({dev})"
+        mesh = topo + "|" + ",".join(f"{a}={e}" for a, e in zip(names, ext))
+        strides = compact_stride(list(reversed(ext)))[::-1]  # D12: the last axis fastest
+        if n % 2 == 0:
+            cases.append(case(f"g-s5-mesh-{n:04d}", "§5", "shard.mesh", {"mesh": mesh}, "D6: product of num_devices; D12: row-major",
+                              "brute-force", expect={"topology_domain": dev, "names": names, "layout": {"kind": "layout", "shape": ext, "stride": strides}},
+                              decisions=["D6", "D12"]))
+            continue
+        entries, origin, kept_shape, kept_stride, kept_names = [], 0, [], [], []
+        for a, e, d in zip(names, ext, strides):
+            r = rng.random()
+            if r < 0.4:
+                k = rng.randrange(e)
+                entries.append(str(k))
+                origin += k * d
+            elif r < 0.7 or e == 1:
+                entries.append("_")
+                kept_shape.append(e), kept_stride.append(d), kept_names.append(a)
+            else:
+                b = rng.randrange(e - 1)
+                t = rng.randint(b + 1, e)
+                entries.append(f"{b}:{t}")
+                origin += b * d
+                kept_shape.append(t - b), kept_stride.append(d), kept_names.append(a)
+        expect = {"topology_domain": dev, "names": kept_names,
+                  "layout": {"kind": "composed", "inner": None, "offset": origin, "outer": {"kind": "layout", "shape": kept_shape, "stride": kept_stride}}}
+        cases.append(case(f"g-s5-slice-{n:04d}", "§5", "shard.mesh", {"mesh": mesh, "slice": "(" + ",".join(entries) + ")"},
+                          "D7: None o (origin under the row-major strides) o (kept extents : kept strides)", "brute-force",
+                          expect=expect, decisions=["D7", "D12"]))
+    return cases
+
+
+def gen_s6(rng):
+    """One Split: divisibility is §6's rule, G[k] == extent §7.1.1's (D8)."""
+    cases = []
+    for n in range(120):
+        g = [rng.choice([1, 2, 3, 4, 6, 8, 12]) for _ in range(rng.randint(1, 3))]
+        k = rng.randrange(len(g))
+        e = rng.choice([1, 2, 3, 4, 6])
+        rule = "split-divides" if g[k] % e else ("split-extent-canonical" if g[k] != e else None)
+        expect = {"ok": rule is None, "violations": [{"rule": rule}] if rule else []}
+        cases.append(case(f"g-s6-split-{n:04d}", "§6", "shard.check", {"layout": f"shard({text(g)}:None; S({k}); x={e})"},
+                          "D8: extent %d against G[%d] = %d" % (e, k, g[k]), "brute-force", expect=expect, decisions=["D8"]))
+    return cases
+
+
 # ---- §7, §8 -------------------------------------------------------------------------------------
 
 AXES = "abcdefgh"
@@ -525,6 +613,9 @@ def main():
         ("gen-s2-injective.json", gen_s2),
         ("gen-s3-layout.json", gen_s3_layout),
         ("gen-s3-composition.json", lambda rng: gen_s3_composition(rng, 500, 150)),
+        ("gen-s4-composed.json", gen_s4),
+        ("gen-s5-mesh.json", gen_s5),
+        ("gen-s6-split.json", gen_s6),
         ("gen-s7-shard.json", gen_s7),
         ("gen-s8-regroup.json", gen_s8),
     ]
