@@ -30,6 +30,12 @@ size_t find_word(std::string_view s, std::string_view w) {
 int mesh_axis_ref(const std::string& ref, const Mesh& mesh) {
   std::string r = trim(ref);
   size_t dot = r.find('.');
+  if (dot != std::string::npos) {  // `MESH.NAME`: the mesh's name is an identifier
+    const std::string head = trim(r.substr(0, dot));
+    bool ident = !head.empty() && (std::isalpha(static_cast<unsigned char>(head[0])) || head[0] == '_');
+    for (char c : head) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ident) fail(rule::kSugarText, "'" + r.substr(0, 80) + "' is not m.NAME, m.axes[i] or NAME");
+  }
   std::string tail = dot == std::string::npos ? r : trim(r.substr(dot + 1));
   if (tail.rfind("axes[", 0) == 0 && tail.back() == ']') {
     int64_t i = require_int(parse_inttuple(tail.substr(5, tail.size() - 6)), "mesh.axes index");

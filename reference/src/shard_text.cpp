@@ -142,7 +142,9 @@ Json shard_to_json(const ShardLayout& sl) {
 
 ShardLayout shard_from_json(const Json& j) {
   if (j.is_string()) return parse_shard_layout(j.get<std::string>());
-  if (!j.is_object() || !j.contains("layout") || !j.contains("attrs") || !j.contains("mesh"))
+  if (j.is_object() && (!j.contains("layout") || j["layout"].is_null()))
+    fail(rule::kShardLayoutMissing, "a ShardLayout binds a layout; the JSON object has none");
+  if (!j.is_object() || !j.contains("attrs") || !j.contains("mesh"))
     fail("json-type", "§7", "a ShardLayout is {\"kind\":\"shard\", \"layout\", \"attrs\", \"mesh\"}");
   if (!j["attrs"].is_array()) fail("json-type", "§7.2", "attrs is an array");
   static thread_local int depth = 0;  // a shard layout may bind another one: bound the recursion

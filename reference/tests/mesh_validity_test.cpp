@@ -93,6 +93,12 @@ TEST(ShardChecks, TypeinferChecksSizesBeforeEnumerating) {  // §7.1.1 before D3
   EXPECT_LT(seconds, 0.1) << "the size check ran after the enumeration";
 }
 
+TEST(ShardText, LayoutMissingAndAMalformedAxisReference) {  // §7.1, §7.1.1 sugar
+  EXPECT_EQ(error_id([] { shard_from_json(Json::parse(R"J({"kind":"shard","attrs":["B"],"mesh":"x=2"})J")); }), "shard-layout-missing");
+  EXPECT_EQ(error_id([] { read_shard_layout(Json("(2 @ @ m.x)"), parse_mesh("x=2")); }), "sugar-text");  // was read as (2 @ m.x)
+  EXPECT_EQ(to_string(read_shard_layout(Json("(2 @ m.x)"), parse_mesh("x=2"))), "shard((2):None; S(0); device(2)|x=2)");
+}
+
 TEST(LayoutCheck, ANoneExtentIsLegal) {  // §1: Layout((None,), (1,)) is a layout
   CheckReport one = check_layout(parse_layout("(None):(1)"));  // offsets 0..n-1 for every n: injective
   EXPECT_TRUE(one.ok());
