@@ -223,26 +223,29 @@ IntTuple elem_scale(const IntTuple& a, const IntTuple& b) {
 // L(i) for an integer i (D1): i decomposes colexicographically over the modes, the last mode
 // taking what is left (pycute: an index past the end continues the last mode). This is the one
 // place the reference turns an index into an offset; Layout::operator() calls it.
-static int64_t index_to_offset(int64_t i, const IntTuple& shape, const IntTuple& stride) {
+int64_t crd2idx(int64_t i, const IntTuple& shape, const IntTuple& stride) {
   if (shape.is_leaf()) {
     if (stride.is_tuple()) fail(rule::kStrideCongruent, "tuple stride for a leaf extent");
     return checked_mul(i, require_int(stride, "stride"));
   }
-  if (!stride.is_tuple() || stride.len() != shape.len()) fail(rule::kStrideCongruent, "stride is not congruent with the shape");
-  const size_t n = shape.len();
+  const auto& s = shape.children();
+  const auto& d = stride.children();
+  if (!stride.is_tuple() || d.size() != s.size()) fail(rule::kStrideCongruent, "stride is not congruent with the shape");
+  const size_t n = s.size();
   if (n == 0) return 0;
   int64_t r = 0;
   for (size_t k = 0; k + 1 < n; ++k) {
-    const int64_t ext = shape[k].is_int() ? shape[k].value() : product_int(shape[k], "crd2idx");
-    r = checked_add(r, index_to_offset(floor_mod(i, ext), shape[k], stride[k]));
-    i = floor_div(i, ext);
+    const int64_t ext = s[k].is_int() ? s[k].value() : product_int(s[k], "crd2idx");
+    const int64_t q = floor_div(i, ext);  // i = q * ext + (i mod ext)
+    r = checked_add(r, crd2idx(i - q * ext, s[k], d[k]));
+    i = q;
   }
-  return checked_add(r, index_to_offset(i, shape[n - 1], stride[n - 1]));
+  return checked_add(r, crd2idx(i, s[n - 1], d[n - 1]));
 }
 
 // §3 idx = crd2idx(coord, shape, stride): a tuple coordinate mode by mode, an integer by L(i).
 int64_t crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stride) {
-  if (!crd.is_tuple()) return index_to_offset(require_int(crd, "coordinate"), shape, stride);
+  if (!crd.is_tuple()) return crd2idx(require_int(crd, "coordinate"), shape, stride);
   if (!shape.is_tuple() || !stride.is_tuple() || crd.len() != shape.len() || stride.len() != shape.len())
     fail(rule::in(rule::kCoordNotCongruent, "§3"), "coordinate is not congruent with the shape");
   int64_t r = 0;

@@ -115,7 +115,7 @@ int64_t Layout::operator()(int64_t index) const {
   const int64_t n = size();
   if (index < 0 || index >= n)
     fail(rule::kCoordInDomain, "index " + std::to_string(index) + " is outside the domain [0, " + std::to_string(n) + ")", "coord");
-  return crd2idx(IntTuple(index), shape_, stride());  // L(i), D1
+  return crd2idx(index, shape_, stride());  // L(i), D1
 }
 
 Layout make_layout(const std::vector<Layout>& modes) {

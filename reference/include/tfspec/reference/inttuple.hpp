@@ -80,6 +80,7 @@ IntTuple elem_scale(const IntTuple& a, const IntTuple& b);
 // crd2idx: crd an int (colexicographic) or a tuple congruent with shape. An int index beyond a
 // mode's size spills into the last mode, exactly as pycute does; Layout::operator() checks bounds.
 int64_t crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stride);
+int64_t crd2idx(int64_t index, const IntTuple& shape, const IntTuple& stride);  // L(i), D1
 int64_t crd2idx(const IntTuple& crd, const IntTuple& shape);  // compact colex strides
 IntTuple idx2crd(int64_t idx, const IntTuple& shape);
 IntTuple crd2crd(const IntTuple& crd, const IntTuple& dst_shape, const IntTuple& src_shape);
