@@ -27,6 +27,23 @@ TEST(Cli, IssueExamples) {
   EXPECT_EQ(last_line(e2.out), "23");  // 1*1 + 2*2 + 3*6
 }
 
+TEST(Cli, DomainPolicyFlag) {
+  // D15: 6 elements in tiles of 4. B = (4:1, complement(4:1, 6) = 2:4) reaches 6 and 7.
+  RunResult strict = run("layout logical_divide 6:1 4:1");
+  EXPECT_EQ(strict.rc, 3) << strict.out;
+  EXPECT_NE(strict.out.find("2 of 8 points"), std::string::npos) << strict.out;
+  EXPECT_NE(strict.out.find("--domain extend"), std::string::npos) << strict.out;
+  RunResult extend = run("layout --domain extend logical_divide 6:1 4:1");
+  EXPECT_EQ(extend.rc, 0) << extend.out;
+  EXPECT_NE(extend.out.find("outside 2"), std::string::npos) << extend.out;
+  EXPECT_EQ(last_line(extend.out), "(4,2):(1,4)");
+  RunResult json = run("layout --json --domain extend composition 8:1 4:3");  // B(3) = 9 >= 8
+  EXPECT_EQ(tfspec::Json::parse(last_line(json.out))["outside"], 1) << json.out;
+  RunResult other = run("layout --domain extend size 4:1");  // only the algebra ops take it
+  EXPECT_EQ(other.rc, 3) << other.out;
+  EXPECT_NE(other.out.find("[usage "), std::string::npos) << other.out;
+}
+
 TEST(Cli, CheckExitCodes) {
   EXPECT_EQ(run("layout check '(2,4):(4,1)'").rc, 0);
   RunResult bad = run("layout check '(2,4):(1,1)'");
