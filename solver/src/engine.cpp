@@ -387,6 +387,38 @@ struct Pipeline {
     }
   }
 
+  // Large instances too: every symbol at 2^k (clamped to its bounds) for k = 1..62, where the
+  // overflow goals fail (a product passes 2^63) while small values and Z3 may not find it.
+  bool probes() {
+    auto t = Clock::now();
+    int64_t tried = 0;
+    for (int k = 1; k <= 62 && !budget.expired(); ++k) {
+      Bindings b;
+      for (const auto& s : as.symbols) {
+        const auto& bd = as.bounds[s];
+        int64_t v = std::max(*bd.lo, int64_t{1} << k);
+        if (bd.hi) v = std::min(v, *bd.hi);
+        b[s] = v;
+      }
+      if (admissible_at(b) != Truth::True) continue;
+      consistent = true;
+      ++tried;
+      std::optional<Counterexample> cx;
+      try {
+        cx = spec.concrete(b);
+      } catch (const SpecError&) {
+        continue;
+      }
+      if (cx) {
+        r.attempts.push_back("probes: counterexample with every symbol at 2^" + std::to_string(k) + " (or its bound) in " + ms(since(t)));
+        refuted("probes", std::move(*cx));
+        return true;
+      }
+    }
+    r.attempts.push_back("probes: " + std::to_string(tried) + " instances with every symbol at 2^k hold, " + ms(since(t)));
+    return false;
+  }
+
   std::string scan_summary(const ScanState& st, const std::string& method, double seconds) {
     std::string s = method + ": " + std::to_string(st.seen) + " instances (" + std::to_string(st.satisfying) +
                     " satisfy the assumptions) hold";
@@ -438,6 +470,7 @@ struct Pipeline {
     if (o.search && !spec.symbols.empty()) {  // small instances first: cheap refutations, and consistency
       if (scan(main, "small-instances", o.search_instances, std::min(budget.share(0.15), kEarlySearchMs), true)) return;
       r.attempts.push_back(scan_summary(main, "small-instances", since(t)));
+      if (spec.bitvector && probes()) return;  // overflow goals only: other instances this large are costly
       consistency(main);
     } else {
       ScanState sample{enumerator()};

@@ -142,9 +142,11 @@ TEST(ProveStrategies, ExhaustiveDecidesWithinDeclaredBounds) {
 }
 
 TEST(ProveStrategies, UnknownNamesTheReason) {
-  ProveOptions o;
-  o.assume = {"M*X - N*Y == 1"};  // gcd(M, N) == 1: (M,N):(N,M) is injective, beyond Z3's nonlinear reasoning here
-  o.timeout_ms = 200;
+  // gcd(M, N) == 1: (M,N):(N,M) is injective, beyond Z3's nonlinear reasoning here. Z3's resource
+  // limit (not the wall clock) ends each call, so the reason names z3-unbounded on any machine.
+  ProveOptions o = testing::deterministic_options({"M*X - N*Y == 1"});
+  o.timeout_ms = 30000;
+  o.rlimit = 400000;
   auto r = prove_injective(parse_layout("(M,N):(N,M)"), o);
   EXPECT_EQ(r.verdict, Verdict::Unknown);
   EXPECT_NE(r.reason.find("z3-unbounded"), std::string::npos) << r.reason;
@@ -161,7 +163,8 @@ namespace {
 // verdicts as ProveFits.BoundedDimsFitInt32.
 TEST(ProveStrategies, OverflowOverBitvectors) {
   ProveOptions o;
-  o.structural = o.z3_unbounded = o.z3_bounded = o.exhaustive = false;
+  o.structural = o.z3_unbounded = o.z3_bounded = o.exhaustive = o.search = false;
+  o.timeout_ms = 20000;  // a wall-clock backstop: a loaded machine must not turn a proof into UNKNOWN
   o.assume = {"1 <= M <= 65536", "1 <= N <= 1024"};
   auto r = prove_fits(parse_layout("(M,N):(1,M)"), 32, o);
   EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
