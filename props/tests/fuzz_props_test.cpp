@@ -27,6 +27,19 @@ RC_GTEST_PROP(FuzzHost, GatherEqualsTheReference, ()) { expect_agreement("gather
 RC_GTEST_PROP(FuzzHost, ScatterEqualsTheReference, ()) { expect_agreement("scatter"); }
 RC_GTEST_PROP(FuzzHost, ReshardEqualsTheReference, ()) { expect_agreement("reshard"); }
 
+// The CUDA backend, every operation, against the reference (needs a device; gpu-check.sh).
+TEST(FuzzCuda, EveryOperationAgreesWithTheReference) {
+  auto cuda = gpu::make_cuda_backend();
+  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+  FuzzOptions o;
+  o.seconds = 30;
+  o.max_cases = 2500;
+  o.seed = 20261130;
+  FuzzResult r = run_fuzz(*cuda, o);
+  EXPECT_FALSE(r.disagreement) << r.case_text << "\nreference " << describe(r.reference) << "\ncuda      " << describe(r.backend);
+  EXPECT_GT(r.cases, 0);
+}
+
 TEST(FuzzCaseText, RoundTrips) {
   for (const char* t : {"offsets # (2,(3,4)):(1,(2,6))", "crd2idx # (4,8):(8,1) # 1,2;3,7", "gather # (2,3):(3,1) # 7",
                         "reshard # (6) # shard((6):(1); B; x=2) # rmem # shard((6):(1); P(\"max\"); x=3) # rmem # 5 # 1,2,3,4,5,6"})
