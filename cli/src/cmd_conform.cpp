@@ -8,7 +8,9 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "tfspec/conformance/fuzz.hpp"
 #include "tfspec/conformance/runner.hpp"
+#include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/error.hpp"
 
 namespace tfspec::cli {
@@ -21,6 +23,10 @@ struct ConformArgs {
   std::string xfail, json, junit, stderr_path = "/dev/null";
   int timeout_ms = 10000;
   bool quiet = false;
+  bool fuzz = false;
+  double seconds = 10;
+  uint64_t seed = 1;
+  std::vector<std::string> fuzz_ops;
 };
 
 void write_file(const std::string& path, const std::string& text) {
@@ -29,8 +35,37 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) fail(rule::kUsage, "cannot write " + path);
 }
 
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// --fuzz: generated cases against the reference; the first disagreement shrunk and reproduced.
+int fuzz(const ConformArgs& a) {
+  using namespace conformance;
+  if (a.impl == "reference") fail(rule::kUsage, "--fuzz compares an implementation with the reference: give --impl CMD");
+  auto impl = subprocess(a.impl, a.timeout_ms, a.stderr_path);
+  FuzzOptions o;
+  o.seconds = a.seconds;
+  o.seed = a.seed;
+  o.ops = a.fuzz_ops;
+  const FuzzOutcome r = conform_fuzz(protocol::OpRegistry::instance(), *impl, o);
+  std::cout << "fuzz: " << r.cases << " cases in " << static_cast<int>(r.seconds) << " s, " << r.agreed << " agreed, " << r.skipped
+            << " skipped (unsupported or undecided by the reference)\n";
+  if (!r.disagreement) return kOk;
+  std::cout << "DISAGREEMENT after " << r.shrink_steps << " shrink steps: " << r.why << "\n"
+            << "  request:   " << protocol::dump_line(r.request) << "\n"
+            << "  reference: " << protocol::dump_line(r.reference) << "\n"
+            << "  impl:      " << protocol::dump_line(r.impl) << "\n"
+            << "reproduce: printf '%s\\n' " << shell_quote(R"({"cmd":"start","protocol":1})") << " "
+            << shell_quote(protocol::dump_line(r.request)) << " | " << a.impl << "\n";
+  return kViolations;
+}
+
 int conform(const ConformArgs& a) {
   using namespace conformance;
+  if (a.fuzz) return fuzz(a);
   const std::string dir = a.corpus.empty() ? default_corpus_dir() : a.corpus;
   const auto cases = load_corpus(dir);
   RunOptions opts;
@@ -58,6 +93,10 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   sub->add_option("--junit", a->junit, "write the report as JUnit XML to this file");
   sub->add_option("--impl-stderr", a->stderr_path, "where the implementation's stderr goes (default /dev/null)");
   sub->add_flag("--quiet", a->quiet, "print only the per-clause table");
+  sub->add_flag("--fuzz", a->fuzz, "generated cases checked against the reference instead of the corpus; the first disagreement is shrunk");
+  sub->add_option("--seconds", a->seconds, "--fuzz: time budget (default 10)");
+  sub->add_option("--seed", a->seed, "--fuzz: seed (the run is reproducible by seed)");
+  sub->add_option("--fuzz-op", a->fuzz_ops, "--fuzz: only these ops (default: size cosize eval coalesce filter injective complement composition logical_divide logical_product); repeatable");
   sub->callback([a, &exit_code] { exit_code = conform(*a); });
 }
 

@@ -289,6 +289,8 @@ CorpusFile load_corpus_file(const std::string& path) {
 
 std::vector<std::string> corpus_files(const std::string& dir) {
   std::vector<std::string> out;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) fail(rule::kUsage, "no corpus directory " + dir);
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
