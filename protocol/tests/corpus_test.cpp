@@ -49,8 +49,11 @@ TEST(Corpus, EveryFileIsInTheFormat) {
     Json doc;
     ASSERT_NO_THROW(doc = Json::parse(in)) << path;
     for (const auto& p : validate_corpus_json(doc, &registry())) ADD_FAILURE() << path << ": " << p;
-    for (const auto& c : doc["cases"])
-      if (c.contains("id")) EXPECT_TRUE(ids.insert(c["id"].get<std::string>()).second) << "id " << c["id"] << " repeated in " << path;
+    for (const auto& c : doc["cases"]) {
+      if (c.contains("id")) {
+        EXPECT_TRUE(ids.insert(c["id"].get<std::string>()).second) << "id " << c["id"] << " repeated in " << path;
+      }
+    }
   }
 }
 
