@@ -93,9 +93,13 @@ struct Parser {
     }
   }
 
-  ShapeDim primary() {
+  // Terms are the literals and names of an expression (what printing keeps, never adds).
+  void count_term() {
     if (++terms > kMaxExprTerms)
       fail(rule::kExpressionTooLarge, "an expression has more than " + std::to_string(kMaxExprTerms) + " terms (at offset " + std::to_string(pos) + ")");
+  }
+
+  ShapeDim primary() {
     char c = peek();
     if (c == '(') {
       ++pos;
@@ -108,15 +112,22 @@ struct Parser {
     if (c == '-') {
       ++pos;
       skip_ws();
-      if (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) return dim_const(integer(true));
+      if (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
+        count_term();
+        return dim_const(integer(true));
+      }
       enter();
       ShapeDim e = primary();
       leave();
       if (auto v = const_value(e)) return dim_const(checked_sub(0, *v));
       return dim_binary(ExprNode::Op::Sub, dim_const(0), e);
     }
-    if (std::isdigit(static_cast<unsigned char>(c))) return dim_const(integer());
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      count_term();
+      return dim_const(integer());
+    }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      count_term();
       size_t at = pos;
       std::string name = ident();
       if (is_reserved_word(name)) {

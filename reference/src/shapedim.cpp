@@ -22,7 +22,7 @@ bool is_reserved_word(const std::string& name) { return name == "None" || name =
 ShapeDim dim_var(const std::string& name) {
   bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (!ok || is_reserved_word(name)) fail("bad-dim-name", "§1", "'" + name + "' is not a valid symbolic dim name");
+  if (!ok || is_reserved_word(name)) fail(rule::kBadDimName, "'" + name + "' is not a valid symbolic dim name");
   auto n = std::make_shared<ExprNode>();
   n->op = Op::Var;
   n->name = name;
@@ -42,7 +42,7 @@ static int64_t apply_op(Op op, int64_t a, int64_t b) {
     case Op::Mul: return checked_mul(a, b);
     case Op::FloorDiv: return floor_div(a, b);
     case Op::Mod: return floor_mod(a, b);
-    default: fail("internal", "§1", "not a binary operator");
+    default: fail(rule::in(rule::kInternal, "§1"), "not a binary operator");
   }
 }
 
@@ -50,7 +50,7 @@ ShapeDim dim_binary(Op op, ShapeDim a, ShapeDim b) {
   auto ca = const_value(a), cb = const_value(b);
   if (ca && cb) return dim_const(apply_op(op, *ca, *cb));
   if (cb && *cb == 0 && (op == Op::FloorDiv || op == Op::Mod))
-    fail("division-by-zero", "§1", "symbolic expression divides by the constant 0");
+    fail(rule::kDivisionByZero, "symbolic expression divides by the constant 0");
   if (op == Op::Mul) {
     if (ca && *ca == 1) return b;
     if (cb && *cb == 1) return a;
@@ -88,7 +88,7 @@ int64_t evaluate(const ShapeDim& d, const Bindings& env) {
     case Op::Const: return d->value;
     case Op::Var: {
       auto it = env.find(d->name);
-      if (it == env.end()) fail("unbound-dim", "§1", "symbolic dim '" + d->name + "' has no value");
+      if (it == env.end()) fail(rule::kUnboundDim, "symbolic dim '" + d->name + "' has no value");
       return it->second;
     }
     default: return apply_op(d->op, evaluate(d->lhs, env), evaluate(d->rhs, env));
@@ -123,18 +123,27 @@ static const char* spelling(Op op) {
   }
 }
 
+// 0 - x, what a unary minus builds: printed `-x`, binding like an operand, so printing never
+// adds terms the parser counts (kMaxExprTerms).
+static bool is_negation(const ShapeDim& d) { return d->op == Op::Sub && d->lhs->op == Op::Const && d->lhs->value == 0; }
+static int print_precedence(const ShapeDim& d) { return is_negation(d) ? 3 : precedence(d->op); }
+
 std::string to_string(const ShapeDim& d) {
   switch (d->op) {
     case Op::Const: return std::to_string(d->value);
     case Op::Var: return d->name;
     default: break;
   }
+  if (is_negation(d)) {
+    std::string x = to_string(d->rhs);
+    return print_precedence(d->rhs) < 3 ? "-(" + x + ")" : "-" + x;
+  }
   int p = precedence(d->op);
   std::string l = to_string(d->lhs), r = to_string(d->rhs);
   // Left operand: parenthesize a looser operator, or a negative constant (so `-2*M` re-parses the same).
-  if (precedence(d->lhs->op) < p) l = "(" + l + ")";
+  if (print_precedence(d->lhs) < p) l = "(" + l + ")";
   // Right operand: operators are left-associative, so an equal-precedence right operand needs parens.
-  if (precedence(d->rhs->op) <= p && d->rhs->op != Op::Const && d->rhs->op != Op::Var) r = "(" + r + ")";
+  if (print_precedence(d->rhs) <= p && d->rhs->op != Op::Const && d->rhs->op != Op::Var) r = "(" + r + ")";
   if (d->rhs->op == Op::Const && d->rhs->value < 0) r = "(" + r + ")";
   return l + spelling(d->op) + r;
 }

@@ -36,6 +36,17 @@ TEST(ExpressionBounds, LongChainsAreRefusedNotACrash) {  // §1
   std::string tuple = "(" + sum_of(200);
   for (int i = 0; i < 5; ++i) tuple += "," + sum_of(200);
   EXPECT_EQ(parse_inttuple(tuple + ")").len(), 6u);
+  // Found by fuzz_layout_text: printing must never add terms. `--M` is 0-(0-M); it used to print
+  // as `0-(0-M)`, so 80 of them (within the bound) printed past it and did not parse back.
+  std::string negations = "--M";
+  for (int i = 1; i < 80; ++i) negations += "+--M";
+  ShapeDim n = parse_dim(negations);
+  EXPECT_EQ(to_string(n).substr(0, 8), "--M+--M+");
+  EXPECT_TRUE(structurally_equal(parse_dim(to_string(n)), n));
+  EXPECT_EQ(to_string(parse_dim("-(M*N)")), "-(M*N)");  // not -M*N, which is (-M)*N
+  EXPECT_EQ(to_string(parse_dim("-M*N")), "-M*N");
+  EXPECT_EQ(to_string(parse_dim("K--M")), "K--M");
+  EXPECT_EQ(to_string(parse_dim("0-M")), "-M");  // the same tree
   // Built expressions are bounded by depth: 511 nested additions are fine, 512 are not.
   ShapeDim d = dim_var("M");
   for (int i = 1; i < kMaxExprDepth; ++i) d = dim_binary(ExprNode::Op::Add, d, dim_var("N"));
