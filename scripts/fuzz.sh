@@ -2,7 +2,8 @@
 # scripts/fuzz.sh SECONDS [TARGET...]: builds the libFuzzer targets (preset `fuzz`, clang++) and
 # runs each for SECONDS, one after the other. The seed corpus (fuzz/corpus/TARGET) is read-only;
 # new inputs go to build-fuzz/corpus/TARGET, crashes to build-fuzz/artifacts/. Exit 1 on a finding.
-# Without clang++ it says so and exits 0 (the fuzz targets need libFuzzer).
+# Without clang++ it says so and exits 0 (the fuzz targets need libFuzzer). FUZZ_SEED (default 1)
+# fixes libFuzzer's seed; FUZZ_RUNS bounds the executions as well, so CI's slice is reproducible.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
@@ -23,6 +24,7 @@ for t in "${TARGETS[@]}"; do
   echo "== fuzz_$t for ${SECONDS_EACH}s"
   log="build-fuzz/fuzz_$t.log"
   if ! "build-fuzz/fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+        -seed="${FUZZ_SEED:-1}" ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} \
         -dict=fuzz/tfspec.dict -artifact_prefix="build-fuzz/artifacts/$t-" -print_final_stats=1 \
         "build-fuzz/corpus/$t" "fuzz/corpus/$t" >"$log" 2>&1; then
     echo "fuzz_$t: FINDING (see $log and build-fuzz/artifacts/)"

@@ -12,6 +12,6 @@ cmake --preset asan -DTFSPEC_WERROR=ON >/dev/null
 cmake --build --preset asan -j "$JOBS"
 ctest --preset asan -j "$JOBS"
 if command -v clang++ >/dev/null; then
-  echo "== libFuzzer targets, ${FUZZ_SECONDS:-12}s each (fuzz/RESULTS.md)"
-  scripts/fuzz.sh "${FUZZ_SECONDS:-12}"
+  echo "== libFuzzer targets, a fixed-seed slice of ${FUZZ_RUNS:-20000} runs each (fuzz/RESULTS.md)"
+  FUZZ_RUNS=${FUZZ_RUNS:-20000} scripts/fuzz.sh "${FUZZ_SECONDS:-60}"
 fi

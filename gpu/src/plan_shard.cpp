@@ -147,7 +147,7 @@ void check_strides(const ShardLayout& sl, const Geometry& geo, const FnPlan* fn)
         auto q = p;
         ++q[k];
         int64_t d;
-        if (__builtin_sub_overflow(eval_or_raise(*fn, q, "split-single-stride", index), eval_or_raise(*fn, p, "split-single-stride", index), &d))
+        if (__builtin_sub_overflow(eval_or_raise(*fn, q, "a Split stride", index), eval_or_raise(*fn, p, "a Split stride", index), &d))
           fail(rule::kInt64Overflow, "the step along a Split dim overflows int64");
         if (step && *step != d)
           fail(rule::kSplitSingleStride, "Split-bound dim " + std::to_string(k) + " steps by both " + std::to_string(*step) + " and " + std::to_string(d));
@@ -225,7 +225,7 @@ void check_injective(const ShardLayout& sl, const Geometry& geo, const FnPlan& f
     std::fill(c.begin(), c.end(), 0);
     do {
       for (size_t k = 0; k < g.size(); ++k) g[k] = geo.bind[k] >= 0 ? m[geo.bind[k]] * geo.local[k] + c[k] : c[k];
-      const int64_t off = eval_or_raise(fn, g, "shard-injective", order);
+      const int64_t off = eval_or_raise(fn, g, "a physical offset", order);
       min_offset = std::min(min_offset, off);
       all.push_back({engine, off, order++});
     } while (next_row_major(c, geo.local));

@@ -105,7 +105,7 @@ OpResult rules_result(std::span<const std::string_view> clauses, const std::vect
     for (auto c : clauses) listed = listed || r.clause.starts_with(c);
     if (!listed) continue;
     bool is_checked = false;
-    for (const RuleId* c : checked) is_checked = is_checked || c == &r;
+    for (const RuleId* c : checked) is_checked = is_checked || c->id == r.id;
     j.push_back(Json{{"id", r.id}, {"clause", r.clause}, {"kind", to_string(r.kind)}, {"summary", r.summary}, {"checked", is_checked}});
     text += std::string(r.id) + " " + std::string(r.clause) + " " + std::string(to_string(r.kind)) + (is_checked ? " checked" : "") + ": " + std::string(r.summary) + "\n";
   }

@@ -39,7 +39,7 @@ int mesh_axis_ref(const std::string& ref, const Mesh& mesh) {
   std::string tail = dot == std::string::npos ? r : trim(r.substr(dot + 1));
   if (tail.rfind("axes[", 0) == 0 && tail.back() == ']') {
     int64_t i = require_int(parse_inttuple(tail.substr(5, tail.size() - 6)), "mesh.axes index");
-    if (i < 0 || i >= mesh.rank()) fail("mesh-axis-range", "§5", "mesh.axes[" + std::to_string(i) + "] of a rank-" + std::to_string(mesh.rank()) + " mesh");
+    if (i < 0 || i >= mesh.rank()) fail(rule::kMeshAxisRange, "mesh.axes[" + std::to_string(i) + "] of a rank-" + std::to_string(mesh.rank()) + " mesh");
     return static_cast<int>(i);
   }
   return mesh.axis(tail).index;
@@ -56,33 +56,33 @@ ParsedSugar parse_sugar(std::string_view text, const std::optional<Mesh>& mesh_a
   std::string t = trim(text);
   std::optional<Mesh> mesh = mesh_arg;
   if (size_t on = find_word(t, "on"); on != std::string::npos) {
-    if (mesh) fail("sugar-text", "§7.1.1", "the mesh is given twice (`on MESH` and the mesh argument)");
+    if (mesh) fail(rule::kSugarText, "the mesh is given twice (`on MESH` and the mesh argument)");
     mesh = parse_mesh(t.substr(on + 2));
     t = trim(t.substr(0, on));
   }
-  if (!mesh) fail("sugar-text", "§7.1.1", "sugar `(N @ m.a, ...)` needs a mesh (`on MESH` or the mesh argument)");
+  if (!mesh) fail(rule::kSugarText, "sugar `(N @ m.a, ...)` needs a mesh (`on MESH` or the mesh argument)");
   std::string where;
   if (size_t w = find_word(t, "where"); w != std::string::npos) {
     where = trim(t.substr(w + 5));
     t = trim(t.substr(0, w));
   }
-  if (t.size() < 2 || t.front() != '(' || t.back() != ')') fail("sugar-text", "§7.1.1", "sugar is a parenthesized list `(N @ m.a, N, ...)`");
+  if (t.size() < 2 || t.front() != '(' || t.back() != ')') fail(rule::kSugarText, "sugar is a parenthesized list `(N @ m.a, N, ...)`");
   Sugar s;
   std::string body = t.substr(1, t.size() - 2);
   if (!trim(body).empty())
     for (const auto& e : split_top(body, ',')) {
       size_t at = e.find('@');
       SugarEntry entry{parse_inttuple(at == std::string::npos ? e : e.substr(0, at)), std::nullopt};
-      if (!entry.extent.is_leaf()) fail("sugar-text", "§7.1.1", "a sugar entry is one extent, got '" + e + "'");
+      if (!entry.extent.is_leaf()) fail(rule::kSugarText, "a sugar entry is one extent, got '" + e + "'");
       if (at != std::string::npos) entry.mesh_axis = mesh_axis_ref(e.substr(at + 1), *mesh);
       s.entries.push_back(entry);
     }
   if (!where.empty())
     for (const auto& o : split_top(where, ',')) {
       size_t eq = o.find('=');
-      if (eq == std::string::npos) fail("sugar-text", "§7.1.1", "a `where` entry is AXIS=ATTR, got '" + o + "'");
+      if (eq == std::string::npos) fail(rule::kSugarText, "a `where` entry is AXIS=ATTR, got '" + o + "'");
       ShardAttr a = parse_shard_attr(o.substr(eq + 1));
-      if (std::holds_alternative<Split>(a)) fail("sugar-text", "§7.1.1", "place Splits with `N @ m.a`, not in `where`");
+      if (std::holds_alternative<Split>(a)) fail(rule::kSugarText, "place Splits with `N @ m.a`, not in `where`");
       s.overrides.emplace_back(mesh_axis_ref(o.substr(0, eq), *mesh), a);
     }
   return ParsedSugar{std::move(s), std::move(*mesh)};
@@ -95,7 +95,7 @@ ShardLayout canonicalize(const Sugar& sugar, const Mesh& mesh) {
   std::vector<bool> assigned(attrs.size(), false);
   auto label = [&](int a) { return mesh.names() ? "m." + (*mesh.names())[a] : "m.axes[" + std::to_string(a) + "]"; };
   auto claim = [&](int a) {
-    if (assigned.at(a)) fail("sugar-axis-reused", "§7.2", "mesh axis " + label(a) + " is given two attrs");
+    if (assigned.at(a)) fail(rule::kSugarAxisReused, "mesh axis " + label(a) + " is given two attrs");
     assigned[a] = true;
   };
   for (const auto& e : sugar.entries) {
@@ -107,11 +107,11 @@ ShardLayout canonicalize(const Sugar& sugar, const Mesh& mesh) {
     claim(a);
     const int64_t ext = mesh.extent(a);  // fails closed on a symbolic / None mesh extent
     if (!e.extent.is_int())
-      fail("sugar-symbolic", "§7.1.1", "`" + describe_leaf(e.extent) + " @ " + label(a) + "`: divisibility of a symbolic extent must be proved (`tfspec prove`)");
+      fail(rule::kSugarSymbolic, "`" + describe_leaf(e.extent) + " @ " + label(a) + "`: divisibility of a symbolic extent must be proved (`tfspec prove`)");
     const int64_t n = e.extent.value();
-    if (n < 1) fail("extent-positive", "§3", "sugar extent " + std::to_string(n) + " is not >= 1");
+    if (n < 1) fail(rule::in(rule::kExtentPositive, "§3"), "sugar extent " + std::to_string(n) + " is not >= 1");
     if (n % ext != 0)
-      fail("sugar-divides", "§7.1.1", "`" + std::to_string(n) + " @ " + label(a) + "`: the axis extent " + std::to_string(ext) + " does not divide " + std::to_string(n));
+      fail(rule::kSugarDivides, "`" + std::to_string(n) + " @ " + label(a) + "`: the axis extent " + std::to_string(ext) + " does not divide " + std::to_string(n));
     attrs[a] = Split{static_cast<int64_t>(g.size())};
     g.push_back(IntTuple(ext));
     if (n != ext) g.push_back(IntTuple(n / ext));  // D5: mesh factor outer, residual a non-Split dim
@@ -125,22 +125,22 @@ ShardLayout canonicalize(const Sugar& sugar, const Mesh& mesh) {
 
 ShardLayout read_shard_layout(const Json& j, const std::optional<Mesh>& mesh) {
   if (j.is_object()) {
-    if (mesh) fail("shard-text", "§7", "a JSON shard layout carries its own mesh; drop the mesh argument");
+    if (mesh) fail(rule::kShardText, "a JSON shard layout carries its own mesh; drop the mesh argument");
     return shard_from_json(j);
   }
-  if (!j.is_string()) fail("json-type", "§7", "a shard layout is JSON or text (sugar or shard(...))");
+  if (!j.is_string()) fail(rule::in(rule::kJsonType, "§7"), "a shard layout is JSON or text (sugar or shard(...))");
   std::string t = trim(j.get<std::string>());
   if (!t.empty() && t.front() == '{') {
     Json parsed;
     try {
       parsed = Json::parse(t);
     } catch (const Json::exception& e) {
-      fail("json-malformed", "§7", std::string("malformed JSON shard layout: ") + e.what());
+      fail(rule::in(rule::kJsonMalformed, "§7"), std::string("malformed JSON shard layout: ") + e.what());
     }
     return read_shard_layout(parsed, mesh);
   }
   if (shard_text::starts_with_call(t, "shard")) {
-    if (mesh) fail("shard-text", "§7", "shard(...) carries its own mesh; drop the mesh argument");
+    if (mesh) fail(rule::kShardText, "shard(...) carries its own mesh; drop the mesh argument");
     return parse_shard_layout(t);
   }
   ParsedSugar ps = parse_sugar(t, mesh);

@@ -12,14 +12,14 @@ namespace {
 constexpr int64_t kExactDouble = int64_t{1} << 53;
 
 IntTuple from_json_rec(const Json& j, int depth, bool wildcard) {
-  if (depth > kMaxDepth) fail("nesting-too-deep", "§1", "JSON nests deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (depth > kMaxDepth) fail(rule::kNestingTooDeep, "JSON nests deeper than " + std::to_string(kMaxDepth) + " levels");
   if (j.is_null()) return IntTuple::none();
   if (j.is_number_integer()) {
     if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
-      fail("int-literal-range", "§1", "integer " + j.dump() + " does not fit int64");
+      fail(rule::kIntLiteralRange, "integer " + j.dump() + " does not fit int64");
     return IntTuple(j.get<int64_t>());
   }
-  if (j.is_number_float()) fail("json-type", "§1", "IntTuple entries are integers, got " + j.dump());
+  if (j.is_number_float()) fail(rule::in(rule::kJsonType, "§1"), "IntTuple entries are integers, got " + j.dump());
   if (j.is_string()) {
     const auto& s = j.get_ref<const std::string&>();
     if (wildcard && s == "_") return IntTuple::none();
@@ -31,7 +31,7 @@ IntTuple from_json_rec(const Json& j, int depth, bool wildcard) {
     for (const auto& x : j) c.push_back(from_json_rec(x, depth + 1, wildcard));
     return IntTuple::tuple(std::move(c));
   }
-  fail("json-type", "§1", "an IntTuple is a number, string, null or array; got " + std::string(j.type_name()));
+  fail(rule::in(rule::kJsonType, "§1"), "an IntTuple is a number, string, null or array; got " + std::string(j.type_name()));
 }
 
 }  // namespace
@@ -65,8 +65,8 @@ Json to_json(const Layout& l) {
 
 Layout layout_from_json(const Json& j) {
   if (j.is_string()) return parse_layout(j.get<std::string>());
-  if (!j.is_object() || !j.contains("shape")) fail("json-type", "§3", "a Layout is an object with a 'shape'");
-  if (j.contains("kind") && j["kind"] != "layout") fail("json-type", "§3", "expected kind 'layout', got " + j["kind"].dump());
+  if (!j.is_object() || !j.contains("shape")) fail(rule::in(rule::kJsonType, "§3"), "a Layout is an object with a 'shape'");
+  if (j.contains("kind") && j["kind"] != "layout") fail(rule::in(rule::kJsonType, "§3"), "expected kind 'layout', got " + j["kind"].dump());
   IntTuple shape = inttuple_from_json(j["shape"]);
   const char* key = j.contains("stride") ? "stride" : (j.contains("strides") ? "strides" : nullptr);  // D11
   if (!key) return Layout(shape);

@@ -23,11 +23,11 @@ bool is_identifier(const std::string& s) {
 }
 
 void check_topology(const Topology& t) {
-  if (!is_identifier(t.name)) fail("topology-name", "§5", "topology name '" + t.name + "' is not an identifier");
+  if (!is_identifier(t.name)) fail(rule::kTopologyName, "topology name '" + t.name + "' is not an identifier");
   if (t.num_devices && *t.num_devices < 1)
-    fail("topology-num-devices", "§5", "topology " + t.name + " has num_devices " + std::to_string(*t.num_devices) + " (must be >= 1)");
+    fail(rule::kTopologyNumDevices, "topology " + t.name + " has num_devices " + std::to_string(*t.num_devices) + " (must be >= 1)");
   if (!t.num_devices && t.name != "cta")
-    fail("topology-dynamic-cta", "§5", "only a `cta` topology may have a launch-provided (None) extent; got " + t.name);
+    fail(rule::kTopologyDynamicCta, "only a `cta` topology may have a launch-provided (None) extent; got " + t.name);
 }
 
 // §5 names are human-readable, e.g. `x` or `cta.x`: dot-separated identifiers.
@@ -51,7 +51,7 @@ Box box_of(const LayoutBase& l) {
   if (l.kind() == LayoutKind::Layout) return {0, flat_leaves(static_cast<const Layout&>(l).stride())};
   const auto& c = static_cast<const ComposedLayout&>(l);
   if (c.inner() || !c.outer() || c.outer()->kind() != LayoutKind::Layout)
-    fail("mesh-slice-layout", "§5", "only a Layout or a slice ComposedLayout(None, offset, Layout) mesh can be sliced again");
+    fail(rule::kMeshSliceLayout, "only a Layout or a slice ComposedLayout(None, offset, Layout) mesh can be sliced again");
   return {c.offset(), flat_leaves(static_cast<const Layout&>(*c.outer()).stride())};
 }
 
@@ -103,7 +103,7 @@ Topology resolve_topology(std::string_view text) {
   if (p == std::string::npos) {
     t.name = s;  // a bare name: launch-provided (only valid for cta)
   } else {
-    if (s.back() != ')') fail("topology-text", "§5", "topology '" + s + "' is not name(n)");
+    if (s.back() != ')') fail(rule::kTopologyText, "topology '" + s + "' is not name(n)");
     t.name = trim(s.substr(0, p));
     std::string n = trim(s.substr(p + 1, s.size() - p - 2));
     if (n != "None") t.num_devices = require_int(parse_inttuple(n), "num_devices");
@@ -114,27 +114,26 @@ Topology resolve_topology(std::string_view text) {
 
 Mesh::Mesh(std::vector<Topology> topologies, LayoutPtr layout, std::optional<std::vector<std::string>> names)
     : topologies_(std::move(topologies)), layout_(std::move(layout)), names_(std::move(names)) {
-  if (topologies_.empty()) fail("mesh-topologies-empty", "§5", "a Mesh needs at least one Topology");
+  if (topologies_.empty()) fail(rule::kMeshTopologiesEmpty, "a Mesh needs at least one Topology");
   for (const auto& t : topologies_) check_topology(t);
   if (!layout_ || layout_->kind() == LayoutKind::Shard)
-    fail("mesh-layout-kind", "§5", "a mesh layout is a Layout or (after a slice) a ComposedLayout");
+    fail(rule::kMeshLayoutKind, "a mesh layout is a Layout or (after a slice) a ComposedLayout");
   if (layout_->kind() == LayoutKind::Layout && !static_cast<const Layout&>(*layout_).materialized())
-    fail("mesh-layout-kind", "§5", "a mesh layout has concrete strides");
+    fail(rule::kMeshLayoutKind, "a mesh layout has concrete strides");
   const int r = rank();
   if (names_) {
     if (static_cast<int>(names_->size()) != r)
-      fail("mesh-names-rank", "§5", std::to_string(names_->size()) + " names for a rank-" + std::to_string(r) + " mesh");
+      fail(rule::kMeshNamesRank, std::to_string(names_->size()) + " names for a rank-" + std::to_string(r) + " mesh");
     std::set<std::string> seen;
     for (const auto& n : *names_) {
-      if (!is_axis_name(n)) fail("mesh-names-unique", "§5", "mesh axis name '" + n + "' is not a (dotted) identifier such as x or cta.x");
-      if (!seen.insert(n).second) fail("mesh-names-unique", "§5", "mesh axis name '" + n + "' is used twice");
+      if (!is_axis_name(n)) fail(rule::kMeshNamesUnique, "mesh axis name '" + n + "' is not a (dotted) identifier such as x or cta.x");
+      if (!seen.insert(n).second) fail(rule::kMeshNamesUnique, "mesh axis name '" + n + "' is used twice");
     }
   }
   // An un-sliced mesh covers its topologies exactly (checked when both sides are static).
   auto dom = topology_domain();
   if (!is_slice() && dom && is_concrete(shape()) && product_int(shape()) != *dom)
-    fail("mesh-topology-size", "§5",
-         "the mesh has " + std::to_string(product_int(shape())) + " instances but its topologies " + std::to_string(*dom) + " devices");
+    fail(rule::kMeshTopologySize, "the mesh has " + std::to_string(product_int(shape())) + " instances but its topologies " + std::to_string(*dom) + " devices");
   check_device_map(*layout_, dom);
 }
 
@@ -156,9 +155,9 @@ std::optional<int64_t> Mesh::topology_domain() const {
 int64_t Mesh::extent(int a) const {
   auto e = extents();
   if (a < 0 || a >= static_cast<int>(e.size()))
-    fail("mesh-axis-range", "§5", "mesh axis " + std::to_string(a) + " of a rank-" + std::to_string(e.size()) + " mesh");
+    fail(rule::kMeshAxisRange, "mesh axis " + std::to_string(a) + " of a rank-" + std::to_string(e.size()) + " mesh");
   if (!e[a].is_int())
-    fail("mesh-extent-static", "§5", "mesh axis " + std::to_string(a) + " has extent " + describe_leaf(e[a]) + "; a static int is required");
+    fail(rule::kMeshExtentStatic, "mesh axis " + std::to_string(a) + " has extent " + describe_leaf(e[a]) + "; a static int is required");
   return e[a].value();
 }
 
@@ -172,12 +171,12 @@ MeshAxis Mesh::axis(std::string_view name) const {
     for (size_t i = 0; i < names_->size(); ++i) {
       const std::string& n = (*names_)[i];
       if (n.size() <= suffix.size() || n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
-      if (found) fail("mesh-axis-ambiguous", "§5", "mesh axis '" + std::string(name) + "' matches more than one name");
+      if (found) fail(rule::kMeshAxisAmbiguous, "mesh axis '" + std::string(name) + "' matches more than one name");
       found = static_cast<int>(i);
     }
     if (found) return axes(*found);
   }
-  fail("mesh-axis-unknown", "§5", "the mesh has no axis named '" + std::string(name) + "'");
+  fail(rule::kMeshAxisUnknown, "the mesh has no axis named '" + std::string(name) + "'");
 }
 
 MeshAxis Mesh::axes(int i) const { return MeshAxis{this, i, extent(i)}; }
@@ -192,7 +191,7 @@ int64_t Mesh::size() const {
 // ranges their first coordinate.
 Mesh Mesh::slice(const std::vector<MeshIndex>& index) const {
   if (static_cast<int>(index.size()) != rank())
-    fail("mesh-slice-rank", "§5", "a mesh slice needs one entry per mesh axis (" + std::to_string(rank()) + ")");
+    fail(rule::kMeshSliceRank, "a mesh slice needs one entry per mesh axis (" + std::to_string(rank()) + ")");
   Box box = box_of(*layout_);
   int64_t offset = box.offset;
   std::vector<IntTuple> kept_ext, kept_str;
@@ -204,7 +203,7 @@ Mesh Mesh::slice(const std::vector<MeshIndex>& index) const {
     const bool range = ix.kind == MeshIndex::Range;
     const int64_t end = range ? ix.end : ix.begin + 1;
     if (ix.begin < 0 || end > ext || ix.begin >= end)
-      fail("mesh-slice-range", "§5", (range ? "range " + std::to_string(ix.begin) + ":" + std::to_string(ix.end) : "index " + std::to_string(ix.begin)) +
+      fail(rule::kMeshSliceRange, (range ? "range " + std::to_string(ix.begin) + ":" + std::to_string(ix.end) : "index " + std::to_string(ix.begin)) +
                                          " outside mesh axis " + std::to_string(a) + " of extent " + std::to_string(ext));
     offset = checked_add(offset, checked_mul(ix.begin, require_int(box.strides[a], "mesh stride")));
     if (!range) continue;
@@ -223,7 +222,7 @@ Mesh Mesh::operator[](const IntTuple& crd) const {
   for (const auto& e : crd.is_tuple() ? crd.children() : std::vector<IntTuple>{crd}) {
     if (e.is_none()) index.push_back({MeshIndex::All, 0, 0});
     else if (e.is_int()) index.push_back({MeshIndex::Fixed, e.value(), 0});
-    else fail("mesh-static-index", "§5", "mesh[...] takes static ints; got " + describe_leaf(e));
+    else fail(rule::kMeshStaticIndex, "mesh[...] takes static ints; got " + describe_leaf(e));
   }
   return slice(index);
 }
@@ -242,7 +241,7 @@ std::vector<MeshIndex> parse_mesh_index(std::string_view text) {
     size_t colon = e.find(':');
     auto num = [](const std::string& x) {
       IntTuple v = parse_inttuple(x);
-      if (!v.is_int()) fail("mesh-static-index", "§5", "mesh[...] takes static ints; got " + describe_leaf(v));
+      if (!v.is_int()) fail(rule::kMeshStaticIndex, "mesh[...] takes static ints; got " + describe_leaf(v));
       return v.value();
     };
     if (colon == std::string::npos) out.push_back({MeshIndex::Fixed, num(e), 0});
@@ -283,7 +282,7 @@ static LayoutPtr default_mesh_layout(const std::vector<IntTuple>& ext) {
     s[i] = step;
     if (i == 0) break;
     if (ext[i].is_none())
-      fail("mesh-extent-static", "§5", "a launch-provided (None) extent can only be the first mesh axis of a default (row-major) mesh layout");
+      fail(rule::kMeshExtentStatic, "a launch-provided (None) extent can only be the first mesh axis of a default (row-major) mesh layout");
     step = leaf_mul(step, ext[i], "mesh stride");
   }
   return std::make_shared<Layout>(shape, IntTuple::tuple(std::move(s)));
@@ -315,22 +314,22 @@ Mesh parse_mesh(std::string_view text) {
     layout = parse_any_layout(parts.back().substr(7));
     parts.pop_back();
   }
-  if (parts.size() > 2 || parts.back().empty()) fail("mesh-text", "§5", "a mesh is [TOPOS |] AXES [| layout=LAYOUT]; got '" + std::string(text.substr(0, 200)) + "'");
+  if (parts.size() > 2 || parts.back().empty()) fail(rule::kMeshText, "a mesh is [TOPOS |] AXES [| layout=LAYOUT]; got '" + std::string(text.substr(0, 200)) + "'");
   std::vector<IntTuple> ext;
   std::vector<std::string> names;
   for (const auto& ax : split_top(parts.back(), ',')) {
     size_t eq = ax.find('=');
     if (eq != std::string::npos) names.push_back(trim(ax.substr(0, eq)));
     IntTuple e = parse_inttuple(eq == std::string::npos ? ax : ax.substr(eq + 1));
-    if (!e.is_leaf()) fail("mesh-text", "§5", "a mesh axis extent is a single entry; got '" + ax + "'");
+    if (!e.is_leaf()) fail(rule::kMeshText, "a mesh axis extent is a single entry; got '" + ax + "'");
     ext.push_back(e);
   }
-  if (!names.empty() && names.size() != ext.size()) fail("mesh-text", "§5", "either every mesh axis is named or none is");
+  if (!names.empty() && names.size() != ext.size()) fail(rule::kMeshText, "either every mesh axis is named or none is");
   std::optional<std::vector<std::string>> n;
   if (!names.empty()) n = names;
   if (!layout) layout = default_mesh_layout(ext);
   else if (!(flatten(layout->shape()) == IntTuple::tuple(ext)))
-    fail("mesh-text", "§5", "the mesh layout's shape " + to_string(layout->shape()) + " differs from the axes' extents");
+    fail(rule::kMeshText, "the mesh layout's shape " + to_string(layout->shape()) + " differs from the axes' extents");
   std::vector<Topology> topos;
   if (parts.size() == 2) {
     for (const auto& t : split_top(parts[0], '*')) topos.push_back(resolve_topology(t));

@@ -19,7 +19,7 @@ struct Parser {
   bool allow_wildcard = false;
 
   [[noreturn]] void error(const std::string& what) const {
-    fail("parse-error", "§1", what + " at offset " + std::to_string(pos) + " in '" + std::string(s.substr(0, 200)) + "'");
+    fail(rule::kParseError, what + " at offset " + std::to_string(pos) + " in '" + std::string(s.substr(0, 200)) + "'");
   }
   void skip_ws() {
     while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) ++pos;
@@ -43,7 +43,7 @@ struct Parser {
     if (!accept(c)) error(std::string("expected '") + c + "'");
   }
   void enter() {
-    if (++nesting > kMaxDepth) fail("nesting-too-deep", "§1", "input nests deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (++nesting > kMaxDepth) fail(rule::kNestingTooDeep, "input nests deeper than " + std::to_string(kMaxDepth) + " levels");
   }
   void leave() { --nesting; }
 
@@ -68,7 +68,7 @@ struct Parser {
     while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
       int d = s[pos] - '0';
       if (negative ? v < (INT64_MIN + d) / 10 : v > (INT64_MAX - d) / 10)
-        fail("int-literal-range", "§1", "integer literal '" + std::string(s.substr(b, 40)) + "...' does not fit int64");
+        fail(rule::kIntLiteralRange, "integer literal '" + std::string(s.substr(b, 40)) + "...' does not fit int64");
       v = negative ? v * 10 - d : v * 10 + d;
       ++pos;
     }

@@ -34,16 +34,16 @@ Geometry geometry_of(const ShardLayout& sl) {
 // Fails closed on everything that would make execution produce wrong data.
 void check_execution(const ShardLayout& sl, Storage storage, const std::vector<int64_t>& shape, const std::vector<int64_t>* data) {
   for (int64_t e : shape)
-    if (e < 0) fail("extent-positive", "§7.4", "logical extent " + std::to_string(e) + " is negative");
+    if (e < 0) fail(rule::in(rule::kExtentPositive, "§7.4"), "logical extent " + std::to_string(e) + " is negative");
   if (data) {
     int64_t n = 1;
     for (int64_t e : shape) n = checked_mul(n, e);
     if (static_cast<int64_t>(data->size()) != n)
-      fail("tensor-data-size", "§7.4", "the data holds " + std::to_string(data->size()) + " values but the logical shape needs " + std::to_string(n));
+      fail(rule::kTensorDataSize, "the data holds " + std::to_string(data->size()) + " values but the logical shape needs " + std::to_string(n));
   }
   for (size_t a = 0; a < sl.attrs().size(); ++a)
     if (std::holds_alternative<Dynamic>(sl.attrs()[a]))
-      fail("dynamic-unresolved", "§6", "mesh axis " + std::to_string(a) + " is Dynamic at execution");
+      fail(rule::kDynamicUnresolved, "mesh axis " + std::to_string(a) + " is Dynamic at execution");
   std::vector<IntTuple> t(shape.begin(), shape.end());
   validate_shard_layout(sl, ShardCheckOptions{true, storage, IntTuple::tuple(t)});
 }
@@ -103,7 +103,7 @@ Engines write_engines(const Tensor& t, const ShardLayout& sl, Storage storage,
     for (const auto& f : frees) {
       place(geo, g, f, m, c);
       PhysicalElement pe = physical_element(sl, storage, m, c);
-      if (pe.offset < 0) fail("engine-offset-negative", "§7.1.2", "offset " + std::to_string(pe.offset) + " lies below the engine's base");
+      if (pe.offset < 0) fail(rule::kEngineOffsetNegative, "offset " + std::to_string(pe.offset) + " lies below the engine's base");
       writes.push_back({pe.engine, pe.offset, parts.at(partial_index(geo, m))});
       auto& e = extent[pe.engine];
       e = std::max(e, pe.offset + 1);
@@ -192,13 +192,13 @@ Tensor assemble(const Engines& engines, const ShardLayout& sl, const std::vector
       place(geo, g, f, m, c);
       PhysicalElement pe = physical_element(sl, engines.storage, m, c);
       auto it = engines.buffers.find(pe.engine);
-      if (it == engines.buffers.end()) fail("engine-missing", "§7.1.2", "no buffer for engine " + std::to_string(pe.engine));
+      if (it == engines.buffers.end()) fail(rule::kEngineMissing, "no buffer for engine " + std::to_string(pe.engine));
       if (pe.offset < 0 || pe.offset >= static_cast<int64_t>(it->second.size()))
-        fail("engine-buffer-size", "§7.1.2", "engine " + std::to_string(pe.engine) + " holds " + std::to_string(it->second.size()) + " values; offset " + std::to_string(pe.offset) + " is outside");
+        fail(rule::kEngineBufferSize, "engine " + std::to_string(pe.engine) + " holds " + std::to_string(it->second.size()) + " values; offset " + std::to_string(pe.offset) + " is outside");
       int64_t v = it->second[pe.offset];
       auto& slot = parts[partial_index(geo, m)];
       if (slot && *slot != v)  // §6: Broadcast replicas hold the same value
-        fail("replica-mismatch", "§6", "Broadcast replicas of layout coordinate " + std::to_string(row_major_index(g, geo.g)) + " disagree: " + std::to_string(*slot) + " vs " + std::to_string(v));
+        fail(rule::kReplicaMismatch, "Broadcast replicas of layout coordinate " + std::to_string(row_major_index(g, geo.g)) + " disagree: " + std::to_string(*slot) + " vs " + std::to_string(v));
       slot = v;
     }
     // §6 Partial: reduce the highest Partial mesh axis first.
@@ -227,9 +227,9 @@ Engines reshard(const Engines& engines, const ShardLayout& src, const ShardLayou
 
 std::vector<std::vector<int64_t>> holders(const ShardLayout& sl, const std::vector<int64_t>& global) {
   const Geometry geo = geometry_of(sl);
-  if (global.size() != geo.g.size()) fail("coord-in-domain", "§7", "global coordinate rank differs from the layout's");
+  if (global.size() != geo.g.size()) fail(rule::in(rule::kCoordInDomain, "§7"), "global coordinate rank differs from the layout's");
   for (size_t k = 0; k < global.size(); ++k)
-    if (global[k] < 0 || global[k] >= geo.g[k]) fail("coord-in-domain", "§7", "global coordinate outside G");
+    if (global[k] < 0 || global[k] >= geo.g[k]) fail(rule::in(rule::kCoordInDomain, "§7"), "global coordinate outside G");
   std::vector<std::vector<int64_t>> out;
   std::vector<int64_t> m, c;
   for (const auto& f : row_major_coords(free_extents(geo))) {

@@ -30,7 +30,7 @@ std::string to_string(const ShardAttr& a) {
 // The Partial of `P(` BODY `)` (t[open] == '('): BODY is empty (sum), a name, or a quoted string
 // with backslash escapes, optionally after `reduction=`; nothing may follow the closing ')'.
 static Partial parse_partial(const std::string& t, size_t open) {
-  auto refuse = [&]() -> Partial { fail("shard-attr-text", "§6", "'" + t.substr(0, 80) + "' is not P(), P(max) or P(\"max\")"); };
+  auto refuse = [&]() -> Partial { fail(rule::kShardAttrText, "'" + t.substr(0, 80) + "' is not P(), P(max) or P(\"max\")"); };
   size_t i = open + 1;
   auto blanks = [&] {
     while (i < t.size() && std::isspace(static_cast<unsigned char>(t[i]))) ++i;
@@ -54,7 +54,7 @@ static Partial parse_partial(const std::string& t, size_t open) {
   }
   blanks();
   if (i + 1 != t.size() || t[i] != ')') return refuse();
-  return Partial{r.empty() && !quoted ? "sum" : r};  // an unknown reduction is reported by "partial-reduction"
+  return Partial{r.empty() && !quoted ? "sum" : r};  // an unknown reduction is reported by rule partial-reduction
 }
 
 // Surface sugar (§6): S(i) | Split(i) | B | Broadcast | D | Dynamic | P() | P(max) | P("max") | Partial(...)
@@ -68,14 +68,14 @@ ShardAttr parse_shard_attr(std::string_view text) {
     return Split{require_int(parse_inttuple(body), "Split axis")};
   }
   if (shard_text::starts_with_call(t, "P") || shard_text::starts_with_call(t, "Partial")) return parse_partial(t, t.find('('));
-  fail("shard-attr-text", "§6", "'" + t.substr(0, 80) + "' is not a ShardAttr (S(i), B, D, P(), P(\"max\"), P(\"min\"))");
+  fail(rule::kShardAttrText, "'" + t.substr(0, 80) + "' is not a ShardAttr (S(i), B, D, P(), P(\"max\"), P(\"min\"))");
 }
 
 // ---- §7 ShardLayout
 
 ShardLayout::ShardLayout(LayoutPtr layout, std::vector<ShardAttr> attrs, Mesh mesh, Unchecked)
     : layout_(std::move(layout)), attrs_(std::move(attrs)), mesh_(std::move(mesh)) {
-  if (!layout_) fail("shard-layout-missing", "§7.1", "a ShardLayout binds a layout; got None");
+  if (!layout_) fail(rule::kShardLayoutMissing, "a ShardLayout binds a layout; got None");
 }
 
 ShardLayout::ShardLayout(LayoutPtr layout, std::vector<ShardAttr> attrs, Mesh mesh)
@@ -98,7 +98,7 @@ Storage parse_storage(std::string_view s) {
   if (t == "rmem") return Storage::Rmem;
   if (t == "smem") return Storage::Smem;
   if (t == "gmem") return Storage::Gmem;
-  fail("storage-unknown", "§7.1.2", "storage '" + t.substr(0, 40) + "' is not rmem, smem or gmem");
+  fail(rule::kStorageUnknown, "storage '" + t.substr(0, 40) + "' is not rmem, smem or gmem");
 }
 
 std::string to_string(Storage s) {
@@ -116,7 +116,7 @@ std::vector<int64_t> flat_extents(const ShardLayout& sl) {
   std::vector<int64_t> g;
   for (const auto& leaf : flat_leaves(sl.shape())) {
     if (!leaf.is_int())
-      fail("shard-concrete", "§1", "layout extent " + describe_leaf(leaf) + " is not a static int (symbolic layouts: `tfspec prove`)", "layout.shape");
+      fail(rule::kShardConcrete, "layout extent " + describe_leaf(leaf) + " is not a static int (symbolic layouts: `tfspec prove`)", "layout.shape");
     g.push_back(leaf.value());
   }
   return g;
@@ -129,8 +129,8 @@ std::vector<std::optional<int>> split_binding(const ShardLayout& sl) {
     auto* s = std::get_if<Split>(&sl.attrs()[a]);
     if (!s) continue;
     if (s->axis < 0 || s->axis >= static_cast<int64_t>(b.size()))
-      fail("split-axis-range", "§6", "Split(" + std::to_string(s->axis) + ") outside [0, " + std::to_string(b.size()) + ")", "attrs[" + std::to_string(a) + "]");
-    if (b[s->axis]) fail("split-axis-unique", "§6", "layout axis " + std::to_string(s->axis) + " is Split by two mesh axes", "attrs[" + std::to_string(a) + "]");
+      fail(rule::kSplitAxisRange, "Split(" + std::to_string(s->axis) + ") outside [0, " + std::to_string(b.size()) + ")", "attrs[" + std::to_string(a) + "]");
+    if (b[s->axis]) fail(rule::kSplitAxisUnique, "layout axis " + std::to_string(s->axis) + " is Split by two mesh axes", "attrs[" + std::to_string(a) + "]");
     b[s->axis] = static_cast<int>(a);
   }
   return b;
@@ -156,7 +156,7 @@ static std::vector<int64_t> local_extents(const ShardLayout& sl) {
     if (!b[k]) continue;
     int64_t e = sl.mesh().extent(*b[k]);
     if (g[k] % e != 0)
-      fail("split-divides", "§6", "mesh extent " + std::to_string(e) + " does not divide layout extent " + std::to_string(g[k]) + " of dim " + std::to_string(k), "layout.shape");
+      fail(rule::kSplitDivides, "mesh extent " + std::to_string(e) + " does not divide layout extent " + std::to_string(g[k]) + " of dim " + std::to_string(k), "layout.shape");
     g[k] /= e;
   }
   return g;
@@ -173,7 +173,7 @@ std::vector<std::vector<int>> regroup(const IntTuple& tensor_shape, const IntTup
   for (const auto& x : flat_leaves(tensor_shape)) t.push_back(require_int(x, "logical extent"));
   for (const auto& x : flat_leaves(layout_shape)) g.push_back(require_int(x, "layout extent"));
   auto refuse = [&](const std::string& why) {
-    fail("shard-regroup", "§8", "layout shape " + to_string(layout_shape) + " is not a row-major refinement of logical shape " + to_string(tensor_shape) + ": " + why);
+    fail(rule::kShardRegroup, "layout shape " + to_string(layout_shape) + " is not a row-major refinement of logical shape " + to_string(tensor_shape) + ": " + why);
   };
   std::vector<std::vector<int>> runs;
   size_t j = 0;
@@ -204,7 +204,7 @@ int64_t engine_of(const Mesh& mesh, const std::vector<int64_t>& mesh_coord, Stor
     if (topos[i].name != "cta") continue;
     int64_t below = 1;
     for (size_t j = i + 1; j < topos.size(); ++j) {
-      if (!topos[j].num_devices) fail("mesh-extent-static", "§5", "smem engines need static extents below the cta topology");
+      if (!topos[j].num_devices) fail(rule::kMeshExtentStatic, "smem engines need static extents below the cta topology");
       below = checked_mul(below, *topos[j].num_devices);
     }
     return device / below;
@@ -218,10 +218,10 @@ std::vector<int64_t> global_coord(const ShardLayout& sl, const std::vector<int64
   std::vector<int64_t> loc = local_extents(sl);
   auto b = split_binding(sl);
   if (local.size() != loc.size() || mesh_coord.size() != static_cast<size_t>(sl.mesh().rank()))
-    fail("coord-in-domain", "§7.1.1", "coordinate ranks do not match the shard layout");
+    fail(rule::in(rule::kCoordInDomain, "§7.1.1"), "coordinate ranks do not match the shard layout");
   std::vector<int64_t> g(local.size());
   for (size_t k = 0; k < g.size(); ++k) {
-    if (local[k] < 0 || local[k] >= loc[k]) fail("coord-in-domain", "§7.1.1", "local coordinate outside local_shape");
+    if (local[k] < 0 || local[k] >= loc[k]) fail(rule::in(rule::kCoordInDomain, "§7.1.1"), "local coordinate outside local_shape");
     g[k] = b[k] ? checked_add(checked_mul(mesh_coord[*b[k]], loc[k]), local[k]) : local[k];
   }
   return g;
@@ -231,7 +231,7 @@ PhysicalElement physical_element(const ShardLayout& sl, Storage storage, const s
                                  const std::vector<int64_t>& local) {
   for (int a = 0; a < sl.mesh().rank(); ++a)
     if (mesh_coord.at(a) < 0 || mesh_coord[a] >= sl.mesh().extent(a))
-      fail("coord-in-domain", "§5", "mesh coordinate outside the mesh");
+      fail(rule::in(rule::kCoordInDomain, "§5"), "mesh coordinate outside the mesh");
   std::vector<int64_t> g = global_coord(sl, mesh_coord, local);
   return {engine_of(sl.mesh(), mesh_coord, storage), sl.layout()->apply(shard_text::coord_in(g, sl.shape()))};
 }
@@ -239,7 +239,7 @@ PhysicalElement physical_element(const ShardLayout& sl, Storage storage, const s
 std::vector<std::vector<int64_t>> row_major_coords(const std::vector<int64_t>& extents) {
   int64_t n = 1;
   for (int64_t e : extents) n = checked_mul(n, e);
-  if (n > (int64_t{1} << 20)) fail("resource-limit", "§7", "more than 2^20 points to enumerate");
+  if (n > (int64_t{1} << 20)) fail(rule::kResourceLimit, "more than 2^20 points to enumerate");
   std::vector<std::vector<int64_t>> out;
   out.reserve(static_cast<size_t>(n));
   std::vector<int64_t> c(extents.size(), 0);

@@ -79,7 +79,7 @@ bool any_unmaterialized(const LayoutBase& l) {
 // §7.2
 void attrs_rank(const ShardLayout& sl, const Opts&, const std::string& path, Out& out) {
   if (static_cast<int>(sl.attrs().size()) != sl.mesh().rank())
-    out.push_back({"shard-attrs-rank", "§7.2", std::to_string(sl.attrs().size()) + " attrs for a rank-" + std::to_string(sl.mesh().rank()) + " mesh", path + ".attrs"});
+    out.push_back({rule::kShardAttrsRank, std::to_string(sl.attrs().size()) + " attrs for a rank-" + std::to_string(sl.mesh().rank()) + " mesh", path + ".attrs"});
 }
 
 // §6: 0 <= axis < rank(flatten(G))
@@ -87,7 +87,7 @@ void split_axis_range(const ShardLayout& sl, const Opts&, const std::string& pat
   const int64_t r = sl.domain_rank();
   for (size_t a = 0; a < sl.attrs().size(); ++a)
     if (auto* s = std::get_if<Split>(&sl.attrs()[a]); s && (s->axis < 0 || s->axis >= r))
-      out.push_back({"split-axis-range", "§6", "Split(" + std::to_string(s->axis) + ") outside [0, " + std::to_string(r) + ")", at_attr(path, a)});
+      out.push_back({rule::kSplitAxisRange, "Split(" + std::to_string(s->axis) + ") outside [0, " + std::to_string(r) + ")", at_attr(path, a)});
 }
 
 // §6: a layout axis is bound by at most one mesh axis
@@ -96,26 +96,26 @@ void split_axis_unique(const ShardLayout& sl, const Opts&, const std::string& pa
   for (size_t a = 0; a < sl.attrs().size(); ++a)
     if (auto* s = std::get_if<Split>(&sl.attrs()[a]))
       if (auto [it, fresh] = first.emplace(s->axis, a); !fresh)
-        out.push_back({"split-axis-unique", "§6", "layout axis " + std::to_string(s->axis) + " is Split by mesh axes " + std::to_string(it->second) + " and " + std::to_string(a), at_attr(path, a)});
+        out.push_back({rule::kSplitAxisUnique, "layout axis " + std::to_string(s->axis) + " is Split by mesh axes " + std::to_string(it->second) + " and " + std::to_string(a), at_attr(path, a)});
 }
 
 // §6 / D9
 void partial_reduction(const ShardLayout& sl, const Opts&, const std::string& path, Out& out) {
   for (size_t a = 0; a < sl.attrs().size(); ++a)
     if (auto* p = std::get_if<Partial>(&sl.attrs()[a]); p && !is_valid_reduction(p->reduction))
-      out.push_back({"partial-reduction", "§6", "Partial reduction '" + p->reduction + "' is not sum, max or min", at_attr(path, a)});
+      out.push_back({rule::kPartialReduction, "Partial reduction '" + p->reduction + "' is not sum, max or min", at_attr(path, a)});
 }
 
 // §1: the numbers the shard rules need are static
 void shard_concrete(const ShardLayout& sl, const Opts&, const std::string& path, Out& out) {
   for (const auto& leaf : flat_leaves(sl.shape()))
     if (!leaf.is_int()) {
-      out.push_back({"shard-concrete", "§1", "layout extent " + describe_leaf(leaf) + " is not a static int (symbolic: `tfspec prove`)", path + ".layout.shape"});
+      out.push_back({rule::kShardConcrete, "layout extent " + describe_leaf(leaf) + " is not a static int (symbolic: `tfspec prove`)", path + ".layout.shape"});
       break;
     }
   for (const auto& e : sl.mesh().extents())
     if (!e.is_int()) {
-      out.push_back({"shard-concrete", "§1", "mesh extent " + describe_leaf(e) + " is not a static int", path + ".mesh"});
+      out.push_back({rule::kShardConcrete, "mesh extent " + describe_leaf(e) + " is not a static int", path + ".mesh"});
       break;
     }
   if (concrete(sl)) {  // sizes must be representable: an overflow is reported, never wrapped
@@ -130,7 +130,7 @@ void split_divides(const ShardLayout& sl, const Opts&, const std::string& path, 
   auto g = flat_extents(sl);
   for (auto [a, k] : valid_splits(sl))
     if (g[k] % sl.mesh().extent(a) != 0)
-      out.push_back({"split-divides", "§6", "mesh axis " + std::to_string(a) + " (extent " + std::to_string(sl.mesh().extent(a)) + ") does not divide layout extent " + std::to_string(g[k]) + " of dim " + std::to_string(k), at_attr(path, a)});
+      out.push_back({rule::kSplitDivides, "mesh axis " + std::to_string(a) + " (extent " + std::to_string(sl.mesh().extent(a)) + ") does not divide layout extent " + std::to_string(g[k]) + " of dim " + std::to_string(k), at_attr(path, a)});
 }
 
 // §7.1.1: canonical form G[k] == mesh extent on every Split-bound dim
@@ -140,7 +140,7 @@ void split_extent_canonical(const ShardLayout& sl, const Opts&, const std::strin
   for (auto [a, k] : valid_splits(sl)) {
     int64_t e = sl.mesh().extent(a);
     if (g[k] != e && g[k] % e == 0)
-      out.push_back({"split-extent-canonical", "§7.1.1", "layout dim " + std::to_string(k) + " has extent " + std::to_string(g[k]) + " but its mesh axis " + std::to_string(a) + " has " + std::to_string(e) + "; canonicalize as (" + std::to_string(e) + " @ m, " + std::to_string(g[k] / e) + ")", path + ".layout.shape"});
+      out.push_back({rule::kSplitExtentCanonical, "layout dim " + std::to_string(k) + " has extent " + std::to_string(g[k]) + " but its mesh axis " + std::to_string(a) + " has " + std::to_string(e) + "; canonicalize as (" + std::to_string(e) + " @ m, " + std::to_string(g[k] / e) + ")", path + ".layout.shape"});
   }
 }
 
@@ -150,7 +150,7 @@ void split_stride_nonneg(const ShardLayout& sl, const Opts&, const std::string& 
   if (!s) return;
   for (auto [a, k] : valid_splits(sl))
     if ((*s)[k] < 0)
-      out.push_back({"split-stride-nonneg", "§7.1.2", "Split-bound dim " + std::to_string(k) + " has stride " + std::to_string((*s)[k]), path + ".layout.stride"});
+      out.push_back({rule::kSplitStrideNonneg, "Split-bound dim " + std::to_string(k) + " has stride " + std::to_string((*s)[k]), path + ".layout.stride"});
 }
 
 // §7.1.2: a Split dim has one stride; a layout whose step along it varies (cyclic /
@@ -167,7 +167,7 @@ void split_single_stride(const ShardLayout& sl, const Opts&, const std::string& 
       ++q[k];
       int64_t d = checked_sub(sl.layout()->apply(shard_text::coord_in(q, sl.shape())), sl.layout()->apply(shard_text::coord_in(p, sl.shape())));
       if (step && *step != d) {
-        out.push_back({"split-single-stride", "§7.1.2", "Split-bound dim " + std::to_string(k) + " steps by both " + std::to_string(*step) + " and " + std::to_string(d) + " (cyclic / interleaved)", path + ".layout"});
+        out.push_back({rule::kSplitSingleStride, "Split-bound dim " + std::to_string(k) + " steps by both " + std::to_string(*step) + " and " + std::to_string(d) + " (cyclic / interleaved)", path + ".layout"});
         break;
       }
       step = d;
@@ -182,7 +182,7 @@ void stride_empty_not_none(const ShardLayout& sl, const Opts&, const std::string
   if (sl.layout()->kind() != LayoutKind::Layout) return;
   const auto& l = static_cast<const Layout&>(*sl.layout());
   if (l.materialized() && l.stride().is_tuple() && l.stride().len() == 0 && !(l.shape_ref().is_tuple() && l.shape_ref().len() == 0))
-    out.push_back({"stride-empty-not-none", "§7.1.2", "stride () on a non-empty shape", path + ".layout.stride"});
+    out.push_back({rule::kStrideEmptyNotNone, "stride () on a non-empty shape", path + ".layout.stride"});
 }
 
 // §7.1.1: size(G) == size(T.shape), and the D2 regroup
@@ -190,7 +190,7 @@ void size_match(const ShardLayout& sl, const Opts& o, const std::string& path, O
   if (!o.tensor_shape || !is_concrete(sl.shape()) || !is_concrete(*o.tensor_shape)) return;
   int64_t g = product_int(sl.shape()), t = product_int(*o.tensor_shape);
   if (g != t)
-    out.push_back({"shard-size-match", "§7.1.1", "size(G) = " + std::to_string(g) + " but size(T.shape) = " + std::to_string(t), path + ".layout.shape"});
+    out.push_back({rule::kShardSizeMatch, "size(G) = " + std::to_string(g) + " but size(T.shape) = " + std::to_string(t), path + ".layout.shape"});
 }
 void regroup_rule(const ShardLayout& sl, const Opts& o, const std::string& path, Out& out) {
   if (!o.tensor_shape || !is_concrete(sl.shape()) || !is_concrete(*o.tensor_shape)) return;
@@ -198,7 +198,9 @@ void regroup_rule(const ShardLayout& sl, const Opts& o, const std::string& path,
   try {
     regroup(*o.tensor_shape, sl.shape());
   } catch (const SpecError& e) {
-    out.push_back({e.rule(), e.clause(), e.diagnostic().message, path + ".layout.shape"});
+    Diagnostic d = e.diagnostic();
+    d.path = path + ".layout.shape";
+    out.push_back(std::move(d));
   }
 }
 
@@ -207,13 +209,13 @@ void dynamic_unresolved(const ShardLayout& sl, const Opts& o, const std::string&
   if (!o.final_stage) return;
   for (size_t a = 0; a < sl.attrs().size(); ++a)
     if (std::holds_alternative<Dynamic>(sl.attrs()[a]))
-      out.push_back({"dynamic-unresolved", "§6", "mesh axis " + std::to_string(a) + " is still Dynamic at the final check", at_attr(path, a)});
+      out.push_back({rule::kDynamicUnresolved, "mesh axis " + std::to_string(a) + " is still Dynamic at the final check", at_attr(path, a)});
 }
 
 // §7.1.2: after Reshard typeinfer no reachable S is None
 void stride_materialized_final(const ShardLayout& sl, const Opts& o, const std::string& path, Out& out) {
   if (o.final_stage && any_unmaterialized(*sl.layout()))
-    out.push_back({"shard-stride-materialized", "§7.1.2", "strides are still un-materialized (None) at the final check", path + ".layout.stride"});
+    out.push_back({rule::kShardStrideMaterialized, "strides are still un-materialized (None) at the final check", path + ".layout.stride"});
 }
 
 // §2 / D3: the first aliasing (engine, offset), if any. Broadcast replicas of one layout
@@ -225,7 +227,7 @@ std::optional<Diagnostic> first_alias(const ShardLayout& sl, const Opts& o, cons
   for (int a = 0; a < sl.mesh().rank(); ++a) mext.push_back(sl.mesh().extent(a));
   for (const auto& x : flat_leaves(local_shape(sl))) loc.push_back(x.value());
   if (checked_mul(sl.mesh().size(), product_int(local_shape(sl))) > (int64_t{1} << 20))
-    fail("injectivity-undecided", "§2", "too many (instance, element) pairs to enumerate");
+    fail(rule::kInjectivityUndecided, "too many (instance, element) pairs to enumerate");
   struct Holder {
     std::vector<int64_t> g, m;
   };
@@ -241,22 +243,22 @@ std::optional<Diagnostic> first_alias(const ShardLayout& sl, const Opts& o, cons
       const Holder& h = it->second;
       std::string where = "engine " + std::to_string(engine) + " offset " + std::to_string(off) + " under " + to_string(storage);
       if (h.g != g)
-        return Diagnostic{"shard-injective", "§2", "distinct layout coordinates " + to_string(shard_text::coord_in(h.g, flatten(sl.shape()))) + " and " + to_string(shard_text::coord_in(g, flatten(sl.shape()))) + " share " + where, path};
+        return Diagnostic{rule::kShardInjective, "distinct layout coordinates " + to_string(shard_text::coord_in(h.g, flatten(sl.shape()))) + " and " + to_string(shard_text::coord_in(g, flatten(sl.shape()))) + " share " + where, path};
       for (size_t a = 0; a < m.size(); ++a)
         if (m[a] != h.m[a] && std::holds_alternative<Partial>(sl.attrs()[a]))
-          return Diagnostic{"partial-aliased", "§6", "Partial contributions of mesh axis " + std::to_string(a) + " alias at " + where + "; they would overwrite each other", at_attr(path, a)};
+          return Diagnostic{rule::kPartialAliased, "Partial contributions of mesh axis " + std::to_string(a) + " alias at " + where + "; they would overwrite each other", at_attr(path, a)};
     }
   }
   return std::nullopt;
 }
 void injective(const ShardLayout& sl, const Opts& o, const std::string& path, Out& out) {
-  if (auto d = first_alias(sl, o, path); d && d->rule == "shard-injective") out.push_back(*d);
+  if (auto d = first_alias(sl, o, path); d && d->rule == rule::kShardInjective.id) out.push_back(*d);
 }
 void partial_not_aliased(const ShardLayout& sl, const Opts& o, const std::string& path, Out& out) {
   try {
-    if (auto d = first_alias(sl, o, path); d && d->rule == "partial-aliased") out.push_back(*d);
+    if (auto d = first_alias(sl, o, path); d && d->rule == rule::kPartialAliased.id) out.push_back(*d);
   } catch (const SpecError& e) {
-    if (e.rule() != "injectivity-undecided") throw;  // the same walk as shard-injective: reported there, once
+    if (e.rule() != rule::kInjectivityUndecided.id) throw;  // the same walk as shard-injective: reported there, once
   }
 }
 

@@ -15,8 +15,7 @@ namespace {
 
 // §7.1.2: `()` / `[]` for a non-empty shape is not the None sentinel.
 [[noreturn]] void empty_stride(const std::string& shape) {
-  fail("stride-empty-not-none", "§7.1.2",
-       "stride () is a concrete rank-0 stride, not the un-materialized None; shape " + shape + " needs its strides or None", "layout.stride");
+  fail(rule::kStrideEmptyNotNone, "stride () is a concrete rank-0 stride, not the un-materialized None; shape " + shape + " needs its strides or None", "layout.stride");
 }
 
 LayoutPtr underlying_from_text(const std::string& text) {
@@ -47,28 +46,28 @@ Json attr_to_json(const ShardAttr& a) {
 ShardAttr attr_from_json(const Json& j) {
   if (j.is_string()) return parse_shard_attr(j.get<std::string>());
   if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string())
-    fail("json-type", "§6", "a ShardAttr is {\"kind\": split|broadcast|dynamic|partial, ...} or sugar text");
+    fail(rule::in(rule::kJsonType, "§6"), "a ShardAttr is {\"kind\": split|broadcast|dynamic|partial, ...} or sugar text");
   std::string k = j["kind"];
   if (k == "split") {
-    if (!j.contains("axis")) fail("json-type", "§6", "a split attr needs an 'axis'");
+    if (!j.contains("axis")) fail(rule::in(rule::kJsonType, "§6"), "a split attr needs an 'axis'");
     return Split{require_int(inttuple_from_json(j["axis"]), "Split axis")};
   }
   if (k == "broadcast") return Broadcast{};
   if (k == "dynamic") return Dynamic{};
   if (k == "partial") {
     if (!j.contains("reduction")) return Partial{};
-    if (!j["reduction"].is_string()) fail("json-type", "§6", "a Partial reduction is a string");
+    if (!j["reduction"].is_string()) fail(rule::in(rule::kJsonType, "§6"), "a Partial reduction is a string");
     return Partial{j["reduction"].get<std::string>()};
   }
-  fail("json-type", "§6", "unknown ShardAttr kind '" + k + "'");
+  fail(rule::in(rule::kJsonType, "§6"), "unknown ShardAttr kind '" + k + "'");
 }
 
 Topology topology_from_json(const Json& j) {
   // §5: a raw string where a Topology is expected is rejected; surface names go through make_mesh.
   if (j.is_string())
-    fail("mesh-topology-string", "§5", "topology given as the raw string " + j.dump() + "; resolve surface names (make_mesh / mesh text) to a Topology first");
+    fail(rule::kMeshTopologyString, "topology given as the raw string " + j.dump() + "; resolve surface names (make_mesh / mesh text) to a Topology first");
   if (!j.is_object() || !j.contains("name") || !j["name"].is_string())
-    fail("json-type", "§5", "a Topology is {\"name\": str, \"num_devices\": int | null}");
+    fail(rule::in(rule::kJsonType, "§5"), "a Topology is {\"name\": str, \"num_devices\": int | null}");
   Topology t{j["name"].get<std::string>(), std::nullopt};
   if (j.contains("num_devices") && !j["num_devices"].is_null()) t.num_devices = require_int(inttuple_from_json(j["num_devices"]), "num_devices");
   return t;
@@ -88,7 +87,7 @@ Json mesh_to_json(const Mesh& m) {
 
 Mesh mesh_from_json(const Json& j) {
   if (j.is_string()) return parse_mesh(j.get<std::string>());
-  if (!j.is_object()) fail("json-type", "§5", "a Mesh is a JSON object or mesh text");
+  if (!j.is_object()) fail(rule::in(rule::kJsonType, "§5"), "a Mesh is a JSON object or mesh text");
   std::vector<Topology> topos;
   if (j.contains("topologies")) {
     const Json& t = j["topologies"];
@@ -100,13 +99,13 @@ Mesh mesh_from_json(const Json& j) {
   } else if (j.contains("topology")) {
     topos.push_back(topology_from_json(j["topology"]));
   }
-  if (!j.contains("layout")) fail("json-type", "§5", "a Mesh needs a 'layout'");
+  if (!j.contains("layout")) fail(rule::in(rule::kJsonType, "§5"), "a Mesh needs a 'layout'");
   std::optional<std::vector<std::string>> names;
   if (j.contains("names") && !j["names"].is_null()) {
-    if (!j["names"].is_array()) fail("json-type", "§5", "mesh names are an array of strings");
+    if (!j["names"].is_array()) fail(rule::in(rule::kJsonType, "§5"), "mesh names are an array of strings");
     std::vector<std::string> n;
     for (const auto& x : j["names"]) {
-      if (!x.is_string()) fail("json-type", "§5", "mesh names are strings");
+      if (!x.is_string()) fail(rule::in(rule::kJsonType, "§5"), "mesh names are strings");
       n.push_back(x.get<std::string>());
     }
     names = n;
@@ -118,9 +117,9 @@ Mesh mesh_from_json(const Json& j) {
 
 ShardLayout parse_shard_layout(std::string_view text) {
   if (!shard_text::starts_with_call(text, "shard"))
-    fail("shard-text", "§7", "a shard layout is written shard(LAYOUT; ATTRS; MESH)");
+    fail(rule::kShardText, "a shard layout is written shard(LAYOUT; ATTRS; MESH)");
   auto parts = split_top(shard_text::call_body(text), ';');
-  if (parts.size() != 3) fail("shard-text", "§7", "shard(LAYOUT; ATTRS; MESH) has three ';'-separated parts, got " + std::to_string(parts.size()));
+  if (parts.size() != 3) fail(rule::kShardText, "shard(LAYOUT; ATTRS; MESH) has three ';'-separated parts, got " + std::to_string(parts.size()));
   LayoutPtr layout = underlying_from_text(parts[0]);
   std::vector<ShardAttr> attrs;
   if (!parts[1].empty())
@@ -145,14 +144,14 @@ ShardLayout shard_from_json(const Json& j) {
   if (j.is_object() && (!j.contains("layout") || j["layout"].is_null()))
     fail(rule::kShardLayoutMissing, "a ShardLayout binds a layout; the JSON object has none");
   if (!j.is_object() || !j.contains("attrs") || !j.contains("mesh"))
-    fail("json-type", "§7", "a ShardLayout is {\"kind\":\"shard\", \"layout\", \"attrs\", \"mesh\"}");
-  if (!j["attrs"].is_array()) fail("json-type", "§7.2", "attrs is an array");
+    fail(rule::in(rule::kJsonType, "§7"), "a ShardLayout is {\"kind\":\"shard\", \"layout\", \"attrs\", \"mesh\"}");
+  if (!j["attrs"].is_array()) fail(rule::in(rule::kJsonType, "§7.2"), "attrs is an array");
   static thread_local int depth = 0;  // a shard layout may bind another one: bound the recursion
   struct Guard {
     Guard() {
       if (++depth > kMaxDepth) {
         --depth;
-        fail("nesting-too-deep", "§7", "shard layouts nest too deeply");
+        fail(rule::in(rule::kNestingTooDeep, "§7"), "shard layouts nest too deeply");
       }
     }
     ~Guard() { --depth; }

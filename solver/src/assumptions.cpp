@@ -10,7 +10,7 @@ namespace tfspec::solver {
 namespace {
 
 [[noreturn]] void syntax(const std::string& text, const std::string& why) {
-  fail("prove-assumption-syntax", "§1", "assumption '" + text + "': " + why);
+  fail(rule::kProveAssumptionSyntax, "assumption '" + text + "': " + why);
 }
 
 // Reads a comparison operator at text[i] (advancing i), or nullopt.

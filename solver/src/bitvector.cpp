@@ -56,13 +56,13 @@ z3::expr BvEncoder::dim(const ShapeDim& d) {
       return z3::smod(a, b);
     default: break;
   }
-  fail("prove-internal", "§1", "unknown expression node");
+  fail(rule::in(rule::kProveInternal, "§1"), "unknown expression node");
 }
 
 z3::expr BvEncoder::leaf(const IntTuple& leaf) {
   if (leaf.is_int()) return val(leaf.value());
   if (leaf.is_sym()) return dim(leaf.dim());
-  fail("needs-concrete", "§1", "a launch-provided extent (None) has no value to reason about");
+  fail(rule::kNeedsConcrete, "a launch-provided extent (None) has no value to reason about");
 }
 
 z3::expr BvEncoder::relation(const Relation& r) {

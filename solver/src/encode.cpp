@@ -57,18 +57,18 @@ z3::expr Encoder::dim(const ShapeDim& d) {
           divisors_.push_back(d->rhs);
         }
       } else if (*const_value(d->rhs) == 0) {
-        fail("division-by-zero", "§1", "division by zero in " + tfspec::to_string(d));
+        fail(rule::kDivisionByZero, "division by zero in " + tfspec::to_string(d));
       }
       return d->op == Op::FloorDiv ? floor_div(a, b) : floor_mod(a, b);
     default: break;
   }
-  fail("prove-internal", "§1", "unknown expression node");
+  fail(rule::in(rule::kProveInternal, "§1"), "unknown expression node");
 }
 
 z3::expr Encoder::leaf(const IntTuple& leaf, const std::string& path) {
   if (leaf.is_int()) return ctx_.int_val(static_cast<int64_t>(leaf.value()));
   if (leaf.is_sym()) return dim(leaf.dim());
-  fail("needs-concrete", "§1", "a launch-provided extent (None) at " + path + " has no value to reason about", path);
+  fail(rule::kNeedsConcrete, "a launch-provided extent (None) at " + path + " has no value to reason about", path);
 }
 
 z3::expr Encoder::relation(const Relation& r) {
@@ -81,7 +81,7 @@ FlatModes flat_modes(Encoder& enc, const Layout& l, const std::string& name) {
   f.shape_leaves = flat_leaves(l.shape_ref());
   f.stride_leaves = flat_leaves(l.stride());  // SpecError(stride-unmaterialized) when None
   if (f.shape_leaves.size() != f.stride_leaves.size())
-    fail("stride-congruent", "§3", name + ": stride is not congruent with shape");
+    fail(rule::kStrideCongruent, name + ": stride is not congruent with shape");
   for (size_t i = 0; i < f.shape_leaves.size(); ++i) {
     f.shape.push_back(enc.leaf(f.shape_leaves[i], name + ".shape[" + std::to_string(i) + "]"));
     f.stride.push_back(enc.leaf(f.stride_leaves[i], name + ".stride[" + std::to_string(i) + "]"));
@@ -129,7 +129,7 @@ void write_smt2(z3::context& ctx, const std::vector<z3::expr>& assertions, const
   z3::solver s(ctx);
   for (const auto& a : assertions) s.add(a);
   std::ofstream out(path);
-  if (!out) fail("prove-smt2-write", "§2", "cannot write " + path);
+  if (!out) fail(rule::in(rule::kProveSmt2Write, "§2"), "cannot write " + path);
   out << "; tfspec prove: " << comment << "\n; sat = a counterexample exists, unsat = the goal holds\n";
   out << "(set-logic " << logic << ")\n" << s.to_smt2() << "(exit)\n";
 }

@@ -26,8 +26,9 @@ enum class Truth { True, False, Unknown };
 // A SpecError that says the reference could not evaluate or decide (a limit), as opposed to one
 // that says the solver's witness is wrong.
 bool is_limit(const SpecError& e) {
-  static const std::set<std::string> limits{"int64-overflow", "injectivity-undecided", "prove-undecided", "needs-concrete"};
-  return limits.count(e.rule()) > 0;
+  for (const RuleId* r : {&rule::kInt64Overflow, &rule::kInjectivityUndecided, &rule::kProveUndecided, &rule::kNeedsConcrete})
+    if (e.rule() == r->id) return true;
+  return false;
 }
 
 // Symbol assignments lo + e (e >= 0 per symbol, within the declared upper bounds), by increasing
@@ -434,12 +435,10 @@ struct Pipeline {
   void consistency(ScanState& st) {
     if (consistent) return;
     if (st.done && st.en.finite() && st.unevaluable == 0)  // every instance of a finite box fails them
-      fail("prove-assumptions-inconsistent", "§1",
-           "no symbol values satisfy the assumptions together with the well-formedness conditions (extents >= 1, divisors != 0)");
+      fail(rule::kProveAssumptionsInconsistent, "no symbol values satisfy the assumptions together with the well-formedness conditions (extents >= 1, divisors != 0)");
     QueryOutcome q = check(enc.ctx(), base, limits(0.25), spec.logic, "", "");
     if (q.result == z3::unsat)
-      fail("prove-assumptions-inconsistent", "§1",
-           "no symbol values satisfy the assumptions together with the well-formedness conditions (extents >= 1, divisors != 0)");
+      fail(rule::kProveAssumptionsInconsistent, "no symbol values satisfy the assumptions together with the well-formedness conditions (extents >= 1, divisors != 0)");
     if (q.result == z3::sat) {
       consistent = true;
       r.attempts.push_back("consistency: the assumptions hold somewhere (z3: sat in " + ms(q.seconds) + ")");
@@ -632,7 +631,7 @@ int64_t colex_index(const std::vector<int64_t>& c, const Layout& l) {
   auto s = flat_extents(l);
   int64_t idx = 0, scale = 1;
   for (size_t i = 0; i < c.size(); ++i) {
-    if (c[i] < 0 || c[i] >= s[i]) fail("coord-in-domain", "§3", "coordinate component out of its mode's extent");
+    if (c[i] < 0 || c[i] >= s[i]) fail(rule::kCoordInDomain, "coordinate component out of its mode's extent");
     idx = checked_add(idx, checked_mul(c[i], scale));
     scale = checked_mul(scale, s[i]);
   }
@@ -668,10 +667,10 @@ ExactModes exact_modes(const Layout& l, const Bindings& b) {
   ExactModes m;
   auto value = [&](const IntTuple& leaf) -> i128 {
     if (leaf.is_int()) return leaf.value();
-    if (!leaf.is_sym()) fail("needs-concrete", "§1", "a launch-provided extent (None) has no value");
+    if (!leaf.is_sym()) fail(rule::kNeedsConcrete, "a launch-provided extent (None) has no value");
     Exact v = eval_exact(leaf.dim(), b);
-    if (v.status == Exact::Status::DivByZero) fail("division-by-zero", "§1", "division by zero in " + tfspec::to_string(leaf.dim()));
-    if (!v.ok()) fail("prove-undecided", "§1", tfspec::to_string(leaf.dim()) + " is beyond 128 bits at " + to_string(b));
+    if (v.status == Exact::Status::DivByZero) fail(rule::kDivisionByZero, "division by zero in " + tfspec::to_string(leaf.dim()));
+    if (!v.ok()) fail(rule::in(rule::kProveUndecided, "§1"), tfspec::to_string(leaf.dim()) + " is beyond 128 bits at " + to_string(b));
     return v.value;
   };
   for (const auto& x : flat_leaves(l.shape_ref())) m.shape.push_back(value(x));

@@ -21,7 +21,7 @@ Exact eval_exact(const ShapeDim& d, const Bindings& b) {
     case Op::Const: return Exact{Exact::Status::Ok, d->value};
     case Op::Var: {
       auto it = b.find(d->name);
-      if (it == b.end()) fail("unbound-dim", "§1", "no value for " + d->name);
+      if (it == b.end()) fail(rule::kUnboundDim, "no value for " + d->name);
       return Exact{Exact::Status::Ok, it->second};
     }
     default: break;
@@ -54,7 +54,7 @@ Exact eval_exact(const ShapeDim& d, const Bindings& b) {
     }
     default: break;
   }
-  fail("prove-internal", "-", "unknown expression node");
+  fail(rule::kProveInternal, "unknown expression node");
 }
 
 bool fits_int64(i128 v) { return v >= INT64_MIN && v <= INT64_MAX; }

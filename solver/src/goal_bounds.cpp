@@ -84,7 +84,7 @@ i128 offset_at(const ExactModes& m, const std::vector<int64_t>& x) {
   i128 off = 0, p;
   for (size_t i = 0; i < x.size(); ++i)
     if (__builtin_mul_overflow(static_cast<i128>(x[i]), m.stride[i], &p) || __builtin_add_overflow(off, p, &off))
-      fail("prove-undecided", "§3", "an offset leaves 128 bits");
+      fail(rule::kProveUndecided, "an offset leaves 128 bits");
   return off;
 }
 
@@ -190,7 +190,7 @@ ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOp
   // The witness coordinate and its offset, exactly.
   auto report = [l, size](const Bindings& b, const ExactModes& m, const std::vector<int64_t>& xs) -> std::optional<Counterexample> {
     Exact bound = eval_exact(size, b);
-    if (!bound.ok()) fail("prove-undecided", "§3", "the size cannot be evaluated at " + to_string(b));
+    if (!bound.ok()) fail(rule::kProveUndecided, "the size cannot be evaluated at " + to_string(b));
     for (size_t i = 0; i < xs.size(); ++i)
       if (xs[i] < 0 || xs[i] >= m.shape[i]) return std::nullopt;
     const i128 off = offset_at(m, xs);
@@ -209,7 +209,7 @@ ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOp
     std::vector<int64_t> xs;
     for (const auto& xi : x) {
       auto v = model_int(m, xi);
-      if (!v) fail("prove-undecided", "§3", "a coordinate of the model leaves int64");
+      if (!v) fail(rule::kProveUndecided, "a coordinate of the model leaves int64");
       xs.push_back(*v);
     }
     return report(b, exact_modes(l, b), xs);
@@ -217,7 +217,7 @@ ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOp
   g.concrete = [&, report](const Bindings& b) -> std::optional<Counterexample> {
     ExactModes m = exact_modes(l, b);
     for (auto v : m.shape)
-      if (!fits_int64(v)) fail("prove-undecided", "§3", "an extent leaves int64 at " + to_string(b));
+      if (!fits_int64(v)) fail(rule::kProveUndecided, "an extent leaves int64 at " + to_string(b));
     if (auto cx = report(b, m, corner(m, false))) return cx;
     return report(b, m, corner(m, true));
   };
@@ -225,7 +225,7 @@ ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOp
 }
 
 ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o) {
-  if (bits != 32 && bits != 64) fail("prove-usage", "§3", "fits: the width must be 32 or 64 bits");
+  if (bits != 32 && bits != 64) fail(rule::in(rule::kProveUsage, "§3"), "fits: the width must be 32 or 64 bits");
   z3::context ctx;
   Budget budget(ctx, o.timeout_ms);
   Encoder enc(ctx);

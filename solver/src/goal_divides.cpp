@@ -181,7 +181,7 @@ ProveResult prove_divisions(const std::vector<Division>& ds, const ProveOptions&
     auto json = [](i128 v) { return fits_int64(v) ? Json(static_cast<int64_t>(v)) : Json(i128_string(v)); };
     for (const auto& d : ds) {
       Exact n = eval_exact(d.extent, b), dv = eval_exact(d.divisor, b);
-      if (!n.ok() || !dv.ok()) fail("prove-undecided", "§6", "the extent or divisor cannot be evaluated at " + to_string(b));
+      if (!n.ok() || !dv.ok()) fail(rule::in(rule::kProveUndecided, "§6"), "the extent or divisor cannot be evaluated at " + to_string(b));
       const i128 vn = n.value, vd = dv.value;
       if (vd >= 1 && mod_floor(vn, vd) == 0) continue;
       Counterexample cx;
@@ -213,10 +213,10 @@ std::vector<Division> split_divisions(const ShardLayout& sl) {
     const auto* s = std::get_if<Split>(&sl.attrs()[a]);
     if (!s) continue;
     if (s->axis < 0 || s->axis >= static_cast<int64_t>(g.size()))
-      fail("split-axis-range", "§6", "Split(" + std::to_string(s->axis) + ") outside [0, " + std::to_string(g.size()) + ")");
-    if (a >= mesh.size()) fail("shard-attrs-rank", "§7.2", "more attrs than mesh axes");
+      fail(rule::kSplitAxisRange, "Split(" + std::to_string(s->axis) + ") outside [0, " + std::to_string(g.size()) + ")");
+    if (a >= mesh.size()) fail(rule::kShardAttrsRank, "more attrs than mesh axes");
     const IntTuple& n = g[static_cast<size_t>(s->axis)];
-    if (n.is_none() || mesh[a].is_none()) fail("needs-concrete", "§1", "a launch-provided (None) extent cannot be proved divisible");
+    if (n.is_none() || mesh[a].is_none()) fail(rule::kNeedsConcrete, "a launch-provided (None) extent cannot be proved divisible");
     out.push_back({n.as_dim(), mesh[a].as_dim(), "Split(" + std::to_string(s->axis) + ") on mesh axis " + std::to_string(a)});
   }
   return out;
@@ -226,7 +226,7 @@ std::vector<Division> sugar_divisions(const Sugar& sugar, const Mesh& mesh) {
   std::vector<Division> out;
   for (const auto& e : sugar.entries) {
     if (!e.mesh_axis) continue;
-    if (e.extent.is_none()) fail("needs-concrete", "§1", "a launch-provided (None) extent cannot be proved divisible");
+    if (e.extent.is_none()) fail(rule::kNeedsConcrete, "a launch-provided (None) extent cannot be proved divisible");
     const int a = *e.mesh_axis;
     out.push_back({e.extent.as_dim(), dim_const(mesh.extent(a)),
                    "`" + leaf_text(e.extent) + " @ mesh axis " + std::to_string(a) + "` (extent " + std::to_string(mesh.extent(a)) + ")"});

@@ -65,7 +65,7 @@ ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOption
       if (*hint >= 0 && *hint < ca.size() && ca(*hint) != cb(*hint)) return report(bs, ca, cb, hint);
       return std::nullopt;
     }
-    if (ca.size() > kMaxCompare) fail("prove-undecided", "§3", "equivalence of layouts of size " + std::to_string(ca.size()) + " is not enumerated");
+    if (ca.size() > kMaxCompare) fail(rule::kProveUndecided, "equivalence of layouts of size " + std::to_string(ca.size()) + " is not enumerated");
     for (int64_t i = 0; i < ca.size(); ++i)
       if (ca(i) != cb(i)) return report(bs, ca, cb, i);
     return std::nullopt;
@@ -75,7 +75,7 @@ ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOption
     std::vector<int64_t> xs;
     for (const auto& xi : pa.x) {
       auto v = model_int(m, xi);
-      if (!v) fail("prove-undecided", "§3", "a coordinate of the model leaves int64");
+      if (!v) fail(rule::kProveUndecided, "a coordinate of the model leaves int64");
       xs.push_back(*v);
     }
     Layout cb = substitute(b, bs);

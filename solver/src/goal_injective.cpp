@@ -131,13 +131,13 @@ ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
   // Replays the model's coordinate differences themselves, exactly (no enumeration of the layout).
   g.replay = [&, witness](const z3::model& m, const Bindings& b) -> std::optional<Counterexample> {
     ExactModes em = exact_modes(l, b);
-    if (!em.fit_int64) fail("prove-undecided", "§2", "the layout's extents or strides leave int64 at " + to_string(b));
+    if (!em.fit_int64) fail(rule::in(rule::kProveUndecided, "§2"), "the layout's extents or strides leave int64 at " + to_string(b));
     std::vector<int64_t> x, y;
     i128 ox = 0, oy = 0;
     bool differ = false;
     for (size_t i = 0; i < t.size(); ++i) {
       auto v = model_int(m, t[i]);
-      if (!v) fail("prove-undecided", "§2", "a coordinate of the model leaves int64");
+      if (!v) fail(rule::in(rule::kProveUndecided, "§2"), "a coordinate of the model leaves int64");
       if (*v > em.shape[i] - 1 || *v < 1 - em.shape[i]) return std::nullopt;
       x.push_back(*v > 0 ? *v : 0);
       y.push_back(*v < 0 ? -*v : 0);
@@ -145,23 +145,23 @@ ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
       i128 px, py;
       if (__builtin_mul_overflow(static_cast<i128>(x.back()), em.stride[i], &px) || __builtin_add_overflow(ox, px, &ox) ||
           __builtin_mul_overflow(static_cast<i128>(y.back()), em.stride[i], &py) || __builtin_add_overflow(oy, py, &oy))
-        fail("prove-undecided", "§2", "an offset leaves 128 bits");
+        fail(rule::in(rule::kProveUndecided, "§2"), "an offset leaves 128 bits");
     }
     if (!differ || ox != oy) return std::nullopt;
     return witness(b, x, y, ox);
   };
   g.concrete = [&, witness](const Bindings& b) -> std::optional<Counterexample> {
     ExactModes em = exact_modes(l, b);
-    if (!em.fit_int64) fail("prove-undecided", "§2", "the layout's extents or strides leave int64 at " + to_string(b));
+    if (!em.fit_int64) fail(rule::in(rule::kProveUndecided, "§2"), "the layout's extents or strides leave int64 at " + to_string(b));
     i128 size = 1;
     for (auto s : em.shape)
       if (__builtin_mul_overflow(size, s, &size)) size = static_cast<i128>(1) << 100;
     if (size > kMaxInstanceSize && !separated(em))
-      fail("prove-undecided", "§2", "an instance of " + i128_string(size) + " points is beyond the search's enumeration");
+      fail(rule::in(rule::kProveUndecided, "§2"), "an instance of " + i128_string(size) + " points is beyond the search's enumeration");
     Layout c = substitute(l, b);
     InjectivityResult res = is_injective(c);
     if (res.injective) return std::nullopt;
-    if (!res.witness) fail("prove-internal", "§2", "the reference found no witness pair");
+    if (!res.witness) fail(rule::in(rule::kProveInternal, "§2"), "the reference found no witness pair");
     std::vector<int64_t> x, y;
     for (const auto& v : flat_leaves(res.witness->first)) x.push_back(v.value());
     for (const auto& v : flat_leaves(res.witness->second)) y.push_back(v.value());

@@ -15,8 +15,13 @@ namespace {
 
 constexpr int64_t kMaxMeshInstances = 4096;
 
-const std::set<std::string> kValueIndependent{"shard-attrs-rank", "split-axis-range", "split-axis-unique",
-                                              "partial-reduction", "stride-empty-not-none"};
+// Rules whose verdict does not depend on the symbols' values: one violation refutes for all.
+bool value_independent(const std::string& id) {
+  for (const RuleId* r : {&rule::kShardAttrsRank, &rule::kSplitAxisRange, &rule::kSplitAxisUnique, &rule::kPartialReduction,
+                          &rule::kStrideEmptyNotNone})
+    if (id == r->id) return true;
+  return false;
+}
 
 
 ShardLayout substitute(const ShardLayout& sl, const Layout& l, const Bindings& b) {
@@ -41,18 +46,18 @@ ProveResult refuted_for_all(const Diagnostic& d) {
 
 ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, const ProveOptions& o) {
   if (sl.layout()->kind() != LayoutKind::Layout)
-    fail("prove-shard-layout-kind", "§7.1", "the shard prover takes a plain Layout under the ShardLayout (a ComposedLayout is checked by `tfspec shard check`)");
+    fail(rule::kProveShardLayoutKind, "the shard prover takes a plain Layout under the ShardLayout (a ComposedLayout is checked by `tfspec shard check`)");
   const Layout& l = static_cast<const Layout&>(*sl.layout());
   const Mesh& mesh = sl.mesh();
   std::vector<int64_t> ext;
   for (int a = 0; a < mesh.rank(); ++a) ext.push_back(mesh.extent(a));  // §5: static, fails closed otherwise
   if (mesh.size() > kMaxMeshInstances)
-    fail("prove-shard-mesh-size", "§5", "a mesh of " + std::to_string(mesh.size()) + " instances is beyond the prover's engine table");
+    fail(rule::kProveShardMeshSize, "a mesh of " + std::to_string(mesh.size()) + " instances is beyond the prover's engine table");
   ShardCheckOptions copts;
   copts.storage = storage;
   try {
     for (const auto& d : check_shard_layout(sl, copts).violations)
-      if (kValueIndependent.count(d.rule)) return refuted_for_all(d);
+      if (value_independent(d.rule)) return refuted_for_all(d);
   } catch (const SpecError&) {
     // A value-dependent rule needs concrete values (e.g. a symbolic stride): the instances below
     // report every rule, value-independent ones included.

@@ -1,5 +1,6 @@
 // Errors and diagnostics shared by every reference module.
-// A SpecError always names a stable rule id and the spec clause it enforces.
+// A SpecError always names a stable rule id and the spec clause it enforces; both come from the
+// rule catalogue (catalogue.hpp), so a use site cannot spell an id that is not declared.
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -16,8 +17,6 @@ struct Diagnostic {
   std::string path;     // where in the object, e.g. "layout.shape[1]"
 
   Diagnostic() = default;
-  Diagnostic(std::string r, std::string c, std::string msg, std::string at = {})
-      : rule(std::move(r)), clause(std::move(c)), message(std::move(msg)), path(std::move(at)) {}
   Diagnostic(RuleRef r, std::string msg, std::string at = {})
       : rule(r.rule->id), clause(r.clause), message(std::move(msg)), path(std::move(at)) {}
   RuleKind kind() const { return rule_kind(rule); }
@@ -25,9 +24,6 @@ struct Diagnostic {
 
 class SpecError : public std::runtime_error {
  public:
-  SpecError(std::string rule, std::string clause, const std::string& message, std::string path = {})
-      : std::runtime_error("[" + rule + " " + clause + "] " + message),
-        diag_{std::move(rule), std::move(clause), message, std::move(path)} {}
   SpecError(RuleRef r, const std::string& message, std::string path = {})
       : SpecError(Diagnostic(r, message, std::move(path))) {}
   explicit SpecError(Diagnostic d)
@@ -40,11 +36,6 @@ class SpecError : public std::runtime_error {
  private:
   Diagnostic diag_;
 };
-
-[[noreturn]] inline void fail(const std::string& rule, const std::string& clause, const std::string& msg,
-                              const std::string& path = {}) {
-  throw SpecError(rule, clause, msg, path);
-}
 
 [[noreturn]] inline void fail(RuleRef rule, const std::string& msg, const std::string& path = {}) {
   throw SpecError(rule, msg, path);

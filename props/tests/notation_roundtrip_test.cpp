@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "test_support.hpp"
+#include "../../reference/tests/test_support.hpp"
 
 #include <climits>
 
