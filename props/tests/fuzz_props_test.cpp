@@ -84,7 +84,9 @@ TEST_P(WrongBackend, IsCaughtAndShrunk) {
   EXPECT_LE(r.cases_before_failure, 3000);
   FuzzCase c = parse_fuzz_case(r.case_text);
   EXPECT_LE(fuzz_case_size(c), 24) << r.case_text;
-  if (c.op != "reshard") EXPECT_LE(flat_leaves(parse_any_layout(c.layout)->shape()).size(), 3u) << r.case_text;
+  if (c.op != "reshard") {
+    EXPECT_LE(flat_leaves(parse_any_layout(c.layout)->shape()).size(), 3u) << r.case_text;
+  }
   std::cout << "[ " << m.name << " ] caught after " << r.cases_before_failure << " cases, " << r.shrink_steps
             << " shrink steps: " << r.case_text << "\n  reference " << describe(r.reference) << "\n  wrong     " << describe(r.backend)
             << "\n";

@@ -464,7 +464,7 @@ struct Pipeline {
 
   void run() {
     limit_degree();
-    ScanState main{enumerator()};
+    ScanState main{enumerator(), 0, 0, 0, 0, false, {}};
     auto t = Clock::now();
     if (o.search && !spec.symbols.empty()) {  // small instances first: cheap refutations, and consistency
       if (scan(main, "small-instances", o.search_instances, std::min(budget.share(0.15), kEarlySearchMs), true)) return;
@@ -472,7 +472,7 @@ struct Pipeline {
       if (spec.bitvector && probes()) return;  // overflow goals only: other instances this large are costly
       consistency(main);
     } else {
-      ScanState sample{enumerator()};
+      ScanState sample{enumerator(), 0, 0, 0, 0, false, {}};
       scan(sample, "consistency", o.search_instances, budget.share(0.1), false);
       consistency(sample);
     }
@@ -546,7 +546,7 @@ ProveResult unknown_result(const GoalSpec& spec, const std::string& reason) {
 }
 
 ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o, Budget& budget) {
-  Pipeline p{enc, spec, o, budget, make_assumptions(o.assume, spec.symbols), {}, {}, {}};
+  Pipeline p{enc, spec, o, budget, make_assumptions(o.assume, spec.symbols), {}, {}, {}, false, {}, 0};
   p.r.goal = spec.goal;
   p.r.clause = spec.clause;
   p.r.assumptions = p.as.texts;
