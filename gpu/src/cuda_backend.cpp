@@ -24,6 +24,23 @@ void check(const cuda::Result& r, const char* what) {
   if (r.cuda_error != 0) fail(rule::kCudaError, std::string(what) + ": " + r.error_name + ": " + r.error_text);
   if (r.first_index >= 0) raise_status(r.status, r.first_index, what);
 }
+
+// The run kernel's job: both plans with their (host) engine tables bound.
+cuda::RunJob run_job(const ReshardPlan& rp, const ShardPlan& sp, const PackedEngines& in, const PackedEngines& out) {
+  cuda::RunJob j;
+  j.src = sp;
+  j.dst = rp.dst->plan;
+  j.dst.engine_base = out.base.data();
+  j.dst.engine_size = out.size.data();
+  j.dst.num_engine_ids = static_cast<int64_t>(out.base.size());
+  j.src_instances = static_cast<int64_t>(rp.src.engine_of_instance.size());
+  j.dst_instances = static_cast<int64_t>(rp.dst->engine_of_instance.size());
+  j.src_size = static_cast<int64_t>(in.data.size());
+  j.dst_size = static_cast<int64_t>(out.data.size());
+  j.n = rp.size;
+  j.run = rp.run;
+  return j;
+}
 #endif
 
 class CudaBackend final : public Backend {
@@ -72,6 +89,15 @@ class CudaBackend final : public Backend {
     sp.engine_size = in.size.data();
     sp.num_engine_ids = static_cast<int64_t>(in.base.size());
     const int64_t instances = static_cast<int64_t>(rp.src.engine_of_instance.size());
+    if (rp.run > 1 && rp.dst) {  // one pass over common contiguous runs, 128-bit copies
+      PackedEngines out = layout_destination(*rp.dst);
+      cuda::RunJob j = run_job(rp, sp, in, out);
+      cuda::Result r = cuda::reshard_runs(j, in.data.data(), out.data.data());
+      const bool late = r.cuda_error == 0 && r.first_index >= rp.size;
+      if (late) r.first_index -= rp.size;
+      check(r, late ? "reshard (distribute)" : "reshard (assemble)");
+      return unpack_destination(*rp.dst, out);
+    }
     std::vector<int64_t> x(static_cast<size_t>(rp.size));
     check(cuda::assemble(sp, instances, in.data.data(), static_cast<int64_t>(in.data.size()), rp.size, x.data()), "reshard (assemble)");
     if (rp.dst_error) throw SpecError(*rp.dst_error);
@@ -113,6 +139,51 @@ double cuda_offsets_seconds(const FnPlan& p, int reps) {
 #else
   (void)p, (void)reps;
   return 0;
+#endif
+}
+
+double cuda_gather_seconds(const FnPlan& p, int64_t src_size, int reps) {
+  if (auto why = CudaBackend().unavailable()) fail(rule::kCudaError, "the CUDA backend is unavailable: " + *why);
+#ifdef TFSPEC_HAVE_CUDA
+  float ms = 0;
+  check(cuda::time_gather(p, src_size, reps, ms), "gather (timed)");
+  return ms / 1000.0 / reps;
+#else
+  (void)p, (void)src_size, (void)reps;
+  return 0;
+#endif
+}
+
+double cuda_reshard_runs_seconds(const ReshardPlan& rp, int reps) {
+  if (auto why = CudaBackend().unavailable()) fail(rule::kCudaError, "the CUDA backend is unavailable: " + *why);
+  if (rp.run <= 1 || !rp.dst) fail(rule::kUsage, "cuda_reshard_runs_seconds: the plan has no common contiguous run");
+#ifdef TFSPEC_HAVE_CUDA
+  PackedEngines in, out = layout_destination(*rp.dst);
+  in.base.assign(rp.src.engine_size.size(), -1);
+  in.size = rp.src.engine_size;
+  int64_t total = 0;
+  for (size_t e = 0; e < in.base.size(); ++e)
+    if (in.size[e] > 0) in.base[e] = total, total += in.size[e];
+  in.data.resize(static_cast<size_t>(total));  // never read on the host: the device source is zeroed there
+  ShardPlan sp = rp.src.plan;
+  sp.engine_base = in.base.data();
+  sp.engine_size = in.size.data();
+  sp.num_engine_ids = static_cast<int64_t>(in.base.size());
+  float ms = 0;
+  check(cuda::time_reshard_runs(run_job(rp, sp, in, out), reps, ms), "reshard (timed)");
+  return ms / 1000.0 / reps;
+#else
+  (void)reps;
+  return 0;
+#endif
+}
+
+std::string cuda_kernel_report() {
+  if (auto why = CudaBackend().unavailable()) return "no usable CUDA device: " + *why;
+#ifdef TFSPEC_HAVE_CUDA
+  return cuda::kernel_report();
+#else
+  return "";
 #endif
 }
 

@@ -20,21 +20,51 @@ int grid_for(int64_t n) {
   return static_cast<int>(blocks < 1 ? 1 : blocks > 65535 * 8 ? 65535 * 8 : blocks);
 }
 
-#define FOR_EACH(i, n) for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); i += int64_t{gridDim.x} * blockDim.x)
+// Grid-stride loops, not unrolled: an unrolled grid-stride loop computes its trip count with a
+// 64-bit division per thread (scripts/check-kernels.sh rejects any division in the kernels).
+#define FOR_EACH(i, n) _Pragma("unroll 1") for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); i += int64_t{gridDim.x} * blockDim.x)
+// The same in the plan's index type: 32-bit plans (domain <= INT32_MAX) loop in 32 bits.
+#define FOR_EACH_T(Int, i, n) \
+  _Pragma("unroll 1") for (Int i = static_cast<Int>(blockIdx.x) * static_cast<Int>(blockDim.x) + static_cast<Int>(threadIdx.x); i < (n); i += static_cast<Int>(gridDim.x) * static_cast<Int>(blockDim.x))
 
+// L(i) in the plan's width: Int = int32_t / int64_t (proved by the plan compiler), or the checked
+// 64-bit arithmetic (Checked).
+struct Checked {};
 template <class Int>
-__global__ void offsets_kernel(const FnPlan* __restrict__ p, int64_t n, int64_t* out, Key* first) {
-  FOR_EACH(i, n) {
-    Int v = 0;
-    Status st = eval_stages<Int>(*p, 0, static_cast<Int>(i), v);
-    if (st != kOk) record(first, i, st);
-    else out[i] = v;
-  }
+__device__ __forceinline__ Status eval_t(const FnPlan& p, int64_t i, int64_t& out) {
+  Int v = 0;
+  Status st = eval_stages<Int>(p, 0, static_cast<Int>(i), v);
+  out = v;
+  return st;
 }
-__global__ void offsets_checked_kernel(const FnPlan* __restrict__ p, int64_t n, int64_t* out, Key* first) {
-  FOR_EACH(i, n) {
-    Status st = eval_index(*p, i, out[i]);
-    if (st != kOk) record(first, i, st);
+template <>
+__device__ __forceinline__ Status eval_t<Checked>(const FnPlan& p, int64_t i, int64_t& out) {
+  return eval_stages_checked(p, 0, i, out);
+}
+template <class Int> struct LoopIndex { using type = Int; };
+template <> struct LoopIndex<Checked> { using type = int64_t; };
+
+// Two consecutive offsets per thread, stored with one 128-bit store (out is 16-byte aligned,
+// i even); a failing element, or the odd last one, goes alone.
+template <class Int>
+__global__ void offsets_kernel(const FnPlan* __restrict__ p, typename LoopIndex<Int>::type n, int64_t* __restrict__ out, Key* first) {
+  using I = typename LoopIndex<Int>::type;
+  const I pairs = (n >> 1) + (n & 1);
+  FOR_EACH_T(I, t, pairs) {
+    const I i = t * 2;
+    int64_t v0 = 0, v1 = 0;
+    const Status s0 = eval_t<Int>(*p, i, v0);
+    const Status s1 = i + 1 < n ? eval_t<Int>(*p, i + 1, v1) : kCoordInDomain;
+    if (s0 == kOk && s1 == kOk) {
+      *reinterpret_cast<longlong2*>(out + i) = make_longlong2(v0, v1);
+      continue;
+    }
+    if (s0 != kOk) record(first, i, s0);
+    else out[i] = v0;
+    if (i + 1 < n) {
+      if (s1 != kOk) record(first, i + 1, s1);
+      else out[i + 1] = v1;
+    }
   }
 }
 __global__ void crd2idx_kernel(const FnPlan* __restrict__ p, const int64_t* crd, int64_t n, int64_t* out, Key* first) {
@@ -43,23 +73,27 @@ __global__ void crd2idx_kernel(const FnPlan* __restrict__ p, const int64_t* crd,
     if (st != kOk) record(first, j, st);
   }
 }
-__device__ Status bounded(const FnPlan& p, int64_t i, int64_t size, int64_t& off) {
-  Status st = eval_index(p, i, off);
+template <class Int>
+__device__ __forceinline__ Status bounded(const FnPlan& p, int64_t i, int64_t size, int64_t& off) {
+  Status st = eval_t<Int>(p, i, off);
   if (st == kOk && off < 0) st = kOffsetNegative;
   if (st == kOk && off >= size) st = kEngineBufferSize;
   return st;
 }
-__global__ void gather_kernel(const FnPlan* __restrict__ p, const int64_t* src, int64_t size, int64_t* out, Key* first) {
-  FOR_EACH(i, p->domain_size) {
+template <class Int>
+__global__ void gather_kernel(const FnPlan* __restrict__ p, typename LoopIndex<Int>::type n, const int64_t* __restrict__ src, int64_t size,
+                              int64_t* __restrict__ out, Key* first) {
+  FOR_EACH_T(typename LoopIndex<Int>::type, i, n) {
     int64_t off = 0;
-    Status st = bounded(*p, i, size, off);
+    Status st = bounded<Int>(*p, i, size, off);
     if (st != kOk) record(first, i, st);
-    else out[i] = src[off];
+    else out[i] = __ldg(src + off);
   }
 }
-__global__ void scatter_first_kernel(const FnPlan* __restrict__ p, int64_t size, int64_t* off, Key* writer, Key* first) {
-  FOR_EACH(i, p->domain_size) {
-    Status st = bounded(*p, i, size, off[i]);
+template <class Int>
+__global__ void scatter_first_kernel(const FnPlan* __restrict__ p, typename LoopIndex<Int>::type n, int64_t size, int64_t* off, Key* writer, Key* first) {
+  FOR_EACH_T(typename LoopIndex<Int>::type, i, n) {
+    Status st = bounded<Int>(*p, i, size, off[i]);
     if (st != kOk) record(first, i, st);
     else atomicMin(&writer[off[i]], static_cast<Key>(i));
   }
@@ -80,6 +114,27 @@ __global__ void distribute_kernel(const ShardPlan* __restrict__ sp, int64_t* dat
   FOR_EACH(l, n) {
     Status st = distribute_element(*sp, data, l, x[l]);
     if (st != kOk) record(first, l, st);
+  }
+}
+
+// Reshard over a common contiguous run: each thread takes an aligned chunk of `width` logical
+// elements (width divides the run, so a chunk never leaves it: 64 bytes in flight per thread at
+// width 8) and copies it with reshard_segment (128-bit loads / stores where aligned), or element by
+// element when a check could fail. Distribute failures are keyed after every assemble failure.
+__global__ void reshard_runs_kernel(const ShardPlan* __restrict__ sp, const int64_t* __restrict__ src, const ShardPlan* __restrict__ dp,
+                                    int64_t* __restrict__ dst, int64_t n, int64_t width, Key* first) {
+  const int64_t chunks = n / width + (n % width != 0);
+  FOR_EACH(c, chunks) {
+    const int64_t l = c * width, count = n - l < width ? n - l : width;
+    if (reshard_segment(*sp, src, *dp, dst, l, count)) continue;
+    for (int64_t t = l; t < l + count; ++t) {
+      bool late = false;
+      Status st = reshard_element(*sp, src, *dp, dst, t, late);
+      if (st != kOk) {
+        record(first, late ? n + t : t, st);
+        if (!late) break;
+      }
+    }
   }
 }
 
@@ -147,16 +202,33 @@ Result probe(int& device_count) {
   return s.r;
 }
 
+namespace {
+// Runs f(tag) with the plan's index type: int32_t, int64_t or Checked.
+template <class F>
+void by_mode(IndexMode m, F f) {
+  if (m == kIndex32) f(int32_t{});
+  else if (m == kIndex64) f(int64_t{});
+  else f(Checked{});
+}
+int64_t pairs_of(int64_t n) { return n / 2 + n % 2; }
+// Chunk width of the run kernel: the largest divisor of the run up to 8 (8 int64 = 64 bytes per thread).
+int64_t chunk_width(int64_t run) {
+  for (int64_t w = 8; w > 1; --w)
+    if (run % w == 0) return w;
+  return 1;
+}
+}  // namespace
+
 Result offsets(const FnPlan& p, int64_t* out) {
   Session s;
   const FnPlan* dp = s.upload(&p, 1);
   int64_t* dout = s.alloc<int64_t>(p.domain_size);
   Key* first = s.error_slot();
   if (s.r.cuda_error) return s.r;
-  const int g = grid_for(p.domain_size);
-  if (p.mode == kIndex32) offsets_kernel<int32_t><<<g, kBlock>>>(dp, p.domain_size, dout, first);
-  else if (p.mode == kIndex64) offsets_kernel<int64_t><<<g, kBlock>>>(dp, p.domain_size, dout, first);
-  else offsets_checked_kernel<<<g, kBlock>>>(dp, p.domain_size, dout, first);
+  by_mode(p.mode, [&](auto tag) {
+    using Int = decltype(tag);
+    offsets_kernel<Int><<<grid_for(pairs_of(p.domain_size)), kBlock>>>(dp, p.domain_size, dout, first);
+  });
   s.finish(first);
   s.download(out, dout, p.domain_size);
   return s.r;
@@ -182,7 +254,10 @@ Result gather(const FnPlan& p, const int64_t* src, int64_t src_size, int64_t* ou
   int64_t* dout = s.alloc<int64_t>(p.domain_size);
   Key* first = s.error_slot();
   if (s.r.cuda_error) return s.r;
-  gather_kernel<<<grid_for(p.domain_size), kBlock>>>(dp, dsrc, src_size, dout, first);
+  by_mode(p.mode, [&](auto tag) {
+    using Int = decltype(tag);
+    gather_kernel<Int><<<grid_for(p.domain_size), kBlock>>>(dp, p.domain_size, dsrc, src_size, dout, first);
+  });
   s.finish(first);
   s.download(out, dout, p.domain_size);
   return s.r;
@@ -200,7 +275,10 @@ Result scatter(const FnPlan& p, const int64_t* values, int64_t* dst, int64_t dst
   if (s.r.cuda_error) return s.r;
   s.check(cudaMemset(writer, 0xff, static_cast<size_t>(dst_size < 1 ? 1 : dst_size) * sizeof(Key)));
   s.check(cudaMemset(ddst, 0, static_cast<size_t>(dst_size < 1 ? 1 : dst_size) * sizeof(int64_t)));
-  scatter_first_kernel<<<grid_for(n), kBlock>>>(dp, dst_size, doff, writer, first);
+  by_mode(p.mode, [&](auto tag) {
+    using Int = decltype(tag);
+    scatter_first_kernel<Int><<<grid_for(n), kBlock>>>(dp, n, dst_size, doff, writer, first);
+  });
   s.finish(first);
   const int64_t limit = s.r.first_index < 0 ? n : s.r.first_index;
   scatter_collision_kernel<<<grid_for(limit), kBlock>>>(limit, doff, writer, first);
@@ -249,24 +327,78 @@ Result distribute(const ShardPlan& sp, int64_t instances, int64_t* data, int64_t
   return s.r;
 }
 
-Result time_offsets(const FnPlan& p, int reps, float& ms) {
+Result reshard_runs(const RunJob& j, const int64_t* src, int64_t* dst) {
   Session s;
-  const FnPlan* dp = s.upload(&p, 1);
-  int64_t* dout = s.alloc<int64_t>(p.domain_size);
+  const ShardPlan* dsp = upload_shard(s, j.src, j.src_instances);
+  const ShardPlan* ddp = upload_shard(s, j.dst, j.dst_instances);
+  const int64_t* dsrc = s.upload(src, j.src_size);
+  int64_t* ddst = s.upload(dst, j.dst_size);
   Key* first = s.error_slot();
+  if (s.r.cuda_error) return s.r;
+  const int64_t w = chunk_width(j.run);
+  reshard_runs_kernel<<<grid_for(j.n / w + 1), kBlock>>>(dsp, dsrc, ddp, ddst, j.n, w, first);
+  s.finish(first);
+  s.download(dst, ddst, j.dst_size);
+  return s.r;
+}
+
+namespace {
+// Times `reps` launches of launch() on the device (CUDA events), after one warm-up launch.
+template <class F>
+void time_launches(Session& s, Key* first, int reps, float& ms, F launch) {
   cudaEvent_t a, b;
-  if (s.r.cuda_error || !s.check(cudaEventCreate(&a)) || !s.check(cudaEventCreate(&b))) return s.r;
-  const int g = grid_for(p.domain_size);
+  if (s.r.cuda_error || !s.check(cudaEventCreate(&a)) || !s.check(cudaEventCreate(&b))) return;
+  launch();
   s.check(cudaEventRecord(a));
-  for (int i = 0; i < reps; ++i) {
-    if (p.mode == kIndex32) offsets_kernel<int32_t><<<g, kBlock>>>(dp, p.domain_size, dout, first);
-    else offsets_kernel<int64_t><<<g, kBlock>>>(dp, p.domain_size, dout, first);
-  }
+  for (int i = 0; i < reps; ++i) launch();
   s.check(cudaEventRecord(b));
   s.finish(first);
   s.check(cudaEventElapsedTime(&ms, a, b));
   cudaEventDestroy(a);
   cudaEventDestroy(b);
+}
+}  // namespace
+
+Result time_offsets(const FnPlan& p, int reps, float& ms) {
+  Session s;
+  const FnPlan* dp = s.upload(&p, 1);
+  int64_t* dout = s.alloc<int64_t>(p.domain_size);
+  Key* first = s.error_slot();
+  time_launches(s, first, reps, ms, [&] {
+    by_mode(p.mode, [&](auto tag) {
+      using Int = decltype(tag);
+      offsets_kernel<Int><<<grid_for(pairs_of(p.domain_size)), kBlock>>>(dp, p.domain_size, dout, first);
+    });
+  });
+  return s.r;
+}
+
+Result time_gather(const FnPlan& p, int64_t src_size, int reps, float& ms) {
+  Session s;
+  const FnPlan* dp = s.upload(&p, 1);
+  int64_t* dsrc = s.alloc<int64_t>(src_size);
+  int64_t* dout = s.alloc<int64_t>(p.domain_size);
+  Key* first = s.error_slot();
+  if (dsrc) s.check(cudaMemset(dsrc, 0, static_cast<size_t>(src_size) * sizeof(int64_t)));
+  time_launches(s, first, reps, ms, [&] {
+    by_mode(p.mode, [&](auto tag) {
+      using Int = decltype(tag);
+      gather_kernel<Int><<<grid_for(p.domain_size), kBlock>>>(dp, p.domain_size, dsrc, src_size, dout, first);
+    });
+  });
+  return s.r;
+}
+
+Result time_reshard_runs(const RunJob& j, int reps, float& ms) {
+  Session s;
+  const ShardPlan* dsp = upload_shard(s, j.src, j.src_instances);
+  const ShardPlan* ddp = upload_shard(s, j.dst, j.dst_instances);
+  int64_t* dsrc = s.alloc<int64_t>(j.src_size);
+  int64_t* ddst = s.alloc<int64_t>(j.dst_size);
+  Key* first = s.error_slot();
+  if (dsrc) s.check(cudaMemset(dsrc, 0, static_cast<size_t>(j.src_size) * sizeof(int64_t)));
+  const int64_t w = chunk_width(j.run);
+  time_launches(s, first, reps, ms, [&] { reshard_runs_kernel<<<grid_for(j.n / w + 1), kBlock>>>(dsp, dsrc, ddp, ddst, j.n, w, first); });
   return s.r;
 }
 
@@ -276,14 +408,46 @@ Result time_memcpy(int64_t bytes, int reps, float& ms) {
   char* y = s.alloc<char>(bytes);
   cudaEvent_t a, b;
   if (s.r.cuda_error || !s.check(cudaEventCreate(&a)) || !s.check(cudaEventCreate(&b))) return s.r;
+  s.check(cudaMemcpy(y, x, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice));  // warm-up
   s.check(cudaEventRecord(a));
-  for (int i = 0; i < reps; ++i) s.check(cudaMemcpy(y, x, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice));
+  for (int i = 0; i < reps; ++i) s.check(cudaMemcpyAsync(y, x, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice));
   s.check(cudaEventRecord(b));
   s.check(cudaDeviceSynchronize());
   s.check(cudaEventElapsedTime(&ms, a, b));
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   return s.r;
+}
+
+std::string kernel_report() {
+  std::string out;
+  int device = 0;
+  cudaDeviceProp prop{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "no CUDA device";
+  out += std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) + " SMs, " + std::to_string(prop.maxThreadsPerMultiProcessor) +
+         " threads/SM, block " + std::to_string(kBlock) + "\n";
+  auto row = [&](const char* name, const void* fn) {
+    cudaFuncAttributes at{};
+    int blocks = 0;
+    if (cudaFuncGetAttributes(&at, fn) != cudaSuccess || cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, kBlock, 0) != cudaSuccess) {
+      out += std::string(name) + ": " + cudaGetErrorName(cudaGetLastError()) + "\n";
+      return;
+    }
+    const double occ = static_cast<double>(blocks * kBlock) / prop.maxThreadsPerMultiProcessor;
+    out += std::string(name) + ": " + std::to_string(at.numRegs) + " registers, " + std::to_string(at.localSizeBytes) + " B local, " +
+           std::to_string(blocks) + " blocks/SM, occupancy " + std::to_string(static_cast<int>(occ * 100 + 0.5)) + "%\n";
+  };
+  row("offsets_kernel<int32>", reinterpret_cast<const void*>(offsets_kernel<int32_t>));
+  row("offsets_kernel<int64>", reinterpret_cast<const void*>(offsets_kernel<int64_t>));
+  row("offsets_kernel<checked>", reinterpret_cast<const void*>(offsets_kernel<Checked>));
+  row("gather_kernel<int32>", reinterpret_cast<const void*>(gather_kernel<int32_t>));
+  row("gather_kernel<int64>", reinterpret_cast<const void*>(gather_kernel<int64_t>));
+  row("scatter_first_kernel<int32>", reinterpret_cast<const void*>(scatter_first_kernel<int32_t>));
+  row("crd2idx_kernel", reinterpret_cast<const void*>(crd2idx_kernel));
+  row("assemble_kernel", reinterpret_cast<const void*>(assemble_kernel));
+  row("distribute_kernel", reinterpret_cast<const void*>(distribute_kernel));
+  row("reshard_runs_kernel", reinterpret_cast<const void*>(reshard_runs_kernel));
+  return out;
 }
 
 }  // namespace tfspec::gpu::cuda

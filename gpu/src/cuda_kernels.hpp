@@ -26,9 +26,22 @@ Result scatter(const FnPlan& p, const int64_t* values, int64_t* dst, int64_t dst
 // Engine tables are host arrays of sp.num_engine_ids entries (instance table: `instances`).
 Result assemble(const ShardPlan& sp, int64_t instances, const int64_t* data, int64_t data_size, int64_t n, int64_t* x);
 Result distribute(const ShardPlan& sp, int64_t instances, int64_t* data, int64_t data_size, int64_t n, const int64_t* x);
+// Reshard over a common contiguous run (ReshardPlan::run > 1, valid dst): src / dst are the packed
+// engine buffers (dst laid out and zeroed by the caller); distribute failures come back with
+// first_index = n + element.
+struct RunJob {
+  ShardPlan src, dst;  // table pointers: host arrays
+  int64_t src_instances = 0, dst_instances = 0, src_size = 0, dst_size = 0, n = 0, run = 1;
+};
+Result reshard_runs(const RunJob& j, const int64_t* src, int64_t* dst);
 // For the benchmarks: device-resident offset table of n elements, timed on the device (ms),
 // and a device-to-device copy of the same bytes for the bandwidth baseline.
 Result time_offsets(const FnPlan& p, int reps, float& ms);
 Result time_memcpy(int64_t bytes, int reps, float& ms);
+Result time_gather(const FnPlan& p, int64_t src_size, int reps, float& ms);  // source of src_size zeros
+Result time_reshard_runs(const RunJob& j, int reps, float& ms);             // source of zeros
+// Per kernel: registers, local memory, resident blocks per SM and occupancy at the launch block
+// size (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor).
+std::string kernel_report();
 
 }  // namespace tfspec::gpu::cuda

@@ -149,6 +149,7 @@ class HostBackend final : public Backend {
     sp.engine_base = in.base.data();
     sp.engine_size = in.size.data();
     sp.num_engine_ids = static_cast<int64_t>(in.base.size());
+    if (rp.run > 1 && rp.dst) return reshard_runs(rp, sp, in);
     std::vector<int64_t> x(static_cast<size_t>(rp.size));
     parallel_for(threads_, rp.size, "reshard (assemble)", [&](int64_t b, int64_t e, FirstError& err) {
       for (int64_t l = b; l < e; ++l)
@@ -168,6 +169,36 @@ class HostBackend final : public Backend {
   }
 
  private:
+  // Both sides have a common contiguous run: one pass, src buffers straight into dst buffers, a
+  // whole segment (the part of a run inside this thread's chunk) per memcpy; a segment whose
+  // checks could fail runs element by element. Distribute failures rank after every assemble
+  // failure (index + size), as in the two-pass order of the reference.
+  Engines reshard_runs(const ReshardPlan& rp, const ShardPlan& sp, const PackedEngines& in) {
+    PackedEngines out = layout_destination(*rp.dst);
+    ShardPlan dp = rp.dst->plan;
+    dp.engine_base = out.base.data();
+    dp.engine_size = out.size.data();
+    dp.num_engine_ids = static_cast<int64_t>(out.base.size());
+    const int64_t n = rp.size, run = rp.run;
+    FirstError first = run_chunks(threads_, n, [&](int64_t b, int64_t e, FirstError& err) {
+      for (int64_t l = b; l < e;) {
+        const int64_t len = std::min(e - l, run - l % run);
+        if (!reshard_segment(sp, in.data.data(), dp, out.data.data(), l, len))
+          for (int64_t t = l; t < l + len; ++t) {
+            bool late = false;
+            if (Status st = reshard_element(sp, in.data.data(), dp, out.data.data(), t, late); st != kOk) {
+              err.take(late ? n + t : t, st);
+              if (!late) return;  // a later element's assemble failure still outranks a distribute one
+            }
+          }
+        l += len;
+      }
+    });
+    if (first.status != kOk && first.index < n) raise_status(first.status, first.index, "reshard (assemble)");
+    if (first.status != kOk) raise_status(first.status, first.index - n, "reshard (distribute)");
+    return unpack_destination(*rp.dst, out);
+  }
+
   int threads_;
 };
 

@@ -312,7 +312,33 @@ void fill_plan(const ShardLayout& sl, const Geometry& geo, const FnPlan& fn, Hos
   }
 }
 
+// §3 / D2: logical index l is row-major over G, so l + 1 steps the last G dim; along a tail of
+// dims that no mesh axis Splits (the instance stays) whose strides are 1, g[last], ... (the
+// offset steps by 1), blocks of the tail's size are contiguous on both ends.
+int64_t contiguous_run(const ShardPlan& p) {
+  const FnPlan& f = p.layout;
+  if (f.mode == kIndex64Checked || f.num_stages != 1 || !f.stages[0].is_layout || f.stages[0].n != p.rank) return 1;
+  const Stage& s = f.stages[0];
+  int64_t run = 1;
+  for (int k = p.rank; k-- > 0;) {
+    if (s.extent[k] != p.g[k]) return 1;
+    if (p.g[k] == 1) continue;
+    if (p.bind[k] >= 0 || s.stride[k] != run) break;
+    run *= p.g[k];
+  }
+  return run;
+}
+
 }  // namespace
+
+int64_t common_run_of(int64_t a, int64_t b) {
+  while (b != 0) {
+    const int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
 
 AxisKind axis_kind_of(const ShardAttr& a) {
   if (std::holds_alternative<Split>(a)) return kAxisSplit;
@@ -349,6 +375,7 @@ HostShardPlan compile_shard(const ShardLayout& sl, Storage storage, const std::v
   hp.engine_of_instance = engines_of_instances(sl, geo, storage, policy);
   check_injective(sl, geo, *fn, hp);
   fill_plan(sl, geo, *fn, hp, policy);
+  hp.run = contiguous_run(hp.plan);
   hp.bind();
   return hp;
 }
@@ -367,6 +394,7 @@ ReshardPlan compile_reshard(const ShardLayout& src, Storage src_storage, const S
   }
   rp.size = 1;
   for (int64_t e : shape) rp.size *= e;
+  if (rp.dst) rp.run = policy.common_run(rp.src.run, rp.dst->run);
   return rp;
 }
 

@@ -146,6 +146,74 @@ TEST(Reshard, Section75BothDirectionsAndPartialSums) {
             expected);
 }
 
+// The common contiguous run (issue 11's vectorized copies). Hand derivation: the logical index is
+// row-major over G (D2), so the run of a side is the product of its trailing G dims that no mesh
+// axis Splits while their strides read 1, g[last], g[last]*g[last-1], ...; two sides share gcd.
+TEST(ReshardRuns, ThePlanFindsTheCommonContiguousRun) {
+  auto run_of = [](const char* src, Storage ss, const char* dst, Storage ds, std::vector<int64_t> shape) {
+    return compile_reshard(parse_shard_layout(src), ss, parse_shard_layout(dst), ds, shape).run;
+  };
+  // dims 1, 2 (32 x 1024, strides 1024, 1) on both sides: 32768
+  EXPECT_EQ(run_of("shard((8,32,1024):(32768,1024,1); S(0); x=8)", Storage::Gmem, "shard((8,32,1024):(0,1024,1); S(0); x=8)",
+                   Storage::Rmem, {256, 1024}),
+            32768);
+  // §7.5: dim 3 is Split, so only the last dim (4, stride 1) runs
+  EXPECT_EQ(run_of("shard((2,4,3,32,4):(1536,384,128,4,1); S(0),S(1),S(3); device(256)|x=2,y=4,t=32)", Storage::Gmem,
+                   "shard((2,4,3,32,4):(0,0,4,0,1); S(0),S(1),S(3); device(256)|x=2,y=4,t=32)", Storage::Rmem, {2, 1536}),
+            4);
+  // runs of 6 and 4: gcd 2 (blocks [0,2), [2,4), [4,6) lie inside both)
+  EXPECT_EQ(run_of("shard((2,6):(6,1); S(0); x=2)", Storage::Gmem, "shard((3,4):(4,1); S(0); x=3)", Storage::Gmem, {12}), 2);
+  // column-major: the last dim steps by 4, no run
+  EXPECT_EQ(run_of("shard((4,6):(1,4); B; x=2)", Storage::Rmem, "shard((4,6):(6,1); B; x=2)", Storage::Rmem, {4, 6}), 1);
+  // the last dim Split: no run
+  EXPECT_EQ(run_of("shard((6,2):(1,0); S(1); x=2)", Storage::Rmem, "shard((12):(1); B; x=2)", Storage::Rmem, {12}), 1);
+}
+
+TEST(ReshardRuns, CopiesEqualTheReferenceAndFailuresFallBackToTheElementPath) {
+  auto host = make_host_backend(2);
+  Tensor t{{12}, {}};
+  for (int64_t i = 0; i < 12; ++i) t.data.push_back(i * 11 - 40);
+  Engines expected;
+  // gcd-2 runs; Broadcast replicas on the destination, a sum axis (D9: zeros at coordinate 1)
+  EXPECT_EQ(reshard_both(*host, "shard((2,6):(6,1); S(0); x=2)", Storage::Gmem, "shard((3,4):(4,1); S(0),B; x=3,y=2)", Storage::Rmem, {12}, t,
+                         &expected),
+            expected);
+  EXPECT_EQ(reshard_both(*host, "shard((12):(1); B; x=2)", Storage::Rmem, "shard((12):(1); P(); x=2)", Storage::Rmem, {12}, t, &expected),
+            expected);
+  // A replica disagreeing at element 7 inside a run: refused for element 7, as the reference does.
+  ShardLayout s = parse_shard_layout("shard((12):(1); B; x=2)"), d = parse_shard_layout("shard((3,4):(4,1); S(0); x=3)");
+  Engines in = distribute(t, s, Storage::Rmem);
+  in.buffers.at(1)[7] += 1;
+  ReshardPlan rp = compile_reshard(s, Storage::Rmem, d, Storage::Gmem, {12});
+  ASSERT_EQ(rp.run, 4);
+  for (Backend* b : {host.get()}) {
+    try {
+      b->reshard(rp, in);
+      FAIL() << "replicas disagree";
+    } catch (const SpecError& e) {
+      EXPECT_EQ(e.rule(), "replica-mismatch");
+      EXPECT_NE(std::string(e.what()).find("element 7"), std::string::npos) << e.what();
+    }
+    try {
+      reshard(in, s, d, Storage::Gmem, {12});
+      FAIL() << "the reference accepts disagreeing replicas";
+    } catch (const SpecError& e) {
+      EXPECT_EQ(e.rule(), "replica-mismatch");
+    }
+  }
+  // A source buffer one element short: the element path reports the last element.
+  Engines short_in = distribute(t, s, Storage::Rmem);
+  short_in.buffers.at(0).pop_back();
+  short_in.buffers.at(1).pop_back();
+  try {
+    host->reshard(rp, short_in);
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "engine-buffer-size");
+    EXPECT_NE(std::string(e.what()).find("element 11"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Reshard, RefusesWithTheReferencesRuleIds) {
   auto host = make_host_backend(1);
   auto rule_of = [&](const char* src, Storage ss, const char* dst, Storage ds, std::vector<int64_t> shape) {

@@ -45,6 +45,13 @@ bool cuda_compiled();                                          // built with nvc
 // Throw cuda-error without a usable device.
 double cuda_offsets_seconds(const FnPlan& p, int reps);
 double cuda_memcpy_seconds(int64_t bytes, int reps);
+// The gather kernel over a source of src_size zeros, and the contiguous-run reshard kernel
+// (rp.run > 1) over zeroed source engines (Broadcast replicas agree, so every chunk is copied whole).
+double cuda_gather_seconds(const FnPlan& p, int64_t src_size, int reps);
+double cuda_reshard_runs_seconds(const ReshardPlan& rp, int reps);
+// Registers, local memory and occupancy of every kernel on the current device, one per line
+// (or why there is no device).
+std::string cuda_kernel_report();
 
 // Engine buffers packed into one array: base/size per engine id (base -1: no buffer).
 struct PackedEngines {

@@ -8,6 +8,7 @@
 // ComposedLayout(inner, o, outer) is stages(outer) ++ [Add o] ++ stages(inner).
 #pragma once
 #include <cstdint>
+#include <cstring>
 
 #include "tfspec/gpu/fast_divmod.hpp"
 
@@ -375,6 +376,89 @@ TFSPEC_HD Status distribute_element(const ShardPlan& s, int64_t* out, int64_t l,
     out[s.engine_base[e] + offset] = c.sum_nonzero ? 0 : x;
   }
   return kOk;
+}
+
+// ---- reshard by contiguous runs (both sides step by 1; issue 11's vectorized copies)
+
+// dst[0, count) = src[0, count). On the device with 128-bit loads / stores (longlong2) once both
+// pointers are 16-byte aligned (a scalar head when both are off by one element, a scalar tail);
+// pointers of different alignment go element by element. On the host, memcpy.
+TFSPEC_HD void copy_run(int64_t* dst, const int64_t* src, int64_t count) {
+#if defined(__CUDA_ARCH__)
+  int64_t t = 0;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(src), b = reinterpret_cast<uintptr_t>(dst);
+  if (((a ^ b) & 15) == 0) {
+    if ((a & 15) != 0 && count > 0) dst[t] = src[t], ++t;
+    for (; t + 2 <= count; t += 2) *reinterpret_cast<longlong2*>(dst + t) = *reinterpret_cast<const longlong2*>(src + t);
+  }
+  for (; t < count; ++t) dst[t] = src[t];
+#else
+  if (count > 0) std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(int64_t));
+#endif
+}
+TFSPEC_HD void zero_run(int64_t* dst, int64_t count) {
+  for (int64_t t = 0; t < count; ++t) dst[t] = 0;
+}
+TFSPEC_HD bool equal_run(const int64_t* a, const int64_t* b, int64_t count) {
+  for (int64_t t = 0; t < count; ++t)
+    if (a[t] != b[t]) return false;
+  return true;
+}
+
+// The engine address of (instance, offset .. offset + count) when the whole segment lies inside
+// a buffer, else nullptr.
+TFSPEC_HD int64_t engine_slot(const ShardPlan& s, int64_t instance, int64_t offset, int64_t count) {
+  const int64_t e = s.engine_of_instance[instance];
+  if (e < 0 || e >= s.num_engine_ids || s.engine_base[e] < 0) return -1;
+  if (offset < 0 || count > s.engine_size[e] - offset) return -1;
+  return s.engine_base[e] + offset;
+}
+
+// The logical segment [l, l + count), which the plan compiler proved lies inside one common run
+// of src and dst (ReshardPlan::run): on both sides the offset steps by 1 along it and the instance
+// does not change. Copies it from the source's holder to every destination holder as whole runs
+// (D9: zeros where a sum axis coordinate is nonzero), after checking every replica and bound the
+// element path checks. Returns false, having written nothing, when any of those checks could fail
+// or the source has Partial axes: the caller then runs the segment element by element, which
+// reports the failure of the smallest element exactly as assemble_element / distribute_element.
+TFSPEC_HD bool reshard_segment(const ShardPlan& s, const int64_t* src, const ShardPlan& d, int64_t* dst, int64_t l, int64_t count) {
+  if (s.num_partial != 0) return false;
+  int64_t g[kMaxModes] = {};
+  logical_to_global(s, l, g);
+  int64_t so = 0, dof = 0;
+  if (eval_coord(s.layout, g, so) != kOk) return false;
+  const int64_t sbase = split_instance(s, g);
+  const int64_t from = engine_slot(s, sbase, so, count);  // free combination 0: every Broadcast coordinate 0
+  if (from < 0) return false;
+  for (int64_t f = 1; f < s.free_combos; ++f) {  // no Partial axes: every free axis is Broadcast
+    const int64_t at = engine_slot(s, sbase + free_coord(s, f).instance_part, so, count);
+    if (at < 0 || !equal_run(src + from, src + at, count)) return false;
+  }
+  logical_to_global(d, l, g);
+  if (eval_coord(d.layout, g, dof) != kOk) return false;
+  const int64_t dbase = split_instance(d, g);
+  for (int64_t f = 0; f < d.free_combos; ++f)
+    if (engine_slot(d, dbase + free_coord(d, f).instance_part, dof, count) < 0) return false;
+  for (int64_t f = 0; f < d.free_combos; ++f) {
+    const FreeCoord c = free_coord(d, f);
+    int64_t* to = dst + engine_slot(d, dbase + c.instance_part, dof, count);
+    if (c.sum_nonzero) zero_run(to, count);
+    else copy_run(to, src + from, count);
+  }
+  return true;
+}
+
+// One logical element through assemble and distribute (the segment path's fallback). A
+// distribute failure is reported as `distribute_failed` (the reference reports those only after
+// every element assembled).
+TFSPEC_HD Status reshard_element(const ShardPlan& s, const int64_t* src, const ShardPlan& d, int64_t* dst, int64_t l, bool& distribute_failed) {
+  int64_t x = 0;
+  Status st = assemble_element(s, src, l, x);
+  distribute_failed = false;
+  if (st != kOk) return st;
+  st = distribute_element(d, dst, l, x);
+  distribute_failed = st != kOk;
+  return st;
 }
 
 }  // namespace tfspec::gpu

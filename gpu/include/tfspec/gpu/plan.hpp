@@ -22,6 +22,9 @@ struct PlanBounds {
 };
 IndexMode choose_index_mode(const PlanBounds& b);  // 32-bit when everything fits int32, ...
 AxisKind axis_kind_of(const ShardAttr& a);
+// The common run of two sides whose own runs are a and b (blocks of a and of b logical indices,
+// aligned at multiples of their length): gcd(a, b), the longest aligned block inside both.
+int64_t common_run_of(int64_t a, int64_t b);
 
 // The plan compiler's decisions that a wrong implementation would get wrong. Production uses
 // the defaults; the fuzzer's self-test swaps in deliberately wrong ones.
@@ -30,6 +33,7 @@ struct PlanPolicy {
   FastDivmod64 (*div64)(uint64_t) = make_fast_divmod64;
   IndexMode (*index_mode)(const PlanBounds&) = choose_index_mode;
   AxisKind (*axis_kind)(const ShardAttr&) = axis_kind_of;
+  int64_t (*common_run)(int64_t, int64_t) = common_run_of;
 };
 
 // §3 / §4: L(i) over the domain of l (Layout, ComposedLayout, or a ShardLayout's layout).
@@ -43,6 +47,10 @@ struct HostShardPlan {
   std::vector<int64_t> engine_of_instance;  // row-major mesh index -> engine id
   std::vector<int64_t> engine_size;         // engine id -> 1 + largest offset written (0: none)
   int64_t min_offset = 0;                   // smallest offset any instance holds
+  // Contiguous run: every aligned block of `run` consecutive logical indices lies in one
+  // instance with offsets stepping by 1 (the longest tail of G dims, not Split, whose strides
+  // are 1, g[k+1], g[k+1]*g[k+2], ...); 1 when there is none or the layout is not one plain stage.
+  int64_t run = 1;
   void bind();                              // points plan at the tables (after a copy / move)
 };
 HostShardPlan compile_shard(const ShardLayout& sl, Storage storage, const std::vector<int64_t>& shape,
@@ -56,6 +64,9 @@ struct ReshardPlan {
   std::optional<Diagnostic> dst_error;
   std::vector<int64_t> shape;
   int64_t size = 0;  // logical elements
+  // Common contiguous run of src and dst (policy.common_run of their runs; 1 without a valid
+  // dst): both backends copy such segments whole (reshard_segment), vectorized on the device.
+  int64_t run = 1;
 };
 ReshardPlan compile_reshard(const ShardLayout& src, Storage src_storage, const ShardLayout& dst, Storage dst_storage,
                             const std::vector<int64_t>& shape, const PlanPolicy& policy = {});
