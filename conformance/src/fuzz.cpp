@@ -9,19 +9,13 @@
 #include <rapidcheck/detail/Configuration.h>
 
 #include "tfspec/props/layout_gen.hpp"
+#include "tfspec/props/seeds.hpp"
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/catalogue.hpp"
 
 namespace tfspec::conformance {
 namespace {
-
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // One generated request for `op` (inside a RapidCheck property: `*gen` draws and shrinks).
 Json gen_request(const std::string& op) {
@@ -103,7 +97,7 @@ FuzzOutcome conform_fuzz(const protocol::OpRegistry& reference, Implementation& 
       RC_FAIL("the implementation disagrees with the reference");
     };
     rc::detail::TestParams params;
-    params.seed = mix(o.seed * 0x100000001b3ull + b);
+    params.seed = props::batch_seed(o.seed, b);
     params.maxSuccess = o.batch;
     params.maxSize = 100;
     std::streambuf* saved = std::cerr.rdbuf(nullptr);  // RapidCheck's own failure report

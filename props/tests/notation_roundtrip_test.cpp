@@ -47,11 +47,36 @@ TEST(ExpressionBounds, LongChainsAreRefusedNotACrash) {  // §1
   EXPECT_EQ(to_string(parse_dim("-M*N")), "-M*N");
   EXPECT_EQ(to_string(parse_dim("K--M")), "K--M");
   EXPECT_EQ(to_string(parse_dim("0-M")), "-M");  // the same tree
-  // Built expressions are bounded by depth: 511 nested additions are fine, 512 are not.
+  // Built expressions are bounded by terms like parsed ones: M+N+...+N with 256 names is fine,
+  // a 257th is not (so whatever the algebra builds prints within the parser's bound).
   ShapeDim d = dim_var("M");
-  for (int i = 1; i < kMaxExprDepth; ++i) d = dim_binary(ExprNode::Op::Add, d, dim_var("N"));
-  EXPECT_EQ(d->depth, kMaxExprDepth);
+  for (int i = 1; i < kMaxExprTerms; ++i) d = dim_binary(ExprNode::Op::Add, d, dim_var("N"));
+  EXPECT_EQ(d->terms, kMaxExprTerms);
+  EXPECT_TRUE(structurally_equal(parse_dim(to_string(d)), d));
   EXPECT_EQ(error_id([&] { dim_binary(ExprNode::Op::Add, d, dim_var("N")); }), "expression-too-large");
+  // ... and by depth: a negation prints as `-x` (no new term), so 511 nested negations of M
+  // (depth 512, one term) are fine and a 512th is not.
+  ShapeDim neg = dim_var("M");
+  for (int i = 1; i < kMaxExprDepth; ++i) neg = dim_binary(ExprNode::Op::Sub, dim_const(0), neg);
+  EXPECT_EQ(neg->depth, kMaxExprDepth);
+  EXPECT_EQ(neg->terms, 1);
+  EXPECT_EQ(error_id([&] { dim_binary(ExprNode::Op::Sub, dim_const(0), neg); }), "expression-too-large");
+}
+
+// fuzz_layout_text finding 7 (fuzz/RESULTS.md): the default strides of symbolic extents are
+// prefix products (§1 compact column-major), so the stride of mode k has k names as terms. With
+// 258 extents the last stride had 257 terms: the layout printed but did not parse back. Now
+// building that stride is refused, and every layout that is built prints within the bound.
+TEST(ExpressionBounds, DefaultStridesOfManySymbolicExtentsStayWithinTheBound) {  // §1
+  auto extents = [](int n) {
+    std::string s = "(";
+    for (int i = 0; i < n; ++i) s += (i ? ",M" : "M") + std::to_string(i);
+    return s + ")";
+  };
+  // 257 extents: the last stride is M0*M1*...*M255, exactly 256 terms.
+  Layout ok = parse_layout(extents(kMaxExprTerms + 1));
+  EXPECT_EQ(parse_layout(to_string(ok)), ok);
+  EXPECT_EQ(error_id([&] { parse_layout(extents(kMaxExprTerms + 2)); }), "expression-too-large");
 }
 
 TEST(Int64Min, CrossesTheTextAndJsonForms) {  // §1: every int64 is representable

@@ -68,6 +68,11 @@ ShapeDim dim_binary(Op op, ShapeDim a, ShapeDim b) {
   n->depth = 1 + std::max(a->depth, b->depth);
   if (n->depth > kMaxExprDepth)
     fail(rule::kExpressionTooLarge, "an expression nests deeper than " + std::to_string(kMaxExprDepth) + " operators");
+  bool negation = op == Op::Sub && ca && *ca == 0;
+  n->terms = negation ? b->terms : a->terms + b->terms;
+  if (n->terms > kMaxExprTerms)
+    fail(rule::kExpressionTooLarge, "an expression would have " + std::to_string(n->terms) + " terms, more than " +
+                                        std::to_string(kMaxExprTerms) + " (e.g. the prefix product of many symbolic extents)");
   n->lhs = std::move(a);
   n->rhs = std::move(b);
   return n;

@@ -9,16 +9,10 @@
 #include <rapidcheck/detail/Configuration.h>
 
 #include "tfspec/props/fuzz.hpp"
+#include "tfspec/props/seeds.hpp"
 
 namespace tfspec::props {
 namespace {
-
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 // RapidCheck prints its configuration ("Using configuration: seed=...") to stderr when first
 // loaded; the driver passes its own seeds, so that line would only mislead.
@@ -73,7 +67,7 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
       }
     };
     rc::detail::TestParams params;
-    params.seed = mix(o.seed * 0x100000001b3ull + b);
+    params.seed = props::batch_seed(o.seed, b);
     params.maxSuccess = o.batch;
     params.maxSize = 100;
     rc::detail::checkProperty(rc::detail::toProperty(property), rc::detail::TestMetadata{}, params);

@@ -21,10 +21,14 @@ struct ExprNode {
   std::string name;   // Var
   ShapeDim lhs, rhs;  // binary ops
   int depth = 1;      // of the tree (bounded by kMaxExprDepth)
+  int terms = 1;      // literals and names as printed (bounded by kMaxExprTerms); a negation
+                      // 0 - x prints as -x, so it has the terms of x
 };
 
-// Size bounds (rule "expression-too-large"): every walk over an expression recurses, so a
-// parsed expression has at most kMaxExprTerms terms and any built one depth kMaxExprDepth.
+// Size bounds (rule "expression-too-large"): every walk over an expression recurses, so every
+// expression, parsed or built by the algebra, has at most kMaxExprTerms terms and depth
+// kMaxExprDepth. Bounding built expressions by the parser's term bound keeps print -> parse
+// total: whatever the reference prints, it reads back.
 inline constexpr int kMaxExprTerms = 256;
 inline constexpr int kMaxExprDepth = 512;
 
