@@ -1,0 +1,100 @@
+// The multi-GPU reshard plan (spec/MULTIGPU.md): for a reshard between two ShardLayouts whose
+// mesh instances are devices (§5 topologies all `device`; each instance its own engine, D3's
+// per-instance rule), the schedule of collectives a runtime would issue, in NCCL's vocabulary,
+// with device groups, counts, buffer offsets and the bytes each device sends and receives; and a
+// host simulator that executes the schedule. The reference's `reshard` (§7.4, D9) is the oracle.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "tfspec/reference/json.hpp"
+#include "tfspec/reference/shard_layout.hpp"
+
+namespace tfspec::multigpu {
+
+// The buffers of one device: Src holds the SRC layout's elements (at §7.1.2 offsets), Dst the
+// DST layout's (allocated zero-filled, as the reference's unwritten slots), Send / Recv staging.
+enum class Buffer { Src, Dst, Send, Recv };
+std::string to_string(Buffer b);
+
+struct Run {  // len elements from offset `from` to offset `to`
+  int64_t from, to, len;
+  friend bool operator==(const Run&, const Run&) = default;
+};
+// A copy inside one device (a pack into Send, an unpack out of Recv, or a kept element).
+struct LocalCopy {
+  int64_t device;
+  Buffer from, to;
+  std::vector<Run> runs;
+};
+struct Place {  // a buffer and an element offset into it
+  Buffer buffer;
+  int64_t offset;
+  friend bool operator==(const Place&, const Place&) = default;
+};
+// One directed ncclSend / ncclRecv pair of a group.
+struct Transfer {
+  int64_t from_device, to_device;
+  int64_t send_offset, recv_offset, count;  // elements; Send of from_device, Recv of to_device
+  friend bool operator==(const Transfer&, const Transfer&) = default;
+};
+
+enum class CollectiveKind { AllGather, ReduceScatter, AllReduce, AllToAll, SendRecv };
+std::string nccl_name(CollectiveKind k);  // ncclAllGather, ..., "ncclSend/ncclRecv"
+
+struct Collective {
+  CollectiveKind kind;
+  std::string reduction;  // AllReduce / ReduceScatter: sum | max | min (ncclSum, ncclMax, ncclMin)
+  int mesh_axis = -1;     // the mesh axis the communicators run along; -1 for a point-to-point group
+  // Communicators: rank i of a group is groups[g][i] (devices along mesh_axis, in coordinate order).
+  std::vector<std::vector<int64_t>> groups;
+  // AllGather: sendcount (rank r's block lands at recv + r*count); ReduceScatter: recvcount (send
+  // holds one block per rank); AllReduce: count. Unused for AllToAll / SendRecv.
+  int64_t count = 0;
+  std::map<int64_t, Place> send, recv;  // device -> its send / recv buffer (AllGather .. AllReduce)
+  std::vector<Transfer> transfers;       // AllToAll / SendRecv: one ncclGroupStart..End
+};
+
+using Step = std::variant<LocalCopy, Collective>;
+
+struct DeviceBytes {
+  int64_t sent = 0, received = 0;
+  friend bool operator==(const DeviceBytes&, const DeviceBytes&) = default;
+};
+
+struct Plan {
+  std::string pattern;  // identity | local | all-gather | all-reduce | reduce-scatter | all-to-all | point-to-point (+ ...)
+  int64_t elem_bytes = 4;
+  std::vector<std::string> axis_names;  // SRC's mesh axes (names, or axes[i]), for the output
+  std::vector<int64_t> devices;  // every device of SRC or DST, ascending
+  std::map<int64_t, int64_t> src_size, dst_size, send_size, recv_size;  // elements per device
+  std::vector<Step> steps;  // executed in order
+  std::map<int64_t, DeviceBytes> bytes;  // per device, by the model of spec/MULTIGPU.md
+  int64_t total_bytes() const;           // sum of bytes sent (== sum received)
+};
+
+// NCCL datatype name -> bytes (int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32
+// float64, with or without the `nccl` prefix); anything else is `mgpu-dtype`.
+int64_t dtype_bytes(std::string_view name);
+
+// The planner's input rule (spec/MULTIGPU.md "Which reshards qualify"): both meshes' topologies
+// are all `device` and the two device domains are equal; the layouts pass the execution checks
+// under per-device engines (§7, D3 as rmem: one engine per instance). S None is materialized to
+// the per-instance form first (D4, same level).
+ShardLayout materialize_for_devices(const ShardLayout& sl, const std::vector<int64_t>& shape);
+Plan plan_reshard(const ShardLayout& src, const ShardLayout& dst, const std::vector<int64_t>& shape, int64_t elem_bytes = 4);
+
+// The simulator: device -> buffer (int64 data). Runs every step on host buffers; Partial values
+// are reduced by the collective's reduction. Src buffers must have the plan's sizes.
+using DeviceBuffers = std::map<int64_t, std::vector<int64_t>>;
+DeviceBuffers simulate(const Plan& plan, const DeviceBuffers& src);
+
+// Output: one line per collective / local step (text), and the JSON schema of spec/MULTIGPU.md.
+std::string to_text(const Plan& plan);
+Json to_json(const Plan& plan);
+
+}  // namespace tfspec::multigpu

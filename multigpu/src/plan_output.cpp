@@ -1,0 +1,122 @@
+// Plan output: the human text (one line per collective, local copies summarized) and the JSON
+// schema of spec/MULTIGPU.md ("JSON").
+#include <sstream>
+
+#include "tfspec/multigpu/reshard_plan.hpp"
+
+namespace tfspec::multigpu {
+namespace {
+
+std::string place_text(const Place& p) { return to_string(p.buffer) + "+" + std::to_string(p.offset); }
+
+// "src+0" when every device uses the same place, else "per device".
+std::string places_text(const std::map<int64_t, Place>& places) {
+  if (places.empty()) return "-";
+  const Place first = places.begin()->second;
+  for (const auto& [d, p] : places)
+    if (!(p == first)) return to_string(first.buffer) + "+(per device)";
+  return place_text(first);
+}
+
+std::string groups_text(const std::vector<std::vector<int64_t>>& groups) {
+  std::string s = "[";
+  for (size_t i = 0; i < groups.size(); ++i) {
+    s += i ? " [" : "[";
+    for (size_t j = 0; j < groups[i].size(); ++j) s += (j ? "," : "") + std::to_string(groups[i][j]);
+    s += "]";
+  }
+  return s + "]";
+}
+
+std::string axis_text(const Plan& plan, int axis) {
+  return axis >= 0 && axis < static_cast<int>(plan.axis_names.size()) ? plan.axis_names[axis] : "-";
+}
+
+Json place_json(int64_t device, const Place& p) { return Json{{"device", device}, {"buffer", to_string(p.buffer)}, {"offset", p.offset}}; }
+
+}  // namespace
+
+std::string to_text(const Plan& plan) {
+  std::ostringstream o;
+  o << "plan: " << plan.pattern << " (" << plan.devices.size() << " devices, " << plan.elem_bytes << " bytes per element)\n";
+  for (size_t i = 0; i < plan.steps.size();) {
+    if (const auto* c = std::get_if<Collective>(&plan.steps[i])) {
+      o << nccl_name(c->kind);
+      if (!c->reduction.empty()) o << "(" << c->reduction << ")";
+      if (c->kind == CollectiveKind::AllToAll || c->kind == CollectiveKind::SendRecv) {
+        int64_t n = 0;
+        for (const auto& t : c->transfers) n += t.count;
+        o << " grouped: " << c->transfers.size() << " send/recv pairs, " << n << " elements";
+        if (c->mesh_axis >= 0) o << ", along " << axis_text(plan, c->mesh_axis) << " groups " << groups_text(c->groups);
+        o << ":";
+        for (const auto& t : c->transfers)
+          o << " " << t.from_device << "->" << t.to_device << " " << t.count << "@send+" << t.send_offset << ":recv+" << t.recv_offset;
+        o << "\n";
+      } else {
+        o << " along " << axis_text(plan, c->mesh_axis) << " groups " << groups_text(c->groups) << " count " << c->count << " send "
+          << places_text(c->send) << " recv " << places_text(c->recv) << "\n";
+      }
+      ++i;
+      continue;
+    }
+    // A run of local copies with one (from, to): summarized on one line.
+    const auto& first = std::get<LocalCopy>(plan.steps[i]);
+    int64_t devices = 0, runs = 0, elements = 0;
+    for (; i < plan.steps.size(); ++i) {
+      const auto* l = std::get_if<LocalCopy>(&plan.steps[i]);
+      if (!l || l->from != first.from || l->to != first.to) break;
+      ++devices;
+      runs += static_cast<int64_t>(l->runs.size());
+      for (const auto& r : l->runs) elements += r.len;
+    }
+    o << "local " << to_string(first.from) << "->" << to_string(first.to) << " on " << devices << " device" << (devices == 1 ? "" : "s") << ": "
+      << elements << " elements in " << runs << " run" << (runs == 1 ? "" : "s") << "\n";
+  }
+  for (const auto& [d, b] : plan.bytes) o << "device " << d << ": sends " << b.sent << " B, receives " << b.received << " B\n";
+  o << "total: " << plan.total_bytes() << " B moved between devices\n";
+  return o.str();
+}
+
+Json to_json(const Plan& plan) {
+  Json steps = Json::array();
+  for (const auto& step : plan.steps) {
+    if (const auto* l = std::get_if<LocalCopy>(&step)) {
+      Json runs = Json::array();
+      for (const auto& r : l->runs) runs.push_back(Json::array({r.from, r.to, r.len}));
+      steps.push_back(Json{{"op", "local_copy"}, {"device", l->device}, {"from", to_string(l->from)}, {"to", to_string(l->to)}, {"runs", runs}});
+      continue;
+    }
+    const auto& c = std::get<Collective>(step);
+    Json j{{"op", nccl_name(c.kind)}, {"mesh_axis", c.mesh_axis}, {"groups", c.groups}};
+    j["reduction"] = c.reduction.empty() ? Json(nullptr) : Json(c.reduction);
+    if (c.kind == CollectiveKind::AllToAll || c.kind == CollectiveKind::SendRecv) {
+      Json ts = Json::array();
+      for (const auto& t : c.transfers)
+        ts.push_back(Json{{"from", t.from_device}, {"to", t.to_device}, {"send_offset", t.send_offset}, {"recv_offset", t.recv_offset}, {"count", t.count}});
+      j["transfers"] = ts;
+    } else {
+      j["count"] = c.count;
+      Json send = Json::array(), recv = Json::array();
+      for (const auto& [d, p] : c.send) send.push_back(place_json(d, p));
+      for (const auto& [d, p] : c.recv) recv.push_back(place_json(d, p));
+      j["send"] = send;
+      j["recv"] = recv;
+    }
+    steps.push_back(j);
+  }
+  Json buffers = Json::array(), bytes = Json::array();
+  auto size_of = [](const std::map<int64_t, int64_t>& m, int64_t d) { return m.count(d) ? m.at(d) : 0; };
+  for (int64_t d : plan.devices) {
+    buffers.push_back(Json{{"device", d},
+                           {"src", size_of(plan.src_size, d)},
+                           {"dst", size_of(plan.dst_size, d)},
+                           {"send", size_of(plan.send_size, d)},
+                           {"recv", size_of(plan.recv_size, d)}});
+    const DeviceBytes b = plan.bytes.count(d) ? plan.bytes.at(d) : DeviceBytes{};
+    bytes.push_back(Json{{"device", d}, {"sent", b.sent}, {"received", b.received}});
+  }
+  return Json{{"pattern", plan.pattern}, {"elem_bytes", plan.elem_bytes}, {"mesh_axes", plan.axis_names}, {"devices", plan.devices},
+              {"buffers", buffers},      {"steps", steps},                 {"bytes", bytes},                {"total_bytes", plan.total_bytes()}};
+}
+
+}  // namespace tfspec::multigpu

@@ -1,0 +1,240 @@
+// The reshard planner on hand-derived cases (spec/MULTIGPU.md): each test writes out the schedule
+// and byte counts it expects, derived from the collective's definition and the ring model, and
+// runs the plan through the simulator against the reference's reshard (§7.4, D9).
+#include <gtest/gtest.h>
+
+#include "tfspec/multigpu/reshard_plan.hpp"
+#include "tfspec/reference/reshard.hpp"
+
+namespace tfspec::multigpu {
+namespace {
+
+ShardLayout shard(const std::string& text) { return parse_shard_layout(text); }
+
+std::string rule_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const SpecError& e) {
+    return e.rule();
+  }
+  return "(no error)";
+}
+
+std::vector<const Collective*> collectives(const Plan& p) {
+  std::vector<const Collective*> out;
+  for (const auto& s : p.steps)
+    if (auto* c = std::get_if<Collective>(&s)) out.push_back(c);
+  return out;
+}
+
+// Runs the plan on `src_buffers` and returns the DST buffers; checks them against the reference.
+DeviceBuffers run_and_check(const Plan& plan, const std::string& src, const std::string& dst, const std::vector<int64_t>& shape,
+                            const DeviceBuffers& src_buffers) {
+  ShardLayout s = materialize_for_devices(shard(src), shape);
+  ShardLayout d = materialize_for_devices(shard(dst), shape);
+  DeviceBuffers out = simulate(plan, src_buffers);
+  Engines ref = reshard(Engines{Storage::Rmem, src_buffers}, s, d, Storage::Rmem, shape);
+  EXPECT_EQ(out, ref.buffers);
+  return out;
+}
+
+// 4 devices, 8 elements, Split -> Broadcast: one ncclAllGather of sendcount 2 along x. In the
+// ring, every rank forwards the 3 blocks it does not own: 3 * 2 = 6 elements sent and 6 received
+// (it originates 2 of the 6 it sends). At 4 bytes: 24 B each way, 96 B in all, which is the lower
+// bound: each device lacks 6 of the 8 elements and must receive them (4 * 6 * 4 B = 96 B).
+TEST(ReshardPlan, SplitToBroadcastIsOneAllGather) {
+  const char* src = "shard((4,2):(0,1); S(0); device(4)|x=4)";
+  const char* dst = "shard((4,2):(2,1); B; device(4)|x=4)";
+  Plan p = plan_reshard(shard(src), shard(dst), {8}, 4);
+  EXPECT_EQ(p.pattern, "all-gather");
+  auto cs = collectives(p);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0]->kind, CollectiveKind::AllGather);
+  EXPECT_EQ(cs[0]->groups, (std::vector<std::vector<int64_t>>{{0, 1, 2, 3}}));
+  EXPECT_EQ(cs[0]->count, 2);
+  EXPECT_EQ(cs[0]->send.at(2), (Place{Buffer::Src, 0}));  // per-instance form: the block is Src itself
+  for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(p.bytes.at(d), (DeviceBytes{24, 24}));
+  EXPECT_EQ(p.total_bytes(), 96);
+  DeviceBuffers out = run_and_check(p, src, dst, {8}, {{0, {0, 1}}, {1, {2, 3}}, {2, {4, 5}}, {3, {6, 7}}});
+  EXPECT_EQ(out.at(3), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+// Partial(sum) -> Broadcast: ncclAllReduce(sum) of count 8 over 4 ranks, in place on Src. Ring
+// all-reduce over 4 chunks of 2: each rank sends 3 chunks in the reduce-scatter phase and 3 in
+// the all-gather phase: 12 elements each way, 2(n-1)N = 48 in all (the one-way gossip bound).
+TEST(ReshardPlan, PartialToBroadcastIsOneAllReduce) {
+  const char* src = "shard((8):(1); P(); device(4)|x=4)";
+  const char* dst = "shard((8):(1); B; device(4)|x=4)";
+  Plan p = plan_reshard(shard(src), shard(dst), {8}, 1);
+  EXPECT_EQ(p.pattern, "all-reduce");
+  auto cs = collectives(p);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0]->reduction, "sum");
+  EXPECT_EQ(cs[0]->count, 8);
+  EXPECT_EQ(cs[0]->send.at(1), cs[0]->recv.at(1));  // in place
+  for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(p.bytes.at(d), (DeviceBytes{12, 12}));
+  EXPECT_EQ(p.total_bytes(), 48);
+  DeviceBuffers in;
+  for (int64_t d = 0; d < 4; ++d) in[d] = {d, 1, -d, 10 * d, 0, 0, 0, 7};
+  DeviceBuffers out = run_and_check(p, src, dst, {8}, in);
+  EXPECT_EQ(out.at(0), (std::vector<int64_t>{6, 4, -6, 60, 0, 0, 0, 28}));  // 0+1+2+3 = 6, ...
+}
+
+// Uneven ring all-reduce: N = 4 over 3 ranks, chunks (2, 1, 1). Reduce-scatter step s: rank r sends
+// chunk (r-s-1) mod 3; all-gather step s: chunk (r-s) mod 3. Rank 0 sends chunks 2, 1 then 0, 2 =
+// 1+1+2+1 = 5; rank 1 sends 0, 2 then 1, 0 = 2+1+1+2 = 6; rank 2 sends 1, 0 then 2, 1 = 5.
+// Receives: rank 0 gets what rank 2 sends (5), rank 1 what rank 0 sends (5), rank 2 rank 1's (6).
+TEST(ReshardPlan, UnevenAllReduceFollowsTheRingChunks) {
+  Plan p = plan_reshard(shard("shard((4):(1); P(\"max\"); device(3)|x=3)"), shard("shard((4):(1); B; device(3)|x=3)"), {4}, 1);
+  EXPECT_EQ(p.bytes.at(0), (DeviceBytes{5, 5}));
+  EXPECT_EQ(p.bytes.at(1), (DeviceBytes{6, 5}));
+  EXPECT_EQ(p.bytes.at(2), (DeviceBytes{5, 6}));
+  EXPECT_EQ(p.total_bytes(), 16);  // 2 (n-1) N = 2 * 2 * 4
+}
+
+// Partial(sum) -> Split: ncclReduceScatter of recvcount 2; rank q receives the sum of block q
+// (elements 2q, 2q+1). Ring: each rank sends 3 blocks of 2 and receives 3: 6 each way, 24 in all
+// = the bound (each of 4 blocks needs 2 elements from each of its 3 non-owners).
+TEST(ReshardPlan, PartialToSplitIsOneReduceScatter) {
+  const char* src = "shard((8):(1); P(); device(4)|x=4)";
+  const char* dst = "shard((4,2):(0,1); S(0); device(4)|x=4)";
+  Plan p = plan_reshard(shard(src), shard(dst), {8}, 1);
+  EXPECT_EQ(p.pattern, "reduce-scatter");
+  auto cs = collectives(p);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0]->count, 2);
+  for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(p.bytes.at(d), (DeviceBytes{6, 6}));
+  DeviceBuffers in;
+  for (int64_t d = 0; d < 4; ++d) in[d] = {1, 2, 3, 4, 5, 6, 7, d};
+  DeviceBuffers out = run_and_check(p, src, dst, {8}, in);
+  EXPECT_EQ(out.at(3), (std::vector<int64_t>{28, 6}));  // 4*7 and 0+1+2+3
+}
+
+// Split(0) -> Split(1) along x=4 on a 4x4 tensor: rank r holds row r and sends its element (r, q)
+// to rank q: 3 sends of 1 element per rank, 12 in all = the elements that change owner (16 - 4).
+TEST(ReshardPlan, SplitToSplitIsAnAllToAll) {
+  const char* src = "shard((4,4):(0,1); S(0); device(4)|x=4)";
+  const char* dst = "shard((4,4):(1,0); S(1); device(4)|x=4)";
+  Plan p = plan_reshard(shard(src), shard(dst), {4, 4}, 8);
+  EXPECT_EQ(p.pattern, "all-to-all");
+  auto cs = collectives(p);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0]->transfers.size(), 12u);
+  for (const auto& t : cs[0]->transfers) EXPECT_EQ(t.count, 1);
+  for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(p.bytes.at(d), (DeviceBytes{24, 24}));
+  DeviceBuffers in;
+  for (int64_t d = 0; d < 4; ++d) in[d] = {4 * d, 4 * d + 1, 4 * d + 2, 4 * d + 3};
+  DeviceBuffers out = run_and_check(p, src, dst, {4, 4}, in);
+  EXPECT_EQ(out.at(1), (std::vector<int64_t>{1, 5, 9, 13}));  // column 1
+}
+
+// Two meshes over one device domain: x=4 Split -> (x=2 Split, y=2 Broadcast). Device 2x+y holds
+// elements 4x..4x+3; each lacks the 2 its neighbour in the pair holds: 4 sends of 2, 8 in all.
+TEST(ReshardPlan, DifferentMeshesFallBackToPointToPoint) {
+  const char* src = "shard((4,2):(0,1); S(0); device(4)|x=4)";
+  const char* dst = "shard((2,4):(0,1); S(0),B; device(4)|x=2,y=2)";
+  Plan p = plan_reshard(shard(src), shard(dst), {8}, 1);
+  EXPECT_EQ(p.pattern, "point-to-point");
+  auto cs = collectives(p);
+  ASSERT_EQ(cs.size(), 1u);
+  std::vector<Transfer> expected = {{0, 1, 0, 0, 2}, {1, 0, 0, 0, 2}, {2, 3, 0, 0, 2}, {3, 2, 0, 0, 2}};
+  auto got = cs[0]->transfers;
+  std::sort(got.begin(), got.end(), [](auto& a, auto& b) { return a.from_device < b.from_device; });
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(p.total_bytes(), 8);
+  DeviceBuffers out = run_and_check(p, src, dst, {8}, {{0, {0, 1}}, {1, {2, 3}}, {2, {4, 5}}, {3, {6, 7}}});
+  EXPECT_EQ(out.at(1), (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+// No communication: the same layout (identity), Broadcast -> Split (each keeps its slice) and a
+// stride change (a local permutation).
+TEST(ReshardPlan, LocalReshardsMoveNothing) {
+  Plan same = plan_reshard(shard("shard((4,2):(0,1); S(0); x=4)"), shard("shard((4,2):(0,1); S(0); x=4)"), {8});
+  EXPECT_EQ(same.pattern, "identity");
+  EXPECT_EQ(same.total_bytes(), 0);
+  Plan keep = plan_reshard(shard("shard((4,2):(2,1); B; x=4)"), shard("shard((4,2):(0,1); S(0); x=4)"), {8});
+  EXPECT_EQ(keep.pattern, "local");
+  EXPECT_EQ(keep.total_bytes(), 0);
+  DeviceBuffers full;
+  for (int64_t d = 0; d < 4; ++d) full[d] = {0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_EQ(run_and_check(keep, "shard((4,2):(2,1); B; x=4)", "shard((4,2):(0,1); S(0); x=4)", {8}, full).at(2), (std::vector<int64_t>{4, 5}));
+  Plan transpose = plan_reshard(shard("shard((2,3):(3,1); B; x=2)"), shard("shard((2,3):(1,2); B; x=2)"), {2, 3});
+  EXPECT_EQ(transpose.pattern, "local");
+  EXPECT_EQ(run_and_check(transpose, "shard((2,3):(3,1); B; x=2)", "shard((2,3):(1,2); B; x=2)", {2, 3},
+                          {{0, {0, 1, 2, 3, 4, 5}}, {1, {0, 1, 2, 3, 4, 5}}})
+                .at(1),
+            (std::vector<int64_t>{0, 3, 1, 4, 2, 5}));
+}
+
+// D9 reduces the highest Partial axis first: (P(sum), P(max)) -> Broadcast is max over y, then
+// sum over x. Contributions c(x,y): (0,0)=1 (0,1)=5 (1,0)=2 (1,1)=-3 -> max(1,5) + max(2,-3) = 7;
+// the other order, max(1+2, 5-3) = 3, would be wrong.
+TEST(ReshardPlan, MixedPartialsReduceInTheReferenceOrder) {
+  const char* src = "shard((1):(1); P(),P(\"max\"); device(4)|x=2,y=2)";
+  const char* dst = "shard((1):(1); B,B; device(4)|x=2,y=2)";
+  Plan p = plan_reshard(shard(src), shard(dst), {1});
+  EXPECT_EQ(p.pattern, "all-reduce + all-reduce");
+  auto cs = collectives(p);
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0]->reduction, "max");
+  EXPECT_EQ(cs[1]->reduction, "sum");
+  DeviceBuffers out = run_and_check(p, src, dst, {1}, {{0, {1}}, {1, {5}}, {2, {2}}, {3, {-3}}});
+  EXPECT_EQ(out.at(0), (std::vector<int64_t>{7}));
+  // P(max) on x -> Broadcast while y keeps P(sum): max_x(sum_y) cannot run the x reduction first,
+  // so both axes are reduced and y's new Partial(sum) puts the value at y = 0, zero at y = 1.
+  const char* src2 = "shard((1):(1); P(\"max\"),P(); device(4)|x=2,y=2)";
+  const char* dst2 = "shard((1):(1); B,P(); device(4)|x=2,y=2)";
+  Plan q = plan_reshard(shard(src2), shard(dst2), {1});
+  DeviceBuffers out2 = run_and_check(q, src2, dst2, {1}, {{0, {1}}, {1, {5}}, {2, {2}}, {3, {-3}}});
+  EXPECT_EQ(out2, (DeviceBuffers{{0, {6}}, {1, {0}}, {2, {6}}, {3, {0}}}));  // max(1+5, 2-3) = 6
+}
+
+// A Partial kept on one axis while another changes: the contributions travel unreduced.
+TEST(ReshardPlan, KeptPartialsTravelUnreduced) {
+  const char* src = "shard((2,3):(0,1); S(0),P(); device(4)|x=2,y=2)";
+  const char* dst = "shard((2,3):(3,1); B,P(); device(4)|x=2,y=2)";
+  Plan p = plan_reshard(shard(src), shard(dst), {2, 3});
+  EXPECT_EQ(p.pattern, "all-gather");
+  DeviceBuffers in{{0, {1, 2, 3}}, {1, {10, 20, 30}}, {2, {4, 5, 6}}, {3, {40, 50, 60}}};
+  DeviceBuffers out = simulate(p, in);
+  EXPECT_EQ(out.at(1), (std::vector<int64_t>{10, 20, 30, 40, 50, 60}));  // y = 1's contributions
+  ShardLayout d = materialize_for_devices(shard(dst), {2, 3});
+  EXPECT_EQ(assemble(Engines{Storage::Rmem, out}, d, {2, 3}).data, (std::vector<int64_t>{11, 22, 33, 44, 55, 66}));
+}
+
+// Sugar (S None) is materialized to the per-instance form (D4 at one level) before planning.
+TEST(ReshardPlan, SugarIsMaterializedPerInstance) {
+  ShardLayout s = materialize_for_devices(shard("shard((4,2):None; S(0); x=4)"), {8});
+  EXPECT_EQ(to_string(s), "shard((4,2):(0,1); S(0); device(4)|x=4)");
+}
+
+TEST(ReshardPlan, TextAndJsonNameTheCollective) {
+  Plan p = plan_reshard(shard("shard((4,2):(0,1); S(0); x=4)"), shard("shard((4,2):(2,1); B; x=4)"), {8}, 2);
+  EXPECT_NE(to_text(p).find("ncclAllGather along x groups [[0,1,2,3]] count 2 send src+0 recv recv+0"), std::string::npos) << to_text(p);
+  Json j = to_json(p);
+  EXPECT_EQ(j["steps"][0]["op"], "ncclAllGather");
+  EXPECT_EQ(j["total_bytes"], 4 * 6 * 2);
+  EXPECT_EQ(j["bytes"][0]["sent"], 12);
+}
+
+// Refusals, each with its rule (spec/MULTIGPU.md "Which reshards qualify").
+TEST(ReshardPlan, RefusalsNameTheirRules) {
+  // §5: warps and threads are not GPUs.
+  EXPECT_EQ(rule_of([] { plan_reshard(shard("shard((4):(1); S(0); warp(4)|x=4)"), shard("shard((4):(1); B; warp(4)|x=4)"), {4}); }),
+            "mgpu-mesh-devices");
+  // §5: 4 devices cannot reshard onto 8.
+  EXPECT_EQ(rule_of([] { plan_reshard(shard("shard((4):(1); B; x=4)"), shard("shard((8):(1); B; x=8)"), {4}); }), "mgpu-device-domain");
+  EXPECT_EQ(rule_of([] { dtype_bytes("float24"); }), "mgpu-dtype");
+  EXPECT_EQ(dtype_bytes("ncclBfloat16"), 2);
+  EXPECT_EQ(dtype_bytes("int64"), 8);
+  // §6: Dynamic is unresolved at execution.
+  EXPECT_EQ(rule_of([] { plan_reshard(shard("shard((4):(1); D; x=4)"), shard("shard((4):(1); B; x=4)"), {4}); }), "dynamic-unresolved");
+  // §7.1.1: the logical shape must have size(G) elements.
+  EXPECT_EQ(rule_of([] { plan_reshard(shard("shard((4):(1); B; x=4)"), shard("shard((4):(1); B; x=4)"), {5}); }), "shard-size-match");
+  // The simulator checks the SRC buffers it is given (§7.1.2 engine sizes).
+  Plan p = plan_reshard(shard("shard((4):(1); B; x=2)"), shard("shard((4):(1); B; x=2)"), {4});
+  EXPECT_EQ(rule_of([&] { simulate(p, {{0, {1, 2, 3}}, {1, {1, 2, 3, 4}}}); }), "engine-buffer-size");
+}
+
+}  // namespace
+}  // namespace tfspec::multigpu
