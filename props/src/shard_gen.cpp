@@ -45,15 +45,20 @@ rc::Gen<std::vector<int64_t>> gen_logical_shape() {
   });
 }
 
-rc::Gen<ShardCase> gen_shard_case(const std::vector<int64_t>& shape) {
-  return rc::gen::exec([shape] {
+rc::Gen<ShardCase> gen_shard_case(const std::vector<int64_t>& shape) { return gen_shard_case(shape, false); }
+
+rc::Gen<ShardCase> gen_shard_case(const std::vector<int64_t>& shape, bool contiguous_tail) {
+  return rc::gen::exec([shape, contiguous_tail] {
     const Storage storage = *rc::gen::arbitrary<Storage>();
     std::vector<int64_t> g;
     for (int64_t t : shape)
       for (int64_t f : refine(t)) g.push_back(f);
+    size_t tail = g.size();  // the last dim of extent > 1
+    for (size_t k = 0; k < g.size(); ++k)
+      if (g[k] > 1) tail = k;
     std::vector<Axis> axes;
     for (size_t k = 0; k < g.size() && axes.size() < 3; ++k)
-      if (*rc::gen::inRange(0, 3) != 0) axes.push_back({g[k], Split{static_cast<int64_t>(k)}});
+      if (!(contiguous_tail && k == tail) && *rc::gen::inRange(0, 3) != 0) axes.push_back({g[k], Split{static_cast<int64_t>(k)}});
     int extra = std::min<int>(*rc::gen::inRange(axes.empty() ? 1 : 0, 3), 4 - static_cast<int>(axes.size()));
     for (int i = 0; i < extra; ++i) {
       int64_t e = *rc::gen::inRange<int64_t>(1, 4);

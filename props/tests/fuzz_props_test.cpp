@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <set>
+
 #include "tfspec/props/fuzz.hpp"
 #include "tfspec/reference/notation.hpp"
 
@@ -26,6 +28,24 @@ RC_GTEST_PROP(FuzzHost, BatchedCrd2idxEqualsTheReference, ()) { expect_agreement
 RC_GTEST_PROP(FuzzHost, GatherEqualsTheReference, ()) { expect_agreement("gather"); }
 RC_GTEST_PROP(FuzzHost, ScatterEqualsTheReference, ()) { expect_agreement("scatter"); }
 RC_GTEST_PROP(FuzzHost, ReshardEqualsTheReference, ()) { expect_agreement("reshard"); }
+
+// The vectorized run path is exercised: about a third of the generated reshard pairs share a
+// contiguous run (ReshardPlan::run > 1), with runs of several lengths.
+TEST(FuzzGenerators, ReshardPairsOftenShareAContiguousRun) {
+  int with_run = 0, valid = 0;
+  std::set<int64_t> lengths;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    FuzzCase c = gen_fuzz_case("reshard")(rc::Random(seed), 50).value();
+    try {
+      gpu::ReshardPlan rp = gpu::compile_reshard(parse_shard_layout(c.src), c.src_storage, parse_shard_layout(c.dst), c.dst_storage, c.shape);
+      ++valid;
+      if (rp.run > 1) ++with_run, lengths.insert(rp.run);
+    } catch (const SpecError&) {
+    }
+  }
+  EXPECT_GE(with_run, valid / 5) << with_run << " of " << valid << " valid pairs";
+  EXPECT_GE(lengths.size(), 3u);
+}
 
 // The CUDA backend, every operation, against the reference (needs a device; gpu-check.sh).
 TEST(FuzzCuda, EveryOperationAgreesWithTheReference) {
@@ -58,6 +78,11 @@ gpu::IndexMode int32_when_the_size_fits(const gpu::PlanBounds& b) {
 }
 gpu::AxisKind partial_as_broadcast(const ShardAttr& a) {
   return std::holds_alternative<Split>(a) ? gpu::kAxisSplit : gpu::kAxisBroadcast;  // drops the reduction
+}
+
+int64_t run_one_too_long(int64_t a, int64_t b) {
+  const int64_t r = gpu::common_run_of(a, b);
+  return r > 1 ? r + 1 : r;  // a contiguous run one element longer than both sides have
 }
 
 struct Mutant {
@@ -105,19 +130,28 @@ gpu::PlanPolicy with_mode(decltype(gpu::PlanPolicy::index_mode) f) {
   p.index_mode = f;
   return p;
 }
+gpu::PlanPolicy with_run(decltype(gpu::PlanPolicy::common_run) f) {
+  gpu::PlanPolicy p;
+  p.common_run = f;
+  return p;
+}
 gpu::PlanPolicy with_kind(decltype(gpu::PlanPolicy::axis_kind) f) {
   gpu::PlanPolicy p;
   p.axis_kind = f;
   return p;
 }
 
+std::string mutant_name(const testing::TestParamInfo<Mutant>& i) {
+  static const char* const names[] = {"OffByOneDivmod", "Int32Index", "DroppedPartial", "RunOffByOne"};
+  return names[i.index];
+}
+
 INSTANTIATE_TEST_SUITE_P(Mutants, WrongBackend,
                          testing::Values(Mutant{"off-by-one fast-division multiplier", "offsets", with_div32(off_by_one_div32)},
                                          Mutant{"32-bit index where 64 bits are needed", "offsets", with_mode(int32_when_the_size_fits)},
-                                         Mutant{"dropped Partial reduction", "reshard", with_kind(partial_as_broadcast)}),
-                         [](const testing::TestParamInfo<Mutant>& i) {
-                           return std::string(i.index == 0 ? "OffByOneDivmod" : i.index == 1 ? "Int32Index" : "DroppedPartial");
-                         });
+                                         Mutant{"dropped Partial reduction", "reshard", with_kind(partial_as_broadcast)},
+                                         Mutant{"contiguous run one element too long", "reshard", with_run(run_one_too_long)}),
+                         mutant_name);
 
 }  // namespace
 }  // namespace tfspec::props

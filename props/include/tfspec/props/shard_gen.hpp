@@ -21,6 +21,9 @@ struct ShardCase {
 // (Partial only where the storage gives its contributions distinct engines); strides in the
 // per-instance or shared form (D4) as the storage allows.
 rc::Gen<ShardCase> gen_shard_case(const std::vector<int64_t>& shape);
+// The same, with the last G dim of extent > 1 never Split: both stride forms give it stride 1,
+// so a pair of these has a common contiguous run (the vectorized reshard path of gpu/).
+rc::Gen<ShardCase> gen_shard_case(const std::vector<int64_t>& shape, bool contiguous_tail);
 void showValue(const ShardCase& c, std::ostream& os);  // RapidCheck prints counterexamples with it
 rc::Gen<ShardCase> gen_shard_case();
 // Logical data with mixed signs and lopsided magnitudes.
