@@ -41,6 +41,14 @@ template <>
 __device__ __forceinline__ Status eval_t<Checked>(const FnPlan& p, int64_t i, int64_t& out) {
   return eval_stages_checked(p, 0, i, out);
 }
+#ifdef TFSPEC_CHECK_KERNELS_MUTANT_64BIT
+// Compiled only by `scripts/check-kernels.sh --variant 64bit` (never into tfspec): the 32-bit
+// kernels regress to 64-bit index arithmetic, which the check must reject.
+template <>
+__device__ __forceinline__ Status eval_t<int32_t>(const FnPlan& p, int64_t i, int64_t& out) {
+  return eval_stages<int64_t>(p, 0, i, out);
+}
+#endif
 template <class Int> struct LoopIndex { using type = Int; };
 template <> struct LoopIndex<Checked> { using type = int64_t; };
 
@@ -122,8 +130,7 @@ __global__ void distribute_kernel(const ShardPlan* __restrict__ sp, int64_t* dat
 // width 8) and copies it with reshard_segment (128-bit loads / stores where aligned), or element by
 // element when a check could fail. Distribute failures are keyed after every assemble failure.
 __global__ void reshard_runs_kernel(const ShardPlan* __restrict__ sp, const int64_t* __restrict__ src, const ShardPlan* __restrict__ dp,
-                                    int64_t* __restrict__ dst, int64_t n, int64_t width, Key* first) {
-  const int64_t chunks = n / width + (n % width != 0);
+                                    int64_t* __restrict__ dst, int64_t n, int64_t width, int64_t chunks, Key* first) {
   FOR_EACH(c, chunks) {
     const int64_t l = c * width, count = n - l < width ? n - l : width;
     if (reshard_segment(*sp, src, *dp, dst, l, count)) continue;
@@ -211,6 +218,7 @@ void by_mode(IndexMode m, F f) {
   else f(Checked{});
 }
 int64_t pairs_of(int64_t n) { return n / 2 + n % 2; }
+int64_t chunks_of(int64_t n, int64_t w) { return n / w + (n % w != 0); }
 // Chunk width of the run kernel: the largest divisor of the run up to 8 (8 int64 = 64 bytes per thread).
 int64_t chunk_width(int64_t run) {
   for (int64_t w = 8; w > 1; --w)
@@ -336,7 +344,7 @@ Result reshard_runs(const RunJob& j, const int64_t* src, int64_t* dst) {
   Key* first = s.error_slot();
   if (s.r.cuda_error) return s.r;
   const int64_t w = chunk_width(j.run);
-  reshard_runs_kernel<<<grid_for(j.n / w + 1), kBlock>>>(dsp, dsrc, ddp, ddst, j.n, w, first);
+  reshard_runs_kernel<<<grid_for(chunks_of(j.n, w)), kBlock>>>(dsp, dsrc, ddp, ddst, j.n, w, chunks_of(j.n, w), first);
   s.finish(first);
   s.download(dst, ddst, j.dst_size);
   return s.r;
@@ -398,7 +406,7 @@ Result time_reshard_runs(const RunJob& j, int reps, float& ms) {
   Key* first = s.error_slot();
   if (dsrc) s.check(cudaMemset(dsrc, 0, static_cast<size_t>(j.src_size) * sizeof(int64_t)));
   const int64_t w = chunk_width(j.run);
-  time_launches(s, first, reps, ms, [&] { reshard_runs_kernel<<<grid_for(j.n / w + 1), kBlock>>>(dsp, dsrc, ddp, ddst, j.n, w, first); });
+  time_launches(s, first, reps, ms, [&] { reshard_runs_kernel<<<grid_for(chunks_of(j.n, w)), kBlock>>>(dsp, dsrc, ddp, ddst, j.n, w, chunks_of(j.n, w), first); });
   return s.r;
 }
 

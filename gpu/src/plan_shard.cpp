@@ -297,6 +297,7 @@ void fill_plan(const ShardLayout& sl, const Geometry& geo, const FnPlan& fn, Hos
   int64_t step = 1;
   for (int a = p.mesh_rank; a-- > 0;) {
     p.mesh_extent[a] = geo.mesh[a];
+    p.mesh_div[a] = policy.div64(static_cast<uint64_t>(geo.mesh[a]));
     p.mesh_step[a] = step;
     step *= geo.mesh[a];
   }

@@ -227,6 +227,7 @@ struct ShardPlan {
   FastDivmod64 local_div[kMaxModes];   // g[k] -> (mesh coordinate, local coordinate)
   int32_t mesh_rank = 0;
   int64_t mesh_extent[kMaxMeshAxes];
+  FastDivmod64 mesh_div[kMaxMeshAxes]; // by mesh_extent (free / partial combinations)
   int64_t mesh_step[kMaxMeshAxes];     // row-major instance index steps
   int32_t kind[kMaxMeshAxes];
   int32_t num_free = 0;                // non-Split axes, in axis order
@@ -278,10 +279,12 @@ struct FreeCoord {
 TFSPEC_HD FreeCoord free_coord(const ShardPlan& s, int64_t f) {
   FreeCoord c{0, 0, false, 0};
   int64_t pstep = 1;
+  uint64_t rest = static_cast<uint64_t>(f), q, r;
   for (int i = s.num_free; i-- > 0;) {
     const int a = s.free_axis[i];
-    const int64_t x = f % s.mesh_extent[a];
-    f /= s.mesh_extent[a];
+    s.mesh_div[a].divmod(rest, q, r);
+    const int64_t x = static_cast<int64_t>(r);
+    rest = q;
     c.instance_part += x * s.mesh_step[a];
     if (s.kind[a] == kAxisBroadcast) {
       c.broadcast_part += x * s.mesh_step[a];
@@ -297,10 +300,12 @@ TFSPEC_HD FreeCoord free_coord(const ShardPlan& s, int64_t f) {
 // Instance-index contribution of partial combination j (row-major over the Partial axes).
 TFSPEC_HD int64_t partial_instance(const ShardPlan& s, int64_t j, int64_t* coord) {
   int64_t part = 0;
+  uint64_t rest = static_cast<uint64_t>(j), q, r;
   for (int i = s.num_partial; i-- > 0;) {
     const int a = s.partial_axis[i];
-    coord[i] = j % s.mesh_extent[a];
-    j /= s.mesh_extent[a];
+    s.mesh_div[a].divmod(rest, q, r);
+    coord[i] = static_cast<int64_t>(r);
+    rest = q;
     part += coord[i] * s.mesh_step[a];
   }
   return part;
