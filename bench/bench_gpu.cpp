@@ -141,35 +141,106 @@ void Reshard_Host(benchmark::State& st) {
 BENCHMARK(Reshard_Host)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(Reshard_Host)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// Contiguous-run reshard (issue 11): a (64, 65536) tensor, 2^22 elements, gmem Split on dim 0
+// over 8 instances (shared form) -> rmem per-instance form: both sides step by 1 along the last
+// two dims, so the common run is 8 x 65536 and the host copies each thread's part of a run with
+// one memcpy. Against the same plan forced onto the element path (common run 1) and a memcpy of
+// the same bytes, in one run. The timed call includes packing the source and unpacking the
+// destination engines (two more copies of the data).
+struct RunWork {
+  std::vector<int64_t> shape{64, 65536};
+  ShardLayout src = parse_shard_layout("shard((8,8,65536):(524288,65536,1); S(0); x=8)");
+  ShardLayout dst = parse_shard_layout("shard((8,8,65536):(0,65536,1); S(0); x=8)");
+  Engines in{Storage::Gmem, {}};
+  RunWork() {
+    auto& buf = in.buffers[0];
+    buf.resize(64 * 65536);
+    for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<int64_t>(i) * 3 - 5;
+  }
+};
+
+void ReshardRuns_Host(benchmark::State& st) {
+  static RunWork w;
+  gpu::PlanPolicy policy;
+  if (st.range(1) == 0) policy.common_run = [](int64_t, int64_t) -> int64_t { return 1; };
+  gpu::ReshardPlan plan = gpu::compile_reshard(w.src, Storage::Gmem, w.dst, Storage::Rmem, w.shape, policy);
+  auto host = gpu::make_host_backend(static_cast<int>(st.range(0)));
+  for (auto _ : st) benchmark::DoNotOptimize(host->reshard(plan, w.in));
+  counters(st, 64 * 65536);
+  st.SetLabel((plan.run > 1 ? "runs of " + std::to_string(plan.run) : std::string("element path")) + ", " + std::to_string(st.range(0)) +
+              " thread(s)");
+}
+BENCHMARK(ReshardRuns_Host)->Args({1, 1})->Args({1, 0})->Unit(benchmark::kMillisecond);
+BENCHMARK(ReshardRuns_Host)->Args({2, 1})->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(Memcpy_Host)->Arg(22)->Name("Memcpy_Host_RunBaseline")->Unit(benchmark::kMillisecond);
+
 // ---- device (skipped with the CUDA error's name when there is none)
 
+// Offset tables on the device: (32, 2^(k-10), 32):(1, 1024, 32), a 3-mode permuted layout of 2^k
+// elements (32-bit plan up to 2^31), written with 128-bit stores.
 void Offsets_Cuda(benchmark::State& st) {
   const int64_t log2n = st.range(0);
-  // (2^(k-10), 32, 32): a 3-mode permuted layout of 2^k elements
   const int64_t outer = int64_t{1} << (log2n - 10);
   Layout l(IntTuple::tuple({IntTuple(32), IntTuple(outer), IntTuple(32)}),
            IntTuple::tuple({IntTuple(1), IntTuple(1024), IntTuple(32)}));
   gpu::FnPlan p = gpu::compile_layout(l);
   try {
-    for (auto _ : st) st.SetIterationTime(gpu::cuda_offsets_seconds(p, 5));
+    for (auto _ : st) st.SetIterationTime(gpu::cuda_offsets_seconds(p, 10));
+  } catch (const SpecError& e) {
+    st.SkipWithError(e.what());
+    return;
+  }
+  counters(st, p.domain_size);
+  st.SetLabel(p.mode == gpu::kIndex32 ? "32-bit plan" : "64-bit plan");
+}
+BENCHMARK(Offsets_Cuda)->Arg(26)->Arg(28)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
+
+// Gather through the same non-contiguous layout (reads scattered by the permutation, writes
+// contiguous).
+void Gather_Cuda(benchmark::State& st) {
+  const int64_t outer = int64_t{1} << (st.range(0) - 10);
+  Layout l(IntTuple::tuple({IntTuple(32), IntTuple(outer), IntTuple(32)}),
+           IntTuple::tuple({IntTuple(1), IntTuple(1024), IntTuple(32)}));
+  gpu::FnPlan p = gpu::compile_layout(l);
+  try {
+    for (auto _ : st) st.SetIterationTime(gpu::cuda_gather_seconds(p, p.domain_size, 10));
   } catch (const SpecError& e) {
     st.SkipWithError(e.what());
     return;
   }
   counters(st, p.domain_size);
 }
-BENCHMARK(Offsets_Cuda)->Arg(24)->Arg(28)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(Gather_Cuda)->Arg(26)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
+
+// Contiguous-run reshard on the device, 2^26 elements: (1024, 65536) gmem Split on dim 0 over 8
+// instances -> rmem per-instance; common run 128 x 65536, chunks of 8 elements (64 bytes) per
+// thread with 128-bit loads and stores. The plan (validation and injectivity over 2^26 pairs)
+// is compiled once, outside the timing.
+void ReshardRuns_Cuda(benchmark::State& st) {
+  try {
+    if (auto why = gpu::make_cuda_backend()->unavailable()) fail(rule::kCudaError, "the CUDA backend is unavailable: " + *why);
+    static const gpu::ReshardPlan plan =
+        gpu::compile_reshard(parse_shard_layout("shard((8,128,65536):(8388608,65536,1); S(0); x=8)"), Storage::Gmem,
+                             parse_shard_layout("shard((8,128,65536):(0,65536,1); S(0); x=8)"), Storage::Rmem, {1024, 65536});
+    for (auto _ : st) st.SetIterationTime(gpu::cuda_reshard_runs_seconds(plan, 10));
+    counters(st, plan.size);
+    st.SetLabel("runs of " + std::to_string(plan.run));
+  } catch (const SpecError& e) {
+    st.SkipWithError(e.what());
+  }
+}
+BENCHMARK(ReshardRuns_Cuda)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
 
 void Memcpy_CudaDeviceToDevice(benchmark::State& st) {
   const int64_t n = int64_t{1} << st.range(0);
   try {
-    for (auto _ : st) st.SetIterationTime(gpu::cuda_memcpy_seconds(n * 8, 5));
+    for (auto _ : st) st.SetIterationTime(gpu::cuda_memcpy_seconds(n * 8, 10));
   } catch (const SpecError& e) {
     st.SkipWithError(e.what());
     return;
   }
   counters(st, n);
 }
-BENCHMARK(Memcpy_CudaDeviceToDevice)->Arg(24)->Arg(28)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(Memcpy_CudaDeviceToDevice)->Arg(26)->Arg(28)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -1,35 +1,74 @@
 #!/usr/bin/env bash
-# The GPU check (issue 11): build for sm_90, run the GPU tests, a fixed-seed CUDA fuzz slice and
-# the GPU benchmarks, and write every log and report under $OUT (default ./gpu-check-out).
-# Needs nvcc and a CUDA device (and the Debian packages of scripts/setup.sh already installed:
-# the device machine has no network). Exits non-zero when any step fails, and when the CUDA
-# backend is unavailable (tfspec fuzz exits 5 then: a skip is never a pass).
-#   FUZZ_SECONDS (default 60), BUILD (default build-gpu-check), OUT
+# The GPU check (issues 11 and 13), one prepared run for a session that has a GPU (an H200 with
+# 16 cores: about 6-8 minutes). Writes every log and report under $OUT (default ./gpu-check-out):
+#   summary.txt            each step's exit code, PASS / FAIL, the device
+#   check-kernels/         static check: ptxas --resource-usage, PTX, per-kernel table (no GPU needed)
+#   gpu-tests.log/.xml     gpu_tests (CUDA backend tests; the kernel report: registers, occupancy)
+#   fuzz-cuda-OP.log/.xml  fixed-seed `tfspec fuzz --backend cuda` slice, every op in turn
+#   fuzz-host.log          the same seed on the host backend (cases/s side by side)
+#   fuzz-props-cuda.log    props_tests FuzzCuda.* (every op, fixed seed, against the reference)
+#   bench_gpu.json/.log    GPU benchmarks with cudaMemcpy device-to-device in the same run, 2^26+
+#                          elements: offset tables, gather, contiguous-run reshard
+# Needs nvcc and the Debian packages of scripts/setup.sh already installed (no network there).
+# Without a usable device it prints why, skips the device steps and exits 3 (a skip is never a
+# pass); any failed step makes it exit 1.
+#   FUZZ_SECONDS (per op, default 25), BUILD (default build-gpu-check), OUT, JOBS (default nproc)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
 BUILD=${BUILD:-build-gpu-check}
-FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${FUZZ_SECONDS:-25}
+JOBS=${JOBS:-$(nproc)}
 mkdir -p "$OUT"
+: >"$OUT/summary.txt"
 status=0
-step() {  # step NAME CMD...: runs CMD, its output to $OUT/NAME.log and the terminal
-  local name=$1
-  shift
+step() {  # step NAME LIMIT_S CMD...: runs CMD under a time limit, output to $OUT/NAME.log and the terminal
+  local name=$1 limit=$2
+  shift 2
   echo "== $name: $*"
-  "$@" 2>&1 | tee "$OUT/$name.log"
+  local t0=$SECONDS
+  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "$OUT/$name.log"
   local rc=${PIPESTATUS[0]}
-  echo "== $name: exit $rc" | tee -a "$OUT/summary.txt"
+  echo "== $name: exit $rc ($((SECONDS - t0)) s)" | tee -a "$OUT/summary.txt"
   [ "$rc" -eq 0 ] || status=1
+  return "$rc"
 }
 {
   echo "gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 || echo "nvidia-smi: not available"
-} | tee "$OUT/summary.txt"
-step configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual"
-step build cmake --build "$BUILD" -j"$(nproc)" --target gpu_tests tfspec bench_gpu
-step gpu-tests "$BUILD/gpu/gpu_tests" --gtest_output="xml:$OUT/gpu_tests.xml"
-grep -q "SKIPPED" "$OUT/gpu-tests.log" && { echo "== gpu-tests: a GPU test was skipped (no usable device)" | tee -a "$OUT/summary.txt"; status=1; }
-step fuzz-cuda "$BUILD/cli/tfspec" fuzz --backend cuda --seconds "$FUZZ_SECONDS" --seed 1 --junit "$OUT/fuzz-cuda.xml"
-step bench-gpu "$BUILD/bench/bench_gpu" --benchmark_min_time=0.5 --benchmark_out="$OUT/bench_gpu.json" --benchmark_out_format=json
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 || echo "nvidia-smi: not available"
+  command -v nvcc >/dev/null && nvcc --version | tail -1
+} | tee -a "$OUT/summary.txt"
+
+if ! command -v nvcc >/dev/null; then
+  echo "gpu-check: SKIP: no nvcc on PATH (the CUDA backend cannot be built)" | tee -a "$OUT/summary.txt"
+  exit 3
+fi
+# Static kernel check first: it needs no device.
+step check-kernels 300 scripts/check-kernels.sh --out "$OUT/check-kernels"
+
+step configure 300 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTFSPEC_BENCH=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" || { echo "gpu-check: FAIL (configure)" | tee -a "$OUT/summary.txt"; exit 1; }
+step build 600 cmake --build "$BUILD" -j"$JOBS" --target gpu_tests props_tests tfspec bench_gpu ||
+  { echo "gpu-check: FAIL (build)" | tee -a "$OUT/summary.txt"; exit 1; }
+
+# Is there a device? tfspec fuzz --backend cuda exits 5 with the CUDA error's name when not.
+if ! "$BUILD/cli/tfspec" fuzz --backend cuda --max-cases 1 --quiet >"$OUT/device-probe.log" 2>&1; then
+  {
+    echo "gpu-check: SKIP the device steps: no usable CUDA device:"
+    cat "$OUT/device-probe.log"
+    echo "gpu-check: NOT A PASS (exit 3); the static kernel check above ran"
+  } | tee -a "$OUT/summary.txt"
+  exit 3
+fi
+
+step gpu-tests 300 "$BUILD/gpu/gpu_tests" --gtest_output="xml:$OUT/gpu-tests.xml"
+grep -q "SKIPPED \]" "$OUT/gpu-tests.log" && { echo "== gpu-tests: a GPU test was skipped" | tee -a "$OUT/summary.txt"; status=1; }
+step fuzz-props-cuda 300 "$BUILD/props/props_tests" --gtest_filter='FuzzCuda.*' --gtest_output="xml:$OUT/fuzz-props-cuda.xml"
+for op in offsets crd2idx gather scatter reshard; do
+  step "fuzz-cuda-$op" $((FUZZ_SECONDS + 120)) "$BUILD/cli/tfspec" fuzz --backend cuda --seconds "$FUZZ_SECONDS" --seed 1 --op "$op" \
+    --junit "$OUT/fuzz-cuda-$op.xml"
+done
+step fuzz-host 120 "$BUILD/cli/tfspec" fuzz --backend host --seconds 20 --seed 1
+step bench-gpu 420 "$BUILD/bench/bench_gpu" --benchmark_filter='Cuda' --benchmark_out="$OUT/bench_gpu.json" --benchmark_out_format=json
 echo "gpu-check: $([ $status -eq 0 ] && echo PASS || echo FAIL); results in $OUT" | tee -a "$OUT/summary.txt"
 exit $status

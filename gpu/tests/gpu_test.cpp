@@ -186,19 +186,21 @@ TEST(ReshardRuns, CopiesEqualTheReferenceAndFailuresFallBackToTheElementPath) {
   in.buffers.at(1)[7] += 1;
   ReshardPlan rp = compile_reshard(s, Storage::Rmem, d, Storage::Gmem, {12});
   ASSERT_EQ(rp.run, 4);
-  for (Backend* b : {host.get()}) {
+  try {
+    reshard(in, s, d, Storage::Gmem, {12});
+    FAIL() << "the reference accepts disagreeing replicas";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "replica-mismatch");
+  }
+  auto cuda = make_cuda_backend();
+  for (Backend* b : {host.get(), cuda.get()}) {
+    if (b == cuda.get() && cuda->unavailable()) continue;  // gpu-check.sh runs it on a device
     try {
       b->reshard(rp, in);
-      FAIL() << "replicas disagree";
+      FAIL() << b->name() << ": replicas disagree";
     } catch (const SpecError& e) {
-      EXPECT_EQ(e.rule(), "replica-mismatch");
-      EXPECT_NE(std::string(e.what()).find("element 7"), std::string::npos) << e.what();
-    }
-    try {
-      reshard(in, s, d, Storage::Gmem, {12});
-      FAIL() << "the reference accepts disagreeing replicas";
-    } catch (const SpecError& e) {
-      EXPECT_EQ(e.rule(), "replica-mismatch");
+      EXPECT_EQ(e.rule(), "replica-mismatch") << b->name();
+      EXPECT_NE(std::string(e.what()).find("element 7"), std::string::npos) << b->name() << ": " << e.what();
     }
   }
   // A source buffer one element short: the element path reports the last element.
@@ -263,6 +265,42 @@ TEST(CudaBackend, EveryOperationMatchesTheHostBackendOnLargeInputs) {
   ReshardPlan rp = compile_reshard(g, Storage::Gmem, r, Storage::Rmem, {2, 1536});
   Engines in = distribute(t, g, Storage::Gmem);
   EXPECT_EQ(cuda->reshard(rp, in), host->reshard(rp, in));
+}
+
+TEST(CudaBackend, ContiguousRunReshardsMatchTheHostBackend) {
+  auto cuda = make_cuda_backend();
+  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+  auto host = make_host_backend();
+  Tensor t{{64, 4096}, {}};
+  for (int64_t i = 0; i < 64 * 4096; ++i) t.data.push_back(i * 7 - 3);
+  // runs of 8 x 4096 (chunks of 8), of 6 (gcd 2: chunks of 2, half of them 16-byte misaligned),
+  // and a Broadcast destination with a sum axis
+  struct Case {
+    const char *src, *dst;
+    Storage ss, ds;
+    std::vector<int64_t> shape;
+  };
+  for (const Case& c : {Case{"shard((8,8,4096):(32768,4096,1); S(0); x=8)", "shard((8,8,4096):(0,4096,1); S(0); x=8)", Storage::Gmem,
+                             Storage::Rmem, {64, 4096}},
+                        Case{"shard((2,6):(6,1); S(0); x=2)", "shard((3,4):(4,1); S(0); x=3)", Storage::Gmem, Storage::Gmem, {12}},
+                        Case{"shard((12):(1); B; x=2)", "shard((3,4):(4,1); S(0),P(); x=3,y=2)", Storage::Rmem, Storage::Rmem, {12}}}) {
+    Tensor in_t{c.shape, std::vector<int64_t>(t.data.begin(), t.data.begin() + (c.shape.size() == 1 ? 12 : 64 * 4096))};
+    ShardLayout s = parse_shard_layout(c.src), d = parse_shard_layout(c.dst);
+    ReshardPlan rp = compile_reshard(s, c.ss, d, c.ds, c.shape);
+    EXPECT_GT(rp.run, 1) << c.src;
+    Engines in = distribute(in_t, s, c.ss);
+    EXPECT_EQ(cuda->reshard(rp, in), host->reshard(rp, in)) << c.src << " -> " << c.dst;
+  }
+}
+
+// Registers, local memory and occupancy of every kernel on this device (gpu-check.sh keeps the log).
+TEST(CudaBackend, KernelReport) {
+  auto cuda = make_cuda_backend();
+  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+  const std::string report = cuda_kernel_report();
+  std::cout << report;
+  EXPECT_NE(report.find("reshard_runs_kernel: "), std::string::npos);
+  EXPECT_EQ(report.find(" 0 blocks/SM"), std::string::npos) << "a kernel cannot be resident";
 }
 
 }  // namespace
