@@ -16,6 +16,7 @@ OpRegistry& OpRegistry::instance() {
 void register_reference_ops(OpRegistry& r) {
   register_layout_ops(r);
   register_shard_ops(r);
+  register_propagate_ops(r);
 }
 
 void OpRegistry::add(Op op) { ops_.push_back(std::move(op)); }

@@ -90,6 +90,8 @@ inline constexpr std::array<std::string_view, 4> kShardClauses = {"§5", "§6", 
 // tfspec_protocol_prove library (it needs the solver): protocol/include/tfspec/protocol/prove_ops.hpp.
 void register_layout_ops(OpRegistry& r);
 void register_shard_ops(OpRegistry& r);
+// Shard propagation (spec/PROPAGATION.md): the op `propagate` (links tfspec_propagation).
+void register_propagate_ops(OpRegistry& r);
 // The groups that need only the reference: layout and shard.
 void register_reference_ops(OpRegistry& r);
 
