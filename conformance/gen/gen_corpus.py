@@ -447,12 +447,12 @@ def gen_s6(rng):
 AXES = "abcdefgh"
 
 
-def rand_shard(rng, storage):
+def rand_shard(rng, storage, g_fixed=None, max_devices=64, max_size=512):
     """A canonical ShardLayout: G flat, some dims Split by a mesh axis of the same extent, others
     Broadcast; strides in the form the storage allows (per-instance for rmem, shared C order
     otherwise). Returns (G, strides, mesh axes [(name, extent, split dim or None)], topologies)."""
     while True:
-        g = [rng.choice([1, 2, 2, 3, 4, 4, 6, 8]) for _ in range(rng.randint(1, 4))]
+        g = list(g_fixed) if g_fixed else [rng.choice([1, 2, 2, 3, 4, 4, 6, 8]) for _ in range(rng.randint(1, 4))]
         axes = []
         for k, e in enumerate(g):
             if e > 1 and rng.random() < 0.5:
@@ -465,7 +465,7 @@ def rand_shard(rng, storage):
         for i, a in enumerate(axes):
             a[0] = AXES[i]
         devices = size([a[1] for a in axes])
-        if devices > 64 or size(g) > 512:
+        if devices > max_devices or size(g) > max_size:
             continue
         local = [1 if any(a[2] == k for a in axes) else e for k, e in enumerate(g)]
         if storage == "rmem":  # per-instance form: 0 on Split dims, C order over the local shape
@@ -594,9 +594,472 @@ def gen_s8(rng):
     return cases
 
 
-def write(path, made_by, cases):
+# ---- §3: complement, divides, products, inverses ---------------------------------------------------
+
+def complement_modes(shape, stride, cotarget):
+    """A2, written from CuTe's algorithm: modes sorted by stride (stride-0 and size-1 modes dropped);
+    each must start at or above the span of the one below (else complement-disjoint); the gap
+    below a mode of stride d takes d // span copies; the last mode ceil(cotarget / span). Returns
+    the modes [(extent, stride)] without size-1 modes, or a rule id."""
+    if any(d < 0 for d in flat(stride)):  # refused wherever it is, a size-1 mode included
+        return "complement-negative-stride"
+    modes = sorted((d, s) for s, d in zip(flat(shape), flat(stride)) if s != 1 and d != 0)
+    out, cur = [], 1
+    for d, s in modes:
+        if d < cur:
+            return "complement-disjoint"
+        out.append((d // cur, cur))
+        cur = s * d
+    out.append((-(-cotarget // cur), cur))
+    return [(e, d) for e, d in out if e != 1] or [(1, 0)]
+
+
+def injective_values(vals):
+    return len(set(vals)) == len(vals)
+
+
+def mode_layout(modes):
+    return [e for e, _ in modes], [d for _, d in modes]
+
+
+def check_complement(shape, stride, modes):
+    """The definition, brute force: R starts at 0, is injective, and (filter(A), R) is injective."""
+    r_shape, r_stride = mode_layout(modes)
+    rv = values(r_shape, r_stride)
+    kept = [(s, d) for s, d in zip(flat(shape), flat(stride)) if s != 1 and d != 0] or [(1, 0)]
+    f_shape, f_stride = mode_layout(kept)
+    assert rv[0] == 0 and injective_values(rv), (shape, stride, modes)
+    if injective_values(values(f_shape, f_stride)):
+        assert injective_values(values(f_shape + r_shape, f_stride + r_stride)), (shape, stride, modes)
+
+
+def gen_complement(rng):
+    cases = []
+    for n in range(150):
+        shape, stride = rand_layout(rng, lo=0, hi=24, max_rank=3, max_extent=5, max_size=64)
+        if n % 4 == 0:  # compact-ish layouts, often disjoint
+            stride = [d * rng.choice([1, 2, 3]) for d in compact_stride(flat(shape))]
+            shape = flat(shape)
+        if n % 25 == 7:
+            stride = flat(stride)
+            stride[0] = -stride[0] - 1
+            shape = flat(shape)
+        co = max(values(shape, stride)) + 1 if n % 3 == 0 else rng.randint(1, 200)
+        args = {"layout": layout_text(shape, stride)}
+        if n % 3:
+            args["cotarget"] = co
+        m = complement_modes(shape, stride, co)
+        if isinstance(m, str):
+            cases.append(case(f"g-s3-complement-{n:04d}", "§3", "complement", args,
+                              "A2: " + ("a negative stride" if m.endswith("stride") else "sorted by stride, a mode starts below the span of the one before"),
+                              "brute-force", error=m, decisions=["A2"]))
+            continue
+        check_complement(shape, stride, m)
+        cases.append(case(f"g-s3-complement-{n:04d}", "§3", "complement", args,
+                          "A2 (CuTe's construction, floor gaps), checked: injective, disjoint from an injective A; cotarget %d" % co,
+                          "brute-force", expect=layout_json(*mode_layout(m)), decisions=["A2"]))
+    return cases
+
+
+def compose_values(a_shape, a_stride, t_vals, t_flat):
+    """A o T from T's values: (None, rule) when refused under strict, else (modes, None)."""
+    n_a = size(a_shape)
+    if any(v >= n_a or v < 0 for v in t_vals):
+        return None, "composition-image-in-domain"
+    modes = as_layout([evaluate(a_shape, a_stride, v) for v in t_vals], t_flat)
+    return (modes, None) if modes is not None else (None, COMPOSITION_REFUSALS)
+
+
+PRODUCT_REFUSALS = ["complement-disjoint", "composition-image-in-domain"] + COMPOSITION_REFUSALS
+
+
+def gen_divide_product(rng):
+    cases = []
+    ops_div = ["logical_divide", "zipped_divide", "tiled_divide", "flat_divide"]
+    ops_prod = ["logical_product", "zipped_product", "tiled_product", "flat_product"]
+    n = 0
+    while n < 240:
+        op = (ops_div + ops_prod)[n % 8]
+        a_shape, a_stride = rand_layout(rng, lo=0, hi=8, max_rank=2, max_extent=6, max_size=48)
+        if rng.random() < 0.5:
+            a_stride = compact_stride(a_shape)
+        b_shape = rand_shape(rng, max_rank=2, max_extent=4, nest=False, max_size=12)
+        b_stride = like(b_shape, lambda: rng.choice([1, 1, 2, 3, 4]))
+        args = {"a": layout_text(a_shape, a_stride), "tiler": layout_text(b_shape, b_stride)}
+        bvals = values(b_shape, b_stride)
+        if op in ops_div:
+            # A3: logical_divide(A, B) = A o (B, complement(B, size(A)))
+            c = complement_modes(b_shape, b_stride, size(a_shape))
+            if isinstance(c, str):
+                cases.append(case(f"g-s3-{op}-{n:04d}", "§3", op, args, "A3: complement(B, size(A)) refused (%s)" % c, "brute-force", error=c, decisions=["A3"]))
+                n += 1
+                continue
+            check_complement(b_shape, b_stride, c)
+            t_shape = [b_shape, [e for e, _ in c]]
+            t_stride = [b_stride, [d for _, d in c]]
+            modes, rule = compose_values(a_shape, a_stride, values(t_shape, t_stride), flat(t_shape))
+            how = "A3: A o (B, complement(B, size(A)) = %s), A(T(i)) at each point" % layout_text(*mode_layout(c))
+        else:
+            # A3: logical_product(A, B) = (A, complement(A, size(A) * cosize(B)) o B)
+            c = complement_modes(a_shape, a_stride, size(a_shape) * (max(bvals) + 1))
+            if isinstance(c, str):
+                cases.append(case(f"g-s3-{op}-{n:04d}", "§3", op, args, "A3: complement(A, size(A) cosize(B)) refused (%s)" % c, "brute-force", error=c, decisions=["A3"]))
+                n += 1
+                continue
+            check_complement(a_shape, a_stride, c)
+            c_shape, c_stride = mode_layout(c)
+            m2, rule = compose_values(c_shape, c_stride, bvals, flat(b_shape))
+            modes = None if m2 is None else [(s, d) for s, d in zip(flat(a_shape), flat(a_stride))] + m2
+            how = "A3: (A, C o B) with C = complement(A, size(A) cosize(B)) = %s, C(B(i)) at each point" % layout_text(c_shape, c_stride)
+        if modes is None:
+            cases.append(case(f"g-s3-{op}-{n:04d}", "§3", op, args, how + ": refused under strict (%s)" % (rule if isinstance(rule, str) else "no layout"),
+                              "brute-force", error=rule, decisions=["A3", "D15"] if rule == "composition-image-in-domain" else ["A3"]))
+        else:
+            cases.append(case(f"g-s3-{op}-{n:04d}", "§3", op, args, how + "; a layout tiler: every variant is the same function",
+                              "brute-force", expect=layout_json(*mode_layout(modes)), decisions=["A3", "D17"]))
+        n += 1
+    return cases
+
+
+def group_modes(modes, b_modes_flat_sizes):
+    """Splits refined modes into runs whose extents multiply to each given size."""
+    out, k = [], 0
+    for want in b_modes_flat_sizes:
+        run, p = [], 1
+        while p < want:
+            run.append(modes[k])
+            p *= modes[k][0]
+            k += 1
+        assert p == want
+        out.append(run)
+    return out
+
+
+def gen_blocked_raked(rng):
+    cases = []
+    for n in range(80):
+        op = ["blocked_product", "raked_product"][n % 2]
+        a_shape = [rng.randint(1, 4) for _ in range(rng.randint(1, 2))]
+        a_stride = compact_stride(a_shape) if rng.random() < 0.6 else like(a_shape, lambda: rng.randint(0, 6))
+        b_shape = [rng.randint(1, 4) for _ in range(rng.randint(1, 2))]
+        b_stride = compact_stride(b_shape) if rng.random() < 0.6 else like(b_shape, lambda: rng.randint(1, 5))
+        args = {"a": layout_text(a_shape, a_stride), "b": layout_text(b_shape, b_stride)}
+        r = max(len(a_shape), len(b_shape))
+        pa = (a_shape + [1] * r)[:r], (a_stride + [0] * r)[:r]
+        pb = (b_shape + [1] * r)[:r], (b_stride + [0] * r)[:r]
+        bvals = values(b_shape, b_stride)
+        c = complement_modes(a_shape, a_stride, size(a_shape) * (max(bvals) + 1))
+        note = "A5: padded to rank %d, mode i = %s with P1 = complement(A, size(A) cosize(B)) o B" % (r, "(A_i, P1_i)" if op == "blocked_product" else "(P1_i, A_i)")
+        if isinstance(c, str):
+            cases.append(case(f"g-s3-{op}-{n:04d}", "§3", op, args, note + ": the complement is refused", "brute-force", error=c, decisions=["A5"]))
+            continue
+        check_complement(a_shape, a_stride, c)
+        c_shape, c_stride = mode_layout(c)
+        m2, rule = compose_values(c_shape, c_stride, bvals, flat(b_shape))
+        if m2 is None:
+            cases.append(case(f"g-s3-{op}-{n:04d}", "§3", op, args, note + ": C o B is refused", "brute-force", error=rule, decisions=["A5"]))
+            continue
+        runs = group_modes(m2, pb[0])
+        shape, stride = [], []
+        for i in range(r):
+            p_shape, p_stride = [e for e, _ in runs[i]] or [1], [d for _, d in runs[i]] or [0]
+            ma = (pa[0][i], pa[1][i])
+            if op == "blocked_product":
+                shape.append([ma[0], p_shape]), stride.append([ma[1], p_stride])
+            else:
+                shape.append([p_shape, ma[0]]), stride.append([p_stride, ma[1]])
+        cases.append(case(f"g-s3-{op}-{n:04d}", "§3", op, args, note + "; C = %s, C(B(i)) at each point" % layout_text(c_shape, c_stride),
+                          "brute-force", expect=layout_json(shape, stride), decisions=["A5"]))
+    return cases
+
+
+def min_preimage(shape, stride):
+    """For each offset from 0 up to the first one L misses: the least index mapping to it."""
+    pre = {}
+    for i, v in enumerate(values(shape, stride)):
+        pre.setdefault(v, i)
+    out, k = [], 0
+    while k in pre:
+        out.append(pre[k])
+        k += 1
+    return out
+
+
+def gen_inverses(rng):
+    cases = []
+    n = 0
+    while n < 160:
+        shape = [rng.randint(1, 4) for _ in range(rng.randint(1, 3))]
+        if n % 2 == 0:  # a permuted compact layout, sometimes scaled, with stride-0 or size-1 modes
+            perm = list(range(len(shape)))
+            rng.shuffle(perm)
+            cs = compact_stride([shape[p] for p in perm])
+            stride = [0] * len(shape)
+            for k, p in enumerate(perm):
+                stride[p] = cs[k]
+            if rng.random() < 0.3:
+                stride[rng.randrange(len(shape))] *= 2
+            if rng.random() < 0.3:
+                shape.append(rng.randint(2, 3))
+                stride.append(0)
+        else:
+            stride = [rng.randint(0, 9) for _ in shape]
+        kept = [(s, d) for s, d in zip(shape, stride) if s != 1 and d != 0] or [(1, 0)]
+        if not injective_values(values(*mode_layout(kept))) or any(d < 0 for d in stride):
+            continue  # A8's laws are stated for layouts whose filter is injective
+        lt = layout_text(shape, stride)
+        if n % 2 == 0:
+            # A8 right_inverse: L(R(i)) == i up to the first offset L misses (maximal: filter(L) injective).
+            f = min_preimage(shape, stride)
+            modes = as_layout(f, [len(f)])
+            assert modes is not None, (shape, stride, f)
+            cases.append(case(f"g-s3-right-inverse-{n:04d}", "§3", "right_inverse", {"layout": lt},
+                              "A8: R(i) = the index of offset i (stride-0 coordinates 0) for i < %d, the first offset L misses" % len(f),
+                              "brute-force", expect=layout_json(*mode_layout(modes)), decisions=["A8"]))
+        else:
+            # A8 left_inverse(L) = right_inverse((L, complement(L, 1)))
+            c = complement_modes(shape, stride, 1)
+            if isinstance(c, str):
+                cases.append(case(f"g-s3-left-inverse-{n:04d}", "§3", "left_inverse", {"layout": lt}, "A8: complement(L, 1) refused", "brute-force",
+                                  error=[c, "left-inverse-gaps"], decisions=["A8"]))
+                n += 1
+                continue
+            m_shape, m_stride = shape + [e for e, _ in c], stride + [d for _, d in c]
+            f = min_preimage(m_shape, m_stride)
+            cos = max(values(shape, stride)) + 1
+            if len(f) < cos:
+                cases.append(case(f"g-s3-left-inverse-{n:04d}", "§3", "left_inverse", {"layout": lt},
+                                  "A8: (L, complement(L, 1)) misses offset %d < cosize %d" % (len(f), cos), "brute-force",
+                                  error="left-inverse-gaps", decisions=["A8"]))
+            else:
+                modes = as_layout(f, [len(f)])
+                assert modes is not None, (shape, stride, f)
+                lv = values(shape, stride)
+                e_shape, e_stride = mode_layout(modes)
+                assert all(evaluate(e_shape, e_stride, lv[i]) == i for i in range(len(lv)) if lv.index(lv[i]) == i)
+                cases.append(case(f"g-s3-left-inverse-{n:04d}", "§3", "left_inverse", {"layout": lt},
+                                  "A8: the right inverse of (L, complement(L, 1) = %s); checked R(L(i)) == i" % layout_text(*mode_layout(c)),
+                                  "brute-force", expect=layout_json(e_shape, e_stride), decisions=["A8"]))
+        n += 1
+    return cases
+
+
+# ---- §7.4: distribute, assemble, reshard, typeinfer ---------------------------------------------
+
+def instances(axes):
+    """Every mesh coordinate, in device order (D12: row-major, the last axis fastest)."""
+    out = [[]]
+    for a in axes:
+        out = [m + [k] for m in out for k in range(a[1])]
+    return out
+
+
+def distribute_bf(g, strides, axes, storage, data):
+    """Each instance writes the elements it owns (D3): global coordinate g[k] = m[a] * local[k] +
+    c[k] on Split dims, the datum at g's row-major index (the logical shape regroups into G
+    row-major, D2), at offset sum g[k] * stride[k] of its engine's buffer; a buffer reaches the
+    largest offset its engine's instances write, unwritten offsets 0 (the reference's convention:
+    spec/ leaves the length open). Returns {engine: buffer}."""
+    extents = [a[1] for a in axes]
+    devices = size(extents)
+    local = [1 if any(a[2] == k for a in axes) else e for k, e in enumerate(g)]
+    writes = {}
+    for dev, m in enumerate(instances(axes)):
+        engine = dev if storage == "rmem" else 0 if storage == "gmem" else dev // (devices // extents[0])
+        buf = writes.setdefault(engine, {})
+        for li in range(size(local)):
+            c = idx2crd(li, list(reversed(local)))[::-1]  # any order: every local coordinate
+            coord = list(c)
+            for a, mi in zip(axes, m):
+                if a[2] is not None:
+                    coord[a[2]] = mi * local[a[2]] + c[a[2]]
+            row = 0
+            for x, e in zip(coord, g):
+                row = row * e + x
+            off = sum(x * d for x, d in zip(coord, strides))
+            buf[off] = data[row]
+    out = {}
+    for engine, w in sorted(writes.items()):
+        out[str(engine)] = [w.get(o, 0) for o in range(max(w) + 1)]
+    return out
+
+
+def runs_of(rng, g):
+    """A logical shape that regroups into G (D2): products of consecutive runs of G's dims (a
+    trailing run of size-1 dims joins the run before, as D2 reads it)."""
+    while True:
+        t, cur = [], 1
+        for k, e in enumerate(g):
+            cur *= e
+            if k == len(g) - 1 or rng.random() < 0.5:
+                t.append(cur)
+                cur = 1
+        if regroup(t, g) is not None:
+            return t
+
+
+def gen_s7_exec(rng):
+    cases = []
+    for n in range(90):
+        storage = ["rmem", "gmem", "smem"][n % 3]
+        g, strides, axes, topo = rand_shard(rng, storage, max_devices=16, max_size=96)
+        t = runs_of(rng, g)
+        data = [rng.randint(-50, 50) for _ in range(size(g))] if n % 2 else list(range(size(g)))
+        bufs = distribute_bf(g, strides, axes, storage, data)
+        lt = shard_text(g, strides, axes, topo)
+        args = {"layout": lt, "shape": t, "storage": storage}
+        if n % 2:
+            args["data"] = data
+        cases.append(case(f"g-s7-distribute-{n:04d}", "§7", "shard.distribute", args,
+                          "D3: each instance writes what it owns at its engine (%s) and offset; data row-major (D2)" % storage,
+                          "brute-force", expect={"storage": storage, "buffers": bufs}, decisions=["D3", "D12"]))
+        engines = {"storage": storage, "buffers": bufs}
+        cases.append(case(f"g-s7-assemble-{n:04d}", "§7", "shard.assemble", {"layout": lt, "shape": t, "engines": engines},
+                          "the inverse of distribute: every element read back from an instance that owns it", "brute-force",
+                          expect={"shape": t, "data": data}, decisions=["D3"]))
+        if storage == "rmem" and any(a[2] is None and a[1] > 1 for a in axes) and n % 4 == 1:
+            # two replicas (instances differing only on a Broadcast axis) disagree on one element
+            bad = json.loads(json.dumps(bufs))
+            bad["0"][0] += 1
+            cases.append(case(f"g-s6-replica-mismatch-{n:04d}", "§6", "shard.assemble",
+                              {"layout": lt, "shape": t, "engines": {"storage": storage, "buffers": bad}},
+                              "instance 0 and a replica along a Broadcast axis disagree at offset 0", "brute-force", error="replica-mismatch"))
+    for n in range(60):
+        ss = ["rmem", "gmem", "smem"][n % 3]
+        ds = ["gmem", "rmem", "smem", "rmem", "gmem"][n % 5]
+        kind = "smem" if "smem" in (ss, ds) else "rmem"
+        g, s_strides, s_axes, s_topo = rand_shard(rng, ss if kind != "smem" else "smem", max_devices=16, max_size=96)
+        if kind == "smem" and ss == "rmem":
+            continue
+        _, d_strides, d_axes, d_topo = rand_shard(rng, ds if kind != "smem" else "smem", g_fixed=g, max_devices=16, max_size=96)
+        if ds == "rmem":  # an smem-style mesh (cta*thread) with the per-instance form on rmem
+            d_strides = per_instance(g, d_axes)
+        t = runs_of(rng, g)
+        data = [rng.randint(-9, 9) for _ in range(size(g))]
+        args = {"src": shard_text(g, s_strides, s_axes, s_topo), "dst": shard_text(g, d_strides, d_axes, d_topo), "shape": t,
+                "src_storage": ss, "dst_storage": ds, "data": data}
+        cases.append(case(f"g-s7-reshard-{n:04d}", "§7.4", "shard.reshard", args,
+                          "§7.4: the value is preserved; the engines are what distribute makes on dst (D3)", "brute-force",
+                          expect={"preserved": True, "engines": {"storage": ds, "buffers": distribute_bf(g, d_strides, d_axes, ds, data)}},
+                          decisions=["D3"]))
+    level = {"rmem": 0, "smem": 1, "gmem": 2}
+    for n in range(90):
+        ss = ["gmem", "rmem", "smem"][n % 3]
+        ds = ["rmem", "gmem", "smem", "rmem"][n % 4]
+        if ss == "gmem" and ds == "smem":
+            continue  # the per-instance form for a CTA's threads aliases (D4): hand cases
+        g, _, axes, topo = rand_shard(rng, "smem" if "smem" in (ss, ds) else "rmem")
+        t = runs_of(rng, g)
+        down = level[ds] < level[ss] or (ds == ss == "rmem")
+        strides = per_instance(g, axes) if down else compact_stride(list(reversed(g)))[::-1]
+        local = [1 if any(a[2] == k for a in axes) else e for k, e in enumerate(g)]
+        args = {"layout": shard_text(g, None, axes, topo, none_strides=True), "shape": t, "src_storage": ss, "dst_storage": ds}
+        cases.append(case(f"g-s7-typeinfer-{n:04d}", "§7.4", "shard.typeinfer", args,
+                          "D4: %s -> %s materializes the %s form" % (ss, ds, "per-instance" if down else "shared C-order"), "brute-force",
+                          expect={"shape": t, "storage": ds, "local_shape": local,
+                                  "layout": {"layout": {"kind": "layout", "shape": g, "stride": strides}}}, decisions=["D4"]))
+    return cases
+
+
+def per_instance(g, axes):
+    """D4's per-instance form: 0 on Split dims, C order over the local shape elsewhere."""
+    strides, p = [0] * len(g), 1
+    for k in reversed(range(len(g))):
+        if any(a[2] == k for a in axes):
+            continue
+        strides[k], p = p, p * g[k]
+    return strides
+
+
+# ---- prove ops (spec/PROVE.md): verdicts by brute force over small instances ---------------------
+
+def box(bounds):
+    """Every assignment of the symbols within their bounds {name: (lo, hi)}."""
+    out = [{}]
+    for name, (lo, hi) in bounds.items():
+        out = [dict(a, **{name: v}) for a in out for v in range(lo, hi + 1)]
+    return out
+
+
+def subst(t, env):
+    return [subst(v, env) for v in t] if isinstance(t, list) else env.get(t, t) if isinstance(t, str) else t
+
+
+def assume_of(bounds):
+    return ["%d <= %s <= %d" % (lo, name, hi) for name, (lo, hi) in bounds.items()]
+
+
+def verdict(holds):
+    return {"verdict": "PROVED" if holds else "REFUTED"}
+
+
+def gen_prove(rng):
+    cases = []
+    # injective (§2): concrete layouts, and symbolic ones whose symbols an assumption bounds
+    for n in range(5):
+        shape, stride = rand_layout(rng, lo=0, hi=6, max_rank=3, max_extent=4, nest=False, max_size=64)
+        vals = values(shape, stride)
+        cases.append(case(f"g-prove-injective-{n:04d}", "§2", "prove.injective", {"layout": layout_text(shape, stride)},
+                          "brute force: %s at all %d points" % ("distinct offsets" if injective_values(vals) else "two points share an offset", len(vals)),
+                          "brute-force", expect=verdict(injective_values(vals))))
+    templates = [(["M", "N"], [1, "K"]), (["M", "N"], ["K", 1]), (["M", 2], [1, "K"]), ([4, "N"], ["K", 1]), (["M", "N"], [2, "K"])]
+    for n, (shape, stride) in enumerate(templates):
+        names = sorted({x for x in shape + stride if isinstance(x, str)})
+        bounds = {v: (1, rng.randint(2, 4)) for v in names}
+        holds = all(injective_values(values(subst(shape, e), subst(stride, e))) for e in box(bounds))
+        cases.append(case(f"g-prove-injective-box-{n:04d}", "§2", "prove.injective", {"layout": layout_text(shape, stride), "assume": assume_of(bounds)},
+                          "brute force over the %d instances of the box" % len(box(bounds)), "brute-force", expect=verdict(holds)))
+    # in-bounds (§3): every offset in [0, E)
+    for n in range(5):
+        shape, stride = rand_layout(rng, lo=-2, hi=6, max_rank=3, max_extent=4, nest=False, max_size=64)
+        vals = values(shape, stride)
+        e = max(vals) + rng.choice([0, 1, 1, 2])
+        holds = min(vals) >= 0 and max(vals) < e
+        cases.append(case(f"g-prove-in-bounds-{n:04d}", "§3", "prove.in-bounds", {"layout": layout_text(shape, stride), "size": e},
+                          "brute force: offsets in [%d, %d], E = %d" % (min(vals), max(vals), e), "brute-force", expect=verdict(holds)))
+    for n, (shape, stride, e) in enumerate([(["M", "N"], [1, "M"], "M*N"), (["M", "N"], [1, "K"], "M*K"), (["M", "N"], ["N", 1], "M*N-1")]):
+        bounds = {v: (1, 3) for v in sorted({x for x in shape + stride if isinstance(x, str)})}
+        holds = True
+        for env in box(bounds):
+            ev = eval(e, {}, dict(env))
+            vals = values(subst(shape, env), subst(stride, env))
+            holds = holds and min(vals) >= 0 and max(vals) < ev
+        cases.append(case(f"g-prove-in-bounds-box-{n:04d}", "§3", "prove.in-bounds", {"layout": layout_text(shape, stride), "size": e, "assume": assume_of(bounds)},
+                          "brute force over the %d instances of the box" % len(box(bounds)), "brute-force", expect=verdict(holds)))
+    # equivalent (§3): the same size and the same offset at every index (D1)
+    for n in range(5):
+        shape, stride = rand_layout(rng, lo=0, hi=6, max_rank=3, max_extent=4, nest=False, max_size=64)
+        if n % 2:
+            b_shape, b_stride = mode_layout(coalesce_flat(shape, stride))
+        else:
+            b_shape, b_stride = list(shape), list(stride)
+            k = rng.randrange(len(b_stride))
+            b_stride[k] += rng.choice([0, 1])
+        holds = size(shape) == size(b_shape) and values(shape, stride) == values(b_shape, b_stride)
+        cases.append(case(f"g-prove-equivalent-{n:04d}", "§3", "prove.equivalent", {"a": layout_text(shape, stride), "b": layout_text(b_shape, b_stride)},
+                          "brute force: the offsets at every index (D1)", "brute-force", expect=verdict(holds), decisions=["D1"]))
+    # divides (§6): N % D == 0 for every instance
+    for n in range(6):
+        d = rng.choice([2, 3, 4, 8])
+        if n % 2:
+            lo, hi = 1, rng.randint(2, 5)
+            f = rng.choice([1, 2, 4, 6])
+            ext = "M*%d" % f
+            holds = all((m * f) % d == 0 for m in range(lo, hi + 1))
+            args = {"extent": ext, "divisor": str(d), "assume": ["%d <= M <= %d" % (lo, hi)]}
+        else:
+            x = rng.randint(1, 64)
+            holds = x % d == 0
+            args = {"extent": str(x), "divisor": str(d)}
+        cases.append(case(f"g-prove-divides-{n:04d}", "§6", "prove.divides", args, "brute force over the instances", "brute-force",
+                          expect=verdict(holds), decisions=["D8"]))
+    return cases
+
+
+def write(path, made_by, cases, description):
     with open(path, "w", encoding="utf-8") as f:
-        f.write('{"format": 1,\n "made_by": %s,\n "cases": [\n' % json.dumps(made_by, ensure_ascii=False))
+        f.write('{"format": 1,\n "made_by": %s,\n "description": %s,\n "cases": [\n'
+                % (json.dumps(made_by, ensure_ascii=False), json.dumps(description, ensure_ascii=False)))
         f.write(",\n".join("  " + json.dumps(c, ensure_ascii=False, separators=(",", ":")) for c in cases))
         f.write("\n ]}\n")
 
@@ -609,24 +1072,35 @@ def main():
     a = ap.parse_args()
     how = f"brute-force: conformance/gen/gen_corpus.py --seed {a.seed} (expected values evaluated from the definitions, point by point)"
     groups = [
-        ("gen-s1-inttuple.json", gen_s1),
-        ("gen-s2-injective.json", gen_s2),
-        ("gen-s3-layout.json", gen_s3_layout),
-        ("gen-s3-composition.json", lambda rng: gen_s3_composition(rng, 500, 150)),
-        ("gen-s4-composed.json", gen_s4),
-        ("gen-s5-mesh.json", gen_s5),
-        ("gen-s6-split.json", gen_s6),
-        ("gen-s7-shard.json", gen_s7),
-        ("gen-s8-regroup.json", gen_s8),
+        ("gen-s1-inttuple.json", gen_s1, "§1 IntTuple functions (compatible, congruent, idx2crd by D1, crd2idx, shape_div as pycute, prefix_product, product, flatten, depth, rank) evaluated on random tuples"),
+        ("gen-s2-injective.json", gen_s2, "§2 injectivity by enumerating every offset"),
+        ("gen-s3-layout.json", gen_s3_layout, "§3 eval (D1), size, cosize, coalesce (the same function), filter, enumerated"),
+        ("gen-s3-composition.json", lambda rng: gen_s3_composition(rng, 500, 150),
+         "§3 composition A(B(i)) at every point, answered when the values are a layout over a refinement of B's shape (D17), strict and extend (D15)"),
+        ("gen-s4-composed.json", gen_s4, "§4 ComposedLayout eval and shape: inner(offset + outer(coord))"),
+        ("gen-s5-mesh.json", gen_s5, "§5 meshes: topology_domain (D6), row-major layout (D12), constant slices (D7)"),
+        ("gen-s6-split.json", gen_s6, "§6 one Split: divisibility and the canonical extent (D8)"),
+        ("gen-s7-shard.json", gen_s7, "§7 local shape, dim view (D10) and physical element (D3, D12) of random canonical shard layouts"),
+        ("gen-s8-regroup.json", gen_s8, "§8 regroup of a logical shape into G (D2)"),
+        ("gen-s3-complement.json", gen_complement,
+         "§3 complement: CuTe's construction as A2 states it, each answer checked by enumeration (injective, disjoint from an injective A)"),
+        ("gen-s3-divide-product.json", gen_divide_product,
+         "§3 logical/zipped/tiled/flat divide and product with a layout tiler, from A3's definitions: the complement above, then composition point by point"),
+        ("gen-s3-blocked-raked.json", gen_blocked_raked, "§3 blocked and raked products from A5: padded modes, (A_i, P1_i) or (P1_i, A_i), point by point"),
+        ("gen-s3-inverse.json", gen_inverses,
+         "§3 right_inverse as the least preimage of each offset up to the first one missed, left_inverse as the right inverse of (L, complement(L, 1)) (A8)"),
+        ("gen-s7-exec.json", gen_s7_exec,
+         "§7 distribute / assemble / reshard by placing every element at its engine and offset (D3, D12), typeinfer's materialized strides by D4"),
+        ("gen-prove.json", gen_prove, "prove ops (spec/PROVE.md): PROVED / REFUTED by enumerating every instance, symbols bounded by the case's assumptions"),
     ]
     total = 0
-    for i, (name, fn) in enumerate(groups):
+    for i, (name, fn, description) in enumerate(groups):
         rng = random.Random(a.seed * 1000 + i)  # one stream per file: a file changes only with its generator
         cases = fn(rng)
         path = os.path.join(a.out, name)
         if a.check:
             tmp = path + ".check"
-            write(tmp, how, cases)
+            write(tmp, how, cases, description)
             same = open(tmp, encoding="utf-8").read() == open(path, encoding="utf-8").read()
             os.remove(tmp)
             if not same:
@@ -634,7 +1108,7 @@ def main():
                 sys.exit(1)
             print(f"{name}: as generated")
             continue
-        write(path, how, cases)
+        write(path, how, cases, description)
         total += len(cases)
         print(f"{name}: {len(cases)} cases")
     if not a.check:

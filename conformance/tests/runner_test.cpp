@@ -6,6 +6,9 @@
 #include <map>
 
 #include "tfspec/conformance/runner.hpp"
+#ifdef TFSPEC_HAVE_PROVE
+#include "tfspec/protocol/prove_ops.hpp"
+#endif
 
 namespace tfspec::conformance {
 namespace {
@@ -21,6 +24,9 @@ const protocol::OpRegistry& registry() {
   static const protocol::OpRegistry reg = [] {
     protocol::OpRegistry r;
     protocol::register_reference_ops(r);
+#ifdef TFSPEC_HAVE_PROVE
+    protocol::register_prove_ops(r);  // the corpus's prove.* cases
+#endif
     return r;
   }();
   return reg;

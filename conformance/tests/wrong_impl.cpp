@@ -10,6 +10,9 @@
 #include <string>
 #include <thread>
 
+#ifdef TFSPEC_HAVE_PROVE
+#include "tfspec/protocol/prove_ops.hpp"
+#endif
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/protocol/wire.hpp"
 
@@ -44,6 +47,9 @@ int main(int argc, char** argv) {
   const bool honest = argc > 1 && std::string(argv[1]) == "--honest";
   protocol::OpRegistry reg;
   protocol::register_reference_ops(reg);
+#ifdef TFSPEC_HAVE_PROVE
+  protocol::register_prove_ops(reg);  // served honestly: the corpus's prove.* cases pass
+#endif
   std::string line;
   bool stop = false;
   while (!stop && std::getline(std::cin, line)) {

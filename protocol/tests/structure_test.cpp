@@ -124,7 +124,7 @@ TEST(Layering, NoIncludeGoesUp) {
       {"conformance", {"reference", "solver", "gpu", "props", "protocol", "draw"}},
       {"cli", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "draw",
                "conformance"}},
-      {"bench", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol"}},
+      {"bench", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "conformance"}},
       {"fuzz", {"reference", "protocol"}},
   };
   std::regex inc("#include \"tfspec/([a-z]+)/");
