@@ -1,5 +1,6 @@
 // Plan output: the human text (one line per collective, local copies summarized) and the JSON
 // schema of spec/MULTIGPU.md ("JSON").
+#include <algorithm>
 #include <sstream>
 
 #include "tfspec/multigpu/reshard_plan.hpp"
@@ -49,8 +50,12 @@ std::string to_text(const Plan& plan) {
         o << " grouped: " << c->transfers.size() << " send/recv pairs, " << n << " elements";
         if (c->mesh_axis >= 0) o << ", along " << axis_text(plan, c->mesh_axis) << " groups " << groups_text(c->groups);
         o << ":";
-        for (const auto& t : c->transfers)
+        constexpr size_t kShown = 8;  // --json lists every pair
+        for (size_t k = 0; k < c->transfers.size() && k < kShown; ++k) {
+          const Transfer& t = c->transfers[k];
           o << " " << t.from_device << "->" << t.to_device << " " << t.count << "@send+" << t.send_offset << ":recv+" << t.recv_offset;
+        }
+        if (c->transfers.size() > kShown) o << " ... (" << c->transfers.size() - kShown << " more)";
         o << "\n";
       } else {
         o << " along " << axis_text(plan, c->mesh_axis) << " groups " << groups_text(c->groups) << " count " << c->count << " send "
@@ -59,18 +64,24 @@ std::string to_text(const Plan& plan) {
       ++i;
       continue;
     }
-    // A run of local copies with one (from, to): summarized on one line.
-    const auto& first = std::get<LocalCopy>(plan.steps[i]);
-    int64_t devices = 0, runs = 0, elements = 0;
+    // A run of local copies (independent of each other): one line per (from, to), in order.
+    struct Summary {
+      Buffer from, to;
+      int64_t devices = 0, runs = 0, elements = 0;
+    };
+    std::vector<Summary> lines;
     for (; i < plan.steps.size(); ++i) {
       const auto* l = std::get_if<LocalCopy>(&plan.steps[i]);
-      if (!l || l->from != first.from || l->to != first.to) break;
-      ++devices;
-      runs += static_cast<int64_t>(l->runs.size());
-      for (const auto& r : l->runs) elements += r.len;
+      if (!l) break;
+      auto it = std::find_if(lines.begin(), lines.end(), [&](const Summary& s) { return s.from == l->from && s.to == l->to; });
+      if (it == lines.end()) it = lines.insert(lines.end(), Summary{l->from, l->to});
+      ++it->devices;
+      it->runs += static_cast<int64_t>(l->runs.size());
+      for (const auto& r : l->runs) it->elements += r.len;
     }
-    o << "local " << to_string(first.from) << "->" << to_string(first.to) << " on " << devices << " device" << (devices == 1 ? "" : "s") << ": "
-      << elements << " elements in " << runs << " run" << (runs == 1 ? "" : "s") << "\n";
+    for (const auto& s : lines)
+      o << "local " << to_string(s.from) << "->" << to_string(s.to) << " on " << s.devices << " device" << (s.devices == 1 ? "" : "s") << ": "
+        << s.elements << " elements in " << s.runs << " run" << (s.runs == 1 ? "" : "s") << "\n";
   }
   for (const auto& [d, b] : plan.bytes) o << "device " << d << ": sends " << b.sent << " B, receives " << b.received << " B\n";
   o << "total: " << plan.total_bytes() << " B moved between devices\n";
