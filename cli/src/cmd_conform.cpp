@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "tfspec/conformance/fuzz.hpp"
+#include "tfspec/conformance/html_report.hpp"
 #include "tfspec/conformance/runner.hpp"
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/error.hpp"
@@ -20,7 +21,7 @@ struct ConformArgs {
   std::string impl = "reference";
   std::string corpus;
   std::vector<std::string> filters;
-  std::string xfail, json, junit, stderr_path = "/dev/null";
+  std::string xfail, json, junit, html, stderr_path = "/dev/null";
   int timeout_ms = 10000;
   bool quiet = false;
   bool fuzz = false;
@@ -76,6 +77,7 @@ int conform(const ConformArgs& a) {
   std::cout << text_report(report, !a.quiet);
   if (!a.json.empty()) write_file(a.json, json_report(report).dump(1) + "\n");
   if (!a.junit.empty()) write_file(a.junit, junit_report(report));
+  if (!a.html.empty()) write_file(a.html, html_report(report));
   return exit_code(report) == 0 ? kOk : kViolations;
 }
 
@@ -91,6 +93,7 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   sub->add_option("--xfail", a->xfail, "expected failures: case ids, one per line (# comments); they do not fail the run");
   sub->add_option("--json", a->json, "write the report as JSON to this file");
   sub->add_option("--junit", a->junit, "write the report as JUnit XML to this file");
+  sub->add_option("--html", a->html, "write the report as one self-contained HTML file (per-clause table, failures expandable, layout answers drawn)");
   sub->add_option("--impl-stderr", a->stderr_path, "where the implementation's stderr goes (default /dev/null)");
   sub->add_flag("--quiet", a->quiet, "print only the per-clause table");
   sub->add_flag("--fuzz", a->fuzz, "generated cases checked against the reference instead of the corpus; the first disagreement is shrunk");

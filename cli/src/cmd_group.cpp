@@ -21,6 +21,7 @@ struct GroupState {
   bool json = false;
   bool list = false;
   std::string domain;  // D15: --domain strict|extend, passed as the `domain` argument
+  std::string draw;    // layout check --draw FILE: the check picture (cmd_draw.cpp)
 };
 
 std::string signature(const Op& op) {
@@ -40,12 +41,16 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
   if (group == "layout")
     sub->add_option("--domain", st->domain, "strict (default) or extend: a tiler past A's domain is refused, or continues A as CuTe does (D15)")
         ->check(CLI::IsMember({"strict", "extend"}));
+  if (group == "layout") sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked");
   sub->positionals_at_end(false);
-  sub->callback([st, group, &exit_code] {
+  sub->callback([st, sub, group, &exit_code] {
+    if (!sub->get_subcommands().empty()) return;  // a nested subcommand (`shard draw`) ran instead
     auto& reg = OpRegistry::instance();
     if (st->list || st->op.empty()) {
       for (const auto& op : reg.ops())
         if (op.group == group) std::cout << signature(op) << "    " << op.clause << " " << op.summary << "\n";
+      for (const CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; }))  // e.g. shard draw
+        std::cout << nested->get_name() << " ...    " << nested->get_description() << "\n";
       exit_code = st->op.empty() && !st->list ? kInputError : kOk;
       return;
     }
@@ -63,6 +68,11 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
         if (!takes_domain) fail(rule::kUsage, "'" + op->name + "' takes no --domain (only composition and the divides and products do)");
         args["domain"] = st->domain;
       }
+      int draw_rc = kOk;
+      if (!st->draw.empty()) {
+        if (op->name != "check" || st->args.empty()) fail(rule::kUsage, "--draw goes with `layout check LAYOUT`");
+        draw_rc = write_check_picture(st->args[0], st->draw);  // drawn even when the check raises an input error
+      }
       OpResult r = op->run(args);
       if (st->json) {
         std::cout << protocol::dump_line(r.json) << "\n";
@@ -70,7 +80,7 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
         std::cout << r.text;
         if (!r.text.empty() && r.text.back() != '\n') std::cout << "\n";
       }
-      exit_code = r.exit_code;
+      exit_code = draw_rc != kOk ? draw_rc : r.exit_code;
     } catch (const std::exception& e) {
       exit_code = report_error(e);
     }

@@ -15,6 +15,10 @@ void add_prove_command(CLI::App& app, int& exit_code);
 void add_fuzz_command(CLI::App& app, int& exit_code);
 void add_conform_command(CLI::App& app, int& exit_code);
 void add_reshard_plan_command(CLI::App& app, int& exit_code);  // multi-GPU reshard plan (spec/MULTIGPU.md)
+// `tfspec draw` and `tfspec shard draw` (call after the shard group is added).
+void add_draw_command(CLI::App& app, int& exit_code);
+// `layout check L --draw FILE`: the check picture (cmd_draw.cpp); reports its own errors.
+int write_check_picture(const std::string& layout, const std::string& path);
 
 // Prints "error: [rule clause] message" to stderr (the single format every command uses).
 int report_error(const std::exception& e);

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_fuzz_command(app, exit_code);
   add_conform_command(app, exit_code);
   add_reshard_plan_command(app, exit_code);
+  add_draw_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

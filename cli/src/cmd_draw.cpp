@@ -1,0 +1,112 @@
+// Pictures (issue 14): `tfspec draw LAYOUT`, `tfspec shard draw SL SHAPE STORAGE [--to DST]` and
+// `tfspec layout check L --draw FILE`. The SVG goes to -o FILE, else to stdout. Bad input reports
+// the reference's rule id (exit 3); a picture past draw::kMaxCells is draw-too-large (exit 3).
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "tfspec/draw/draw.hpp"
+#include "tfspec/reference/canonical.hpp"
+#include "tfspec/reference/notation.hpp"
+
+namespace tfspec::cli {
+namespace {
+
+struct DrawArgs {
+  std::string layout, out, tile;
+  bool tv = false;
+};
+
+struct ShardDrawArgs {
+  std::string layout, shape, storage, out, to, to_storage, mesh;
+};
+
+void emit(const std::string& svg, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::cout << svg;
+    return;
+  }
+  std::ofstream f(path, std::ios::binary);
+  f << svg;
+  if (!f) fail(rule::kUsage, "cannot write " + path);
+  std::cout << "wrote " << path << "\n";
+}
+
+std::vector<int64_t> shape_ints(const std::string& text) {
+  std::vector<int64_t> v;
+  for (const auto& x : flat_leaves(parse_inttuple(text))) v.push_back(require_int(x, "logical extent"));
+  return v;
+}
+
+int draw_layout(const DrawArgs& a) {
+  LayoutPtr l = parse_any_layout(a.layout);
+  if (!a.tv && !a.tile.empty()) fail(rule::kUsage, "--tile goes with --tv");
+  std::optional<IntTuple> tile;
+  if (!a.tile.empty()) tile = parse_inttuple(a.tile);
+  emit(a.tv ? draw::tv_svg(*l, tile) : draw::layout_svg(*l), a.out);
+  return kOk;
+}
+
+int draw_shard(const ShardDrawArgs& a) {
+  std::optional<Mesh> mesh;
+  if (!a.mesh.empty()) mesh = parse_mesh(a.mesh);
+  const ShardLayout sl = read_shard_layout(Json(a.layout), mesh);
+  const auto shape = shape_ints(a.shape);
+  const Storage storage = parse_storage(a.storage);
+  if (a.to.empty()) {
+    if (!a.to_storage.empty()) fail(rule::kUsage, "--to-storage goes with --to");
+    emit(draw::shard_svg(sl, shape, storage), a.out);
+  } else {
+    const ShardLayout dst = read_shard_layout(Json(a.to), mesh);
+    emit(draw::reshard_svg(sl, dst, shape, storage, a.to_storage.empty() ? storage : parse_storage(a.to_storage)), a.out);
+  }
+  return kOk;
+}
+
+template <class F>
+int reported(F&& f) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return report_error(e);
+  }
+}
+
+}  // namespace
+
+void add_draw_command(CLI::App& app, int& exit_code) {
+  auto a = std::make_shared<DrawArgs>();
+  auto* sub = app.add_subcommand("draw", "Draw a layout as SVG: offsets in a rank-2 view, both stages of a composed layout, or a TV view");
+  sub->add_option("layout", a->layout, "a layout in CuTe notation, INNER o OFFSET o OUTER, or shard(...)")->required();
+  sub->add_option("-o,--output", a->out, "write the SVG to this file (default: stdout)");
+  sub->add_flag("--tv", a->tv, "TV view: modes (thread, value), cells labelled T{t}V{v} and coloured by thread");
+  sub->add_option("--tile", a->tile, "--tv: the tile of offsets, e.g. (4,8) (default: one row of cosize cells)");
+  sub->callback([a, &exit_code] { exit_code = reported([&] { return draw_layout(*a); }); });
+
+  // `tfspec shard draw`: a subcommand of the shard group (cmd_group.cpp leaves the group's own op
+  // dispatch alone when a nested subcommand ran).
+  CLI::App* shard = app.get_subcommand("shard");
+  auto s = std::make_shared<ShardDrawArgs>();
+  auto* sd = shard->add_subcommand("draw", "Draw who owns each element of the logical tensor (or, with --to, what a reshard moves)");
+  sd->add_option("layout", s->layout, "shard layout: sugar (N @ m.a, ...) [on MESH], shard(LAYOUT; ATTRS; MESH) or JSON")->required();
+  sd->add_option("shape", s->shape, "the logical TensorType.shape, e.g. (2,6)")->required();
+  sd->add_option("storage", s->storage, "rmem | smem | gmem")->required();
+  sd->add_option("-o,--output", s->out, "write the SVG to this file (default: stdout)");
+  sd->add_option("--to", s->to, "draw a reshard to this shard layout");
+  sd->add_option("--to-storage", s->to_storage, "--to: the destination storage (default: the source's)");
+  sd->add_option("--mesh", s->mesh, "the mesh for sugar without `on`");
+  sd->callback([s, &exit_code] { exit_code = reported([&] { return draw_shard(*s); }); });
+}
+
+int write_check_picture(const std::string& layout, const std::string& path) {
+  return reported([&] {
+    const std::string svg = draw::check_svg(*parse_any_layout(layout));
+    std::ofstream f(path, std::ios::binary);
+    f << svg;
+    if (!f) fail(rule::kUsage, "cannot write " + path);
+    return kOk;
+  });
+}
+
+}  // namespace tfspec::cli

@@ -1,0 +1,101 @@
+// `tfspec draw`, `tfspec shard draw [--to]`, `tfspec layout check --draw` end to end (issue 14):
+// files written, exit codes, and bad input reported with the reference's rule id (exit 3).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "run_tfspec.hpp"
+
+namespace {
+
+using tfspec::testing::run_tfspec;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string temp(const std::string& name) { return ::testing::TempDir() + "/tfspec_draw_" + std::to_string(::getpid()) + "_" + name; }
+
+}  // namespace
+
+TEST(DrawCli, LayoutToStdoutAndToAFile) {
+  auto r = run_tfspec("draw '(2,3):(3,1)'");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(r.out.starts_with("<?xml")) << r.out;
+  EXPECT_NE(r.out.find("data-row=\"1\" data-col=\"2\" data-label=\"5\""), std::string::npos);  // 3*1 + 1*2
+  const std::string f = temp("l.svg");
+  auto w = run_tfspec("draw '(2,3):(3,1)' -o " + f);
+  ASSERT_EQ(w.rc, 0) << w.out;
+  EXPECT_EQ(w.out, "wrote " + f + "\n");
+  EXPECT_EQ(slurp(f), r.out);  // same input, same bytes
+  std::filesystem::remove(f);
+}
+
+TEST(DrawCli, TvView) {
+  auto r = run_tfspec("draw '(2,2):(2,1)' --tv --tile '(2,2)'");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("data-row=\"0\" data-col=\"1\" data-label=\"T1V0\""), std::string::npos);  // offset 2 = 2*1 + 0
+  auto bad = run_tfspec("draw '8:1' --tv");
+  EXPECT_EQ(bad.rc, 3);
+  EXPECT_NE(bad.out.find("[draw-tv-modes §3]"), std::string::npos) << bad.out;
+  auto outside = run_tfspec("draw '(2,2):(2,1)' --tv --tile '(2,1)'");  // offsets 2 and 3 lie outside a tile of 2
+  EXPECT_EQ(outside.rc, 3);
+  EXPECT_NE(outside.out.find("draw-tv-modes"), std::string::npos) << outside.out;
+}
+
+TEST(DrawCli, BadInputNamesTheRule) {
+  auto parse = run_tfspec("draw '(2,3:(3,1)'");
+  EXPECT_EQ(parse.rc, 3);
+  EXPECT_NE(parse.out.find("[parse-error §1]"), std::string::npos) << parse.out;
+  auto large = run_tfspec("draw '(64,65):(1,64)'");  // 4160 cells
+  EXPECT_EQ(large.rc, 3);
+  EXPECT_NE(large.out.find("error: [draw-too-large -]"), std::string::npos) << large.out;
+  auto sugar = run_tfspec("shard draw '(6 @ m.y) on x=2,y=4' '(6)' rmem");
+  EXPECT_EQ(sugar.rc, 3);
+  EXPECT_NE(sugar.out.find("[sugar-divides §7.1.1]"), std::string::npos) << sugar.out;
+  auto storage = run_tfspec("shard draw 'shard((2,3):(0,1); S(0),B; x=2,y=2)' '(6)' hbm");
+  EXPECT_EQ(storage.rc, 3);
+  EXPECT_NE(storage.out.find("[storage-unknown"), std::string::npos) << storage.out;
+}
+
+TEST(DrawCli, ShardDrawAndReshard) {
+  auto r = run_tfspec("shard draw 'shard((2,3):(0,1); S(0),B; x=2,y=2)' '(6)' rmem");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  // element 4 sits at G (1,1): owners (x=1, y=0|1) = devices 2 and 3, local offset 1
+  EXPECT_NE(r.out.find("data-col=\"4\" data-label=\"#2@1 #3@1\""), std::string::npos) << r.out;
+  auto m = run_tfspec("shard draw 'shard((2,3):(0,1); S(0),B; x=2,y=2)' '(6)' rmem --to 'shard((2,3):(0,1); B,S(0); x=2,y=2)'");
+  ASSERT_EQ(m.rc, 0) << m.out;
+  EXPECT_NE(m.out.find("data-kind=\"moves\""), std::string::npos);
+  EXPECT_NE(m.out.find("data-col=\"3\" data-label=\"#1&lt;-#2 #3 kept\""), std::string::npos) << m.out;
+  // the shard group's own ops still work, and --list names draw
+  auto canon = run_tfspec("shard canon '(6 @ m.y) on x=2,y=3'");
+  EXPECT_EQ(canon.rc, 0) << canon.out;
+  auto list = run_tfspec("shard --list");
+  EXPECT_NE(list.out.find("draw ..."), std::string::npos) << list.out;
+}
+
+TEST(DrawCli, CheckDrawMarksTheCollision) {
+  const std::string f = temp("check.svg");
+  auto r = run_tfspec("layout check '(2,4):(1,1)' --draw " + f);
+  EXPECT_EQ(r.rc, 1) << r.out;  // the check's own exit code: a violation
+  EXPECT_NE(r.out.find("[layout-injective §2]"), std::string::npos) << r.out;
+  const std::string svg = slurp(f);
+  EXPECT_NE(svg.find("data-row=\"1\" data-col=\"0\" data-label=\"1\" data-mark=\"collision\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("data-row=\"0\" data-col=\"1\" data-label=\"1\" data-mark=\"collision\""), std::string::npos);
+  std::filesystem::remove(f);
+  auto ok = run_tfspec("layout check '(2,4):(4,1)' --draw " + f);
+  EXPECT_EQ(ok.rc, 0) << ok.out;
+  EXPECT_EQ(slurp(f).find("data-mark"), std::string::npos);
+  std::filesystem::remove(f);
+  auto usage = run_tfspec("layout size '(2,4):(4,1)' --draw " + f);
+  EXPECT_EQ(usage.rc, 3);
+  EXPECT_NE(usage.out.find("--draw goes with"), std::string::npos) << usage.out;
+  auto large = run_tfspec("layout check '(64,65):(1,64)' --draw " + f);
+  EXPECT_EQ(large.rc, 3) << large.out;
+  EXPECT_NE(large.out.find("draw-too-large"), std::string::npos) << large.out;
+}

@@ -1,0 +1,52 @@
+// Pictures of layouts and shard layouts as deterministic SVG text (issue 14). What is drawn comes
+// from the reference: offsets from LayoutBase::apply (§2-§4), owners from the shard model
+// (holders, physical_element, distribute: §6, §7.1.2, D3), marks from check_layout (§2).
+// Every picture is a function of its input: integer geometry, stable order, no timestamps.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tfspec/reference/layout.hpp"
+#include "tfspec/reference/shard_layout.hpp"
+
+namespace tfspec::draw {
+
+// The most cells (or owner stripes) one picture holds; more is SpecError("draw-too-large").
+inline constexpr int64_t kMaxCells = 4096;
+
+// A layout as CuTe draws it: a rank-2 view, mode 0 down the rows and the remaining modes across
+// the columns (a rank-1 layout is one column), cell (r, c) holding L(r + rows * c) (D1) and
+// coloured by that offset. A ComposedLayout draws both stages (§4): offset + outer(c), then
+// inner(offset + outer(c)); a ShardLayout draws its intra-engine offsets (§7.1.2).
+std::string layout_svg(const LayoutBase& l);
+
+// The TV view of a layout whose two modes are (thread, value): the tile (rows, cols) of offsets
+// (default: one row of cosize cells), each offset o at (o % rows, o / rows), labelled T{t}V{v}
+// and coloured by thread. Offsets two (t, v) share are marked.
+std::string tv_svg(const LayoutBase& l, const std::optional<IntTuple>& tile = std::nullopt);
+
+// The logical tensor (row-major, rows = shape[0]) with each element's owners (§6, §7.2, D3):
+// one stripe per mesh instance holding it (Broadcast replicas stacked), labelled #device@offset
+// and coloured by device; Partial axes marked; a legend mesh coordinate -> device -> engine.
+// Un-materialized strides are materialized as a Reshard at `storage` would (§7.1.2, D4).
+std::string shard_svg(const ShardLayout& sl, const std::vector<int64_t>& shape, Storage storage);
+
+// A reshard (§7.4): the owners before, the owners after, and per destination owner where its
+// element comes from (kept, another device, or a reduction of Partial contributions).
+std::string reshard_svg(const ShardLayout& src, const ShardLayout& dst, const std::vector<int64_t>& shape, Storage src_storage,
+                        Storage dst_storage);
+
+// The layout picture with what check_layout (§2) reports marked: a collision's two coordinates,
+// positions whose value falls outside the inner layout's domain (§4); every diagnostic listed.
+std::string check_svg(const LayoutBase& l);
+
+// The fill of every picture: a pastel #rrggbb, a fixed function of an integer (an offset, a
+// thread, a device); 360 consecutive values get distinct hues.
+std::string palette(int64_t n);
+
+// The same pictures without the XML declaration, to embed in HTML.
+std::string inline_svg(const std::string& svg);
+
+}  // namespace tfspec::draw

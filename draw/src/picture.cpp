@@ -1,0 +1,190 @@
+// The SVG writer: integer geometry, elements in a fixed order, nothing that varies between runs.
+#include "picture.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "tfspec/draw/draw.hpp"
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec::draw {
+namespace {
+
+constexpr int kMargin = 10;
+constexpr int kCharWidth = 7;   // a generous monospace advance at font-size 11
+constexpr int kLine = 16;       // one line of text
+constexpr int kStripe = 18;     // one stripe of a cell
+constexpr int kRowHeader = 32;  // the column of row indices
+
+int text_width(const std::string& s) {
+  int chars = 0;
+  for (unsigned char ch : s) chars += (ch & 0xC0) != 0x80;  // UTF-8: count characters
+  return chars * kCharWidth;
+}
+
+int cell_width(const Grid& g) {
+  int w = 36;
+  for (const auto& c : g.cells)
+    for (const auto& s : c.stripes) w = std::max(w, text_width(s.label) + 12);
+  return w;
+}
+
+int cell_height(const Grid& g) {
+  size_t n = 1;
+  for (const auto& c : g.cells) n = std::max(n, c.stripes.size());
+  return static_cast<int>(n) * kStripe;
+}
+
+const char* mark_name(Mark m) { return m == Mark::Collision ? "collision" : "out-of-domain"; }
+
+std::string joined_labels(const Cell& c) {
+  std::string s;
+  for (const auto& st : c.stripes) s += (s.empty() ? "" : " ") + st.label;
+  return s;
+}
+
+void text(std::ostringstream& o, const char* cls, int x, int y, const std::string& s, const char* anchor = "start") {
+  o << "<text class=\"" << cls << "\" x=\"" << x << "\" y=\"" << y << "\"";
+  if (std::string(anchor) != "start") o << " text-anchor=\"" << anchor << "\"";
+  o << ">" << xml_escape(s) << "</text>\n";
+}
+
+// Draws one grid with its top-left corner at (x0, y0); returns its height.
+int draw_grid(std::ostringstream& o, const Grid& g, int x0, int y0) {
+  const int w = cell_width(g), h = cell_height(g);
+  o << "<g class=\"grid\" data-kind=\"" << g.kind << "\" data-rows=\"" << g.rows << "\" data-cols=\"" << g.cols << "\">\n";
+  int y = y0 + kLine - 4;
+  text(o, "caption", x0, y, g.caption);
+  y += kLine;
+  for (int64_t c = 0; c < g.cols; ++c) text(o, "col-index", x0 + kRowHeader + static_cast<int>(c) * w + w / 2, y, std::to_string(c), "middle");
+  y += 4;
+  for (int64_t r = 0; r < g.rows; ++r) {
+    const int cy = y + static_cast<int>(r) * h;
+    text(o, "row-index", x0 + kRowHeader - 6, cy + h / 2 + 4, std::to_string(r), "end");
+    for (int64_t c = 0; c < g.cols; ++c) {
+      const Cell& cell = g.cells[static_cast<size_t>(r * g.cols + c)];
+      const int cx = x0 + kRowHeader + static_cast<int>(c) * w;
+      o << "<g class=\"cell\" data-row=\"" << r << "\" data-col=\"" << c << "\" data-label=\"" << xml_escape(joined_labels(cell)) << "\"";
+      if (cell.mark != Mark::None) o << " data-mark=\"" << mark_name(cell.mark) << "\"";
+      if (!cell.partial.empty()) o << " data-partial=\"" << xml_escape(cell.partial) << "\"";
+      o << ">";
+      if (!cell.title.empty()) o << "<title>" << xml_escape(cell.title) << "</title>";
+      o << "\n";
+      const int sh = cell.stripes.empty() ? h : h / static_cast<int>(cell.stripes.size());
+      if (cell.stripes.empty())
+        o << "<rect x=\"" << cx << "\" y=\"" << cy << "\" width=\"" << w << "\" height=\"" << h << "\" fill=\"#eeeeee\" stroke=\"#555555\" stroke-width=\"0.5\"/>\n";
+      for (size_t i = 0; i < cell.stripes.size(); ++i) {
+        const int sy = cy + static_cast<int>(i) * sh;
+        o << "<rect class=\"stripe\" x=\"" << cx << "\" y=\"" << sy << "\" width=\"" << w << "\" height=\"" << sh << "\" fill=\""
+          << cell.stripes[i].fill << "\" stroke=\"#555555\" stroke-width=\"0.5\"/>\n";
+        text(o, "label", cx + w / 2, sy + sh / 2 + 4, cell.stripes[i].label, "middle");
+      }
+      if (!cell.partial.empty())
+        o << "<rect class=\"partial\" x=\"" << cx + 2 << "\" y=\"" << cy + 2 << "\" width=\"" << w - 4 << "\" height=\"" << h - 4
+          << "\" fill=\"none\" stroke=\"#222222\" stroke-width=\"1\" stroke-dasharray=\"3,2\"/>\n";
+      if (cell.mark != Mark::None)
+        o << "<rect class=\"mark\" x=\"" << cx + 1 << "\" y=\"" << cy + 1 << "\" width=\"" << w - 2 << "\" height=\"" << h - 2
+          << "\" fill=\"none\" stroke=\"" << (cell.mark == Mark::Collision ? "#d00000" : "#7a00d0") << "\" stroke-width=\"3\"/>\n";
+      o << "</g>\n";
+    }
+  }
+  o << "</g>\n";
+  return (y - y0) + static_cast<int>(g.rows) * h + kLine;
+}
+
+int grid_width(const Grid& g) { return kRowHeader + static_cast<int>(g.cols) * cell_width(g); }
+
+}  // namespace
+
+std::string palette(int64_t n) {
+  // Hue steps of 47 degrees (coprime with 360: 360 consecutive values get distinct hues).
+  const int64_t hue = ((n % 360) * 47 % 360 + 360) % 360;
+  const double s = 0.55, l = 0.80;
+  const double c = (1 - std::fabs(2 * l - 1)) * s;
+  const double hp = static_cast<double>(hue) / 60.0;
+  const double x = c * (1 - std::fabs(std::fmod(hp, 2.0) - 1));
+  double r = 0, g = 0, b = 0;
+  switch (hue / 60) {
+    case 0: r = c, g = x; break;
+    case 1: r = x, g = c; break;
+    case 2: g = c, b = x; break;
+    case 3: g = x, b = c; break;
+    case 4: r = x, b = c; break;
+    default: r = c, b = x; break;
+  }
+  const double m = l - c / 2;
+  char buf[8];
+  auto byte = [&](double v) { return static_cast<int>(std::lround((v + m) * 255)); };
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", byte(r), byte(g), byte(b));
+  return buf;
+}
+
+void require_drawable(int64_t cells, const std::string& what) {
+  if (cells > kMaxCells)
+    fail(rule::kDrawTooLarge, what + " needs " + std::to_string(cells) + " cells; a picture holds at most " + std::to_string(kMaxCells) +
+                                  " (draw a slice or a mode of it: `tfspec layout slice`, `tfspec layout mode`)");
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += (static_cast<unsigned char>(ch) < 0x20) ? ' ' : ch;
+    }
+  }
+  return out;
+}
+
+std::string to_svg(const Picture& p) {
+  int width = std::max(240, text_width(p.title) + 2 * kMargin);
+  for (const auto& g : p.grids) width = std::max({width, grid_width(g) + 2 * kMargin, text_width(g.caption) + 2 * kMargin});
+  for (const auto& n : p.notes) width = std::max(width, text_width(n) + 2 * kMargin);
+  int entry = 0;
+  for (const auto& e : p.legend) entry = std::max(entry, text_width(e.text) + 28);
+  width = std::max(width, entry + 2 * kMargin);
+
+  std::ostringstream body;
+  int y = kMargin;
+  body << "<text class=\"title\" x=\"" << kMargin << "\" y=\"" << y + 12 << "\" font-size=\"13\" font-weight=\"bold\">" << xml_escape(p.title) << "</text>\n";
+  y += kLine + 8;
+  for (const auto& g : p.grids) y += draw_grid(body, g, kMargin, y);
+  if (!p.legend.empty()) {
+    body << "<g class=\"legend\">\n";
+    text(body, "caption", kMargin, y + kLine - 4, "legend");
+    y += kLine;
+    const int per_row = std::max(1, (width - 2 * kMargin) / entry);
+    for (size_t i = 0; i < p.legend.size(); ++i) {
+      const int ex = kMargin + static_cast<int>(i % per_row) * entry, ey = y + static_cast<int>(i / per_row) * kLine;
+      body << "<g class=\"legend-entry\" data-text=\"" << xml_escape(p.legend[i].text) << "\"><rect x=\"" << ex << "\" y=\"" << ey + 2
+           << "\" width=\"12\" height=\"12\" fill=\"" << p.legend[i].fill << "\" stroke=\"#555555\" stroke-width=\"0.5\"/>";
+      body << "<text x=\"" << ex + 18 << "\" y=\"" << ey + 12 << "\">" << xml_escape(p.legend[i].text) << "</text></g>\n";
+    }
+    y += static_cast<int>((p.legend.size() + per_row - 1) / per_row) * kLine + 4;
+    body << "</g>\n";
+  }
+  for (const auto& n : p.notes) {
+    text(body, "note", kMargin, y + kLine - 4, n);
+    y += kLine;
+  }
+  const int height = y + kMargin;
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " "
+      << height << "\" font-family=\"DejaVu Sans Mono, monospace\" font-size=\"11\">\n"
+      << "<title>" << xml_escape(p.title) << "</title>\n"
+      << "<rect width=\"" << width << "\" height=\"" << height << "\" fill=\"#ffffff\"/>\n"
+      << body.str() << "</svg>\n";
+  return out.str();
+}
+
+std::string inline_svg(const std::string& svg) {
+  const auto at = svg.find("<svg");
+  return at == std::string::npos ? svg : svg.substr(at);
+}
+
+}  // namespace tfspec::draw

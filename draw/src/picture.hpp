@@ -1,0 +1,51 @@
+// The picture model every drawing builds (grids of cells, a legend, notes) and its SVG writer.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tfspec::draw {
+
+// One owner / value of a cell; a cell with several stripes stacks them (Broadcast replicas).
+struct Stripe {
+  std::string label;
+  std::string fill;  // #rrggbb
+};
+
+// What a check or a stage found wrong at a cell.
+enum class Mark { None, Collision, OutOfDomain };
+
+struct Cell {
+  std::vector<Stripe> stripes;
+  std::string title;    // the tooltip: everything about the cell in words
+  Mark mark = Mark::None;
+  std::string partial;  // non-empty: the owners hold Partial contributions (e.g. "sum over y")
+};
+
+// rows x cols cells, row-major.
+struct Grid {
+  std::string kind;     // offsets | stage1 | stage2 | tv | owners | moves (the data-kind attribute)
+  std::string caption;
+  int64_t rows = 0, cols = 0;
+  std::vector<Cell> cells;
+  Cell& at(int64_t r, int64_t c) { return cells[static_cast<size_t>(r * cols + c)]; }
+};
+
+struct LegendEntry {
+  std::string fill;
+  std::string text;
+};
+
+struct Picture {
+  std::string title;
+  std::vector<Grid> grids;  // drawn one below the other
+  std::vector<LegendEntry> legend;
+  std::vector<std::string> notes;  // lines under the grids (diagnostics, counts)
+};
+
+// SpecError("draw-too-large") when a picture would hold more than kMaxCells cells.
+void require_drawable(int64_t cells, const std::string& what);
+std::string xml_escape(const std::string& s);
+std::string to_svg(const Picture& p);
+
+}  // namespace tfspec::draw
