@@ -161,7 +161,7 @@ std::string shard_svg(const ShardLayout& sl_in, const std::vector<int64_t>& shap
   p.title = "shard " + to_string(sl);
   std::vector<IntTuple> s(shape.begin(), shape.end());
   p.grids = {owner_grid(sl, storage, shape, owners, "logical tensor " + to_string(IntTuple::tuple(s)) + " on " + to_string(storage) +
-                                                        ": each owner #device@offset (Broadcast replicas stacked)")};
+                                                        ": each owner #device@offset; several owners (replicas, Partial contributions) stacked")};
   add_legend(p, sl, storage, "");
   if (const std::string partial = partial_words(sl); !partial.empty())
     p.notes.push_back("dashed: the owners hold Partial contributions (" + partial + "); an allreduce gives the value (§6)");
