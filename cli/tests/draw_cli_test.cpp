@@ -99,3 +99,29 @@ TEST(DrawCli, CheckDrawMarksTheCollision) {
   EXPECT_EQ(large.rc, 3) << large.out;
   EXPECT_NE(large.out.find("draw-too-large"), std::string::npos) << large.out;
 }
+
+// conform --html: a corpus with one case whose expected layout is deliberately wrong, so the
+// reference's (right) answer fails it and both answers are drawn. (4,8):(8,1) o (2,2):(1,4) is
+// (2,2):(8,1) (README); the corpus here expects (2,2):(1,8).
+TEST(DrawCli, ConformHtmlReport) {
+  const std::string dir = temp("corpus");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/wrong.json") << R"J({"format": 1, "made_by": "hand: a planted wrong expectation for the HTML report test",
+ "cases": [
+  {"id": "w-composition", "clause": "§3", "op": "composition", "args": {"a": "(4,8):(8,1)", "tiler": "(2,2):(1,4)"}, "expect": "(2,2):(1,8)", "note": "planted: the right answer is (2,2):(8,1)", "source": "hand"},
+  {"id": "w-size", "clause": "§3", "op": "size", "args": {"layout": "(2,3):(1,2)"}, "expect": 6, "note": "2*3", "source": "hand"}
+ ]}
+)J";
+  const std::string html = temp("report.html");
+  auto r = run_tfspec("conform --corpus " + dir + " --html " + html + " --quiet");
+  EXPECT_EQ(r.rc, 1) << r.out;  // one case failed
+  const std::string page = slurp(html);
+  EXPECT_TRUE(page.starts_with("<!DOCTYPE html>")) << page.substr(0, 200);
+  EXPECT_NE(page.find("id=\"case-w-composition\""), std::string::npos);
+  EXPECT_EQ(page.find("id=\"case-w-size\""), std::string::npos);  // passed: not listed
+  EXPECT_NE(page.find("<figure class=\"expected\">"), std::string::npos);
+  EXPECT_NE(page.find("<figure class=\"actual\">"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(html);
+}
