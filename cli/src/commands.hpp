@@ -14,6 +14,7 @@ void add_serve_command(CLI::App& app, int& exit_code);
 void add_prove_command(CLI::App& app, int& exit_code);
 void add_fuzz_command(CLI::App& app, int& exit_code);
 void add_conform_command(CLI::App& app, int& exit_code);
+void add_propagate_command(CLI::App& app, int& exit_code);
 void add_reshard_plan_command(CLI::App& app, int& exit_code);  // multi-GPU reshard plan (spec/MULTIGPU.md)
 // `tfspec draw` and `tfspec shard draw` (call after the shard group is added).
 void add_draw_command(CLI::App& app, int& exit_code);

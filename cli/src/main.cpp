@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   add_serve_command(app, exit_code);
   add_fuzz_command(app, exit_code);
   add_conform_command(app, exit_code);
+  add_propagate_command(app, exit_code);
   add_reshard_plan_command(app, exit_code);
   add_draw_command(app, exit_code);
   try {

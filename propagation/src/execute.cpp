@@ -175,12 +175,11 @@ CheckResult check_program(const Propagation& r, uint64_t seed) {
       got = assemble(local.at(o), layouts.at(o), shape);
     } catch (const SpecError& e) {
       if (e.rule() != rule::kReplicaMismatch.id) throw;
-      res = {false, o, {}, 0, 0, "output " + o + ": " + e.what()};
-      return res;
+      return {false, o, {}, 0, 0, "output " + o + ": " + e.what(), std::string(rule::kPropagationCheckMismatch.id)};
     }
     const Tensor& want = global.at(o);
     for (size_t i = 0; i < want.data.size(); ++i)
-      if (want.data[i] != got.data[i]) return {false, o, unravel(static_cast<int64_t>(i), shape), want.data[i], got.data[i], ""};
+      if (want.data[i] != got.data[i]) return {false, o, unravel(static_cast<int64_t>(i), shape), want.data[i], got.data[i], "", std::string(rule::kPropagationCheckMismatch.id)};
   }
   return res;
 }

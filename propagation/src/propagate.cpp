@@ -3,6 +3,7 @@
 // --insert-reshards, resolved by an explicit reshard whose collectives and cost are reported.
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "tfspec/propagation/propagation.hpp"
 #include "tfspec/reference/checked.hpp"
@@ -216,7 +217,18 @@ Propagation propagate(const Program& prog, bool insert_reshards) {
         }
         continue;
       }
-      // Insert: operands to the states the op needs on every axis; else the result side.
+      // Insert: operands to the states the op needs on every axis; else the result side. When
+      // the needed states do not form one layout (two axes on one factor), report instead.
+      try {
+        for (size_t i = 0; i < op.operands.size(); ++i) {
+          Sharding target;
+          for (int a = 0; a < axes; ++a) target.push_back(per_axis[a].operands[i]);
+          layout_of(target, p.shapes.at(op.operands[i]), p.mesh);
+        }
+      } catch (const SpecError& e) {
+        out.conflicts.push_back({static_cast<size_t>(op.origin), op.result, e.diagnostic()});
+        continue;
+      }
       std::vector<OpNode> before;
       bool operand_side = false;
       for (size_t i = 0; i < op.operands.size(); ++i) {
@@ -286,6 +298,12 @@ Propagation propagate(const Program& prog, bool insert_reshards) {
       out.conflicts.push_back({producer[name], name, e.diagnostic()});
     }
   }
+  // One report per (op, value, rule): a conflict seen again in a later round is the same one.
+  std::set<std::tuple<std::optional<size_t>, std::string, std::string>> seen;
+  std::vector<ConflictReport> unique;
+  for (auto& c : out.conflicts)
+    if (seen.insert({c.op, c.value, c.diagnostic.rule}).second) unique.push_back(std::move(c));
+  out.conflicts = std::move(unique);
   return out;
 }
 

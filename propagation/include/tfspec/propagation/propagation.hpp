@@ -124,6 +124,7 @@ struct CheckResult {
   std::vector<int64_t> index;    // its first differing element (logical coordinate)
   int64_t expected = 0, got = 0;
   std::string message;
+  std::string rule;              // propagation-check-mismatch when not ok
 };
 // Runs the annotated program on random integers in [-3, 3] (seeded) globally and per mesh instance
 // (inputs distributed or partitioned, inserted reshards through the reference's reshard, outputs
