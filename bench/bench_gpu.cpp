@@ -212,6 +212,23 @@ void Gather_Cuda(benchmark::State& st) {
 }
 BENCHMARK(Gather_Cuda)->Arg(26)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
 
+// Scatter through the same layout (injective: every slot written once): three kernels, the
+// first-writer pass with one atomicMin per element, then the collision check and the writes.
+void Scatter_Cuda(benchmark::State& st) {
+  const int64_t outer = int64_t{1} << (st.range(0) - 10);
+  Layout l(IntTuple::tuple({IntTuple(32), IntTuple(outer), IntTuple(32)}),
+           IntTuple::tuple({IntTuple(1), IntTuple(1024), IntTuple(32)}));
+  gpu::FnPlan p = gpu::compile_layout(l);
+  try {
+    for (auto _ : st) st.SetIterationTime(gpu::cuda_scatter_seconds(p, p.domain_size, 10));
+  } catch (const SpecError& e) {
+    st.SkipWithError(e.what());
+    return;
+  }
+  counters(st, p.domain_size);
+}
+BENCHMARK(Scatter_Cuda)->Arg(26)->UseManualTime()->Iterations(5)->Unit(benchmark::kMillisecond);
+
 // Contiguous-run reshard on the device, 2^26 elements: (1024, 65536) gmem Split on dim 0 over 8
 // instances -> rmem per-instance; common run 128 x 65536, chunks of 8 elements (64 bytes) per
 // thread with 128-bit loads and stores. The plan (validation and injectivity over 2^26 pairs)

@@ -12,12 +12,12 @@
 # Needs nvcc and the Debian packages of scripts/setup.sh already installed (no network there).
 # Without a usable device it prints why, skips the device steps and exits 3 (a skip is never a
 # pass); any failed step makes it exit 1.
-#   FUZZ_SECONDS (per op, default 25), BUILD (default build-gpu-check), OUT, JOBS (default nproc)
+#   FUZZ_SECONDS (per op, default 20), BUILD (default build-gpu-check), OUT, JOBS (default nproc)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
 BUILD=${BUILD:-build-gpu-check}
-FUZZ_SECONDS=${FUZZ_SECONDS:-25}
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$OUT"
 : >"$OUT/summary.txt"

@@ -154,6 +154,18 @@ double cuda_gather_seconds(const FnPlan& p, int64_t src_size, int reps) {
 #endif
 }
 
+double cuda_scatter_seconds(const FnPlan& p, int64_t dst_size, int reps) {
+  if (auto why = CudaBackend().unavailable()) fail(rule::kCudaError, "the CUDA backend is unavailable: " + *why);
+#ifdef TFSPEC_HAVE_CUDA
+  float ms = 0;
+  check(cuda::time_scatter(p, dst_size, reps, ms), "scatter (timed)");
+  return ms / 1000.0 / reps;
+#else
+  (void)p, (void)dst_size, (void)reps;
+  return 0;
+#endif
+}
+
 double cuda_reshard_runs_seconds(const ReshardPlan& rp, int reps) {
   if (auto why = CudaBackend().unavailable()) fail(rule::kCudaError, "the CUDA backend is unavailable: " + *why);
   if (rp.run <= 1 || !rp.dst) fail(rule::kUsage, "cuda_reshard_runs_seconds: the plan has no common contiguous run");

@@ -397,6 +397,28 @@ Result time_gather(const FnPlan& p, int64_t src_size, int reps, float& ms) {
   return s.r;
 }
 
+Result time_scatter(const FnPlan& p, int64_t dst_size, int reps, float& ms) {
+  Session s;
+  const int64_t n = p.domain_size;
+  const FnPlan* dp = s.upload(&p, 1);
+  int64_t* dv = s.alloc<int64_t>(n);
+  int64_t* doff = s.alloc<int64_t>(n);
+  Key* writer = s.alloc<Key>(dst_size);
+  int64_t* ddst = s.alloc<int64_t>(dst_size);
+  Key* first = s.error_slot();
+  if (dv) s.check(cudaMemset(dv, 0, static_cast<size_t>(n) * sizeof(int64_t)));
+  time_launches(s, first, reps, ms, [&] {  // the whole operation: first writers, collisions, writes
+    cudaMemsetAsync(writer, 0xff, static_cast<size_t>(dst_size) * sizeof(Key));
+    by_mode(p.mode, [&](auto tag) {
+      using Int = decltype(tag);
+      scatter_first_kernel<Int><<<grid_for(n), kBlock>>>(dp, n, dst_size, doff, writer, first);
+    });
+    scatter_collision_kernel<<<grid_for(n), kBlock>>>(n, doff, writer, first);
+    scatter_write_kernel<<<grid_for(n), kBlock>>>(n, doff, dv, ddst);
+  });
+  return s.r;
+}
+
 Result time_reshard_runs(const RunJob& j, int reps, float& ms) {
   Session s;
   const ShardPlan* dsp = upload_shard(s, j.src, j.src_instances);

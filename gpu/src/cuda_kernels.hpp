@@ -39,7 +39,8 @@ Result reshard_runs(const RunJob& j, const int64_t* src, int64_t* dst);
 Result time_offsets(const FnPlan& p, int reps, float& ms);
 Result time_memcpy(int64_t bytes, int reps, float& ms);
 Result time_gather(const FnPlan& p, int64_t src_size, int reps, float& ms);  // source of src_size zeros
-Result time_reshard_runs(const RunJob& j, int reps, float& ms);             // source of zeros
+Result time_reshard_runs(const RunJob& j, int reps, float& ms);
+Result time_scatter(const FnPlan& p, int64_t dst_size, int reps, float& ms);  // values of zeros             // source of zeros
 // Per kernel: registers, local memory, resident blocks per SM and occupancy at the launch block
 // size (cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor).
 std::string kernel_report();

@@ -49,6 +49,8 @@ double cuda_memcpy_seconds(int64_t bytes, int reps);
 // (rp.run > 1) over zeroed source engines (Broadcast replicas agree, so every chunk is copied whole).
 double cuda_gather_seconds(const FnPlan& p, int64_t src_size, int reps);
 double cuda_reshard_runs_seconds(const ReshardPlan& rp, int reps);
+// The whole scatter (first writers, collision check, writes) of zeros into dst_size slots.
+double cuda_scatter_seconds(const FnPlan& p, int64_t dst_size, int reps);
 // Registers, local memory and occupancy of every kernel on the current device, one per line
 // (or why there is no device).
 std::string cuda_kernel_report();
