@@ -167,17 +167,23 @@ bool same_function(const Flat& e, const Flat& a, std::string& why) {
     why = "the coalesced modes differ (" + std::to_string(n) + " points, not enumerated)";
     return false;
   }
+  // In 128 bits: a partial sum of an int64 layout may leave int64 where the offset does not
+  // (INT64_MIN strides), and a wrong answer's offsets may leave it anywhere.
   auto eval = [](const Flat& f, int64_t i) {
-    int64_t off = 0;
+    __int128 off = 0;
     for (size_t k = 0; k < f.shape.size(); ++k) {
-      off += (i % f.shape[k]) * f.stride[k];
+      off += static_cast<__int128>(i % f.shape[k]) * f.stride[k];
       i /= f.shape[k];
     }
     return off;
   };
+  auto text = [](__int128 v) {
+    if (v >= INT64_MIN && v <= INT64_MAX) return std::to_string(static_cast<int64_t>(v));
+    return std::string(v < 0 ? "below INT64_MIN" : "above INT64_MAX");
+  };
   for (int64_t i = 0; i < n; ++i)
     if (eval(e, i) != eval(a, i)) {
-      why = "at index " + std::to_string(i) + ": offset " + std::to_string(eval(a, i)) + ", expected " + std::to_string(eval(e, i));
+      why = "at index " + std::to_string(i) + ": offset " + text(eval(a, i)) + ", expected " + text(eval(e, i));
       return false;
     }
   return true;
