@@ -115,6 +115,10 @@ TEST(CorpusJudge, LayoutsCompareByFunctionShapeOrStructure) {
   EXPECT_NE(why.find("index 2"), std::string::npos) << why;
   EXPECT_FALSE(same_value(layout("[2,2]", "[1,8]"), layout("[8]", "[1]"), Compare::Meaning, why));  // size 8 vs 4
   EXPECT_FALSE(same_value(layout("[2,2]", "null"), layout("[2,2]", "[1,2]"), Compare::Meaning, why));
+  // Offsets past int64 (a wrong answer's, or partial sums of INT64_MIN strides) are compared, not
+  // wrapped: index 2 of 3:INT64_MIN is 2 * INT64_MIN.
+  EXPECT_TRUE(same_value(layout("[3]", "[-9223372036854775808]"), layout("[3,1]", "[-9223372036854775808,0]"), Compare::Meaning, why));
+  EXPECT_FALSE(same_value(layout("[3]", "[-9223372036854775808]"), layout("[3]", "[0]"), Compare::Meaning, why));
   // Integers: a number and its decimal string are one value; objects compare the expected members.
   EXPECT_TRUE(same_value(Json(5), Json("5"), Compare::Meaning, why));
   EXPECT_TRUE(same_value(Json::parse(R"({"ok":false})"), Json::parse(R"({"ok":false,"extra":1})"), Compare::Meaning, why));
