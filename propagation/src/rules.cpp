@@ -129,9 +129,17 @@ OpRule op_rule(const OpNode& op, const std::vector<std::vector<int64_t>>& in, co
         }
       }
       return r;
-    case OpKind::Concat:
+    case OpKind::Concat: {
+      // Operands of one extent e on the concat dim: the result dim is (k, e) row-major, and a
+      // split inside e (the same on every operand) stays a split inside e: each instance's local
+      // concat is the result's local block (P1). Otherwise the concat dim needs replication.
+      const bool equal = std::all_of(in.begin(), in.end(), [&](const std::vector<int64_t>& s) { return s[op.dim] == in[0][op.dim]; });
       for (size_t d = 0; d < out.size(); ++d) {
-        if (static_cast<int64_t>(d) != op.dim) {
+        if (static_cast<int64_t>(d) == op.dim && equal) {
+          int f = factor(in[0][d], FactorKind::PassThrough);
+          for (auto& o : r.operands) o[d] = {f, 1};
+          r.result[d] = {f, 1};
+        } else if (static_cast<int64_t>(d) != op.dim) {
           int f = factor(out[d], FactorKind::PassThrough);
           for (auto& o : r.operands) o[d] = {f, 1};
           r.result[d] = {f, 1};
@@ -141,6 +149,7 @@ OpRule op_rule(const OpNode& op, const std::vector<std::vector<int64_t>>& in, co
         }
       }
       return r;
+    }
     default: break;
   }
   fail(rule::kInternal, "no factor rule for " + to_string(op.kind));
@@ -183,7 +192,7 @@ PartialOutcome partial_rule(const OpNode& op, const std::vector<AxisState>& in) 
       if (all) return nonlinear("bilinear: (a0+a1)(b0+b1) is not a0 b0 + a1 b1");
       return ok("sum");
     case OpKind::Max:
-      if (r == "sum") return nonlinear("max(0+2, 0+0) = 2 is not max(a0, b0) + max(a1, b1) with a = (0,2), b = (2,0): 4");
+      if (r == "sum") return nonlinear("with a = (0,2), b = (2,0): max(a0+a1, b0+b1) = 2, max(a0,b0) + max(a1,b1) = 4");
       if (r == "max" || !all) return ok(r);
       return nonlinear("max(min(a), min(b)) is not min(max(a_i, b_i)) (a = (0,5), b = (5,0): 0 vs 5)");
     case OpKind::Matmul:
