@@ -331,7 +331,8 @@ bool some_result_valid(const OpCase& c, const std::vector<Sharding>& in, const s
 }
 
 // The binary ops, matmul and concat enumerate over a thousand combinations each: CI runs the
-// unary and structural ops; TFSPEC_COMPLETENESS=full runs every op (the table in PROPAGATION.md).
+// unary and structural ops (four of them under ASan); TFSPEC_COMPLETENESS=full runs every op
+// (the table in PROPAGATION.md).
 TEST(PropagationCompleteness, OnA2x2MeshTheRulesAcceptEveryValidCombination) {
   const Mesh mesh = parse_mesh("x=2,y=2");
   const char* mode = std::getenv("TFSPEC_COMPLETENESS");
@@ -339,6 +340,10 @@ TEST(PropagationCompleteness, OnA2x2MeshTheRulesAcceptEveryValidCombination) {
   std::cout << "op | operand combinations | valid (brute force) | accepted without a reshard\n";
   for (const auto& c : completeness_cases()) {
     if (!full && c.shapes.size() > 1) continue;
+#ifdef __SANITIZE_ADDRESS__
+    // Under ASan+UBSan (about 10x slower) the memory checks need only a few rows.
+    if (!full && c.name != "relu" && c.name != "reduce max" && c.name.rfind("reshape", 0) != 0 && c.name != "slice") continue;
+#endif
     std::vector<std::vector<Sharding>> per_operand;
     for (const auto& s : c.shapes) per_operand.push_back(all_shardings(s, mesh, false));
     const auto results = all_shardings(infer_shape(c.op, c.shapes, ""), mesh, true);
