@@ -109,6 +109,13 @@ Engines write_engines(const Tensor& t, const ShardLayout& sl, Storage storage,
       e = std::max(e, pe.offset + 1);
     }
   }
+  int64_t total = 0;
+  for (auto [engine, n] : extent) {
+    total = checked_add(total, n);
+    if (total > kMaxEngineElements)
+      fail(rule::kResourceLimit, "the engines' buffers would need more than 2^24 elements (engine " + std::to_string(engine) +
+                                     " runs to offset " + std::to_string(n - 1) + ")");
+  }
   Engines out{storage, {}};
   for (auto [engine, n] : extent) out.buffers[engine].assign(static_cast<size_t>(n), 0);
   for (const auto& w : writes) out.buffers[w.engine][w.offset] = w.value;

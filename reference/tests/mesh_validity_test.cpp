@@ -71,6 +71,20 @@ TEST(Reshard, AssembleRefusesABufferForAnEngineTheLayoutDoesNotHave) {  // §7.1
   EXPECT_EQ(error_id([&] { assemble(g, shared, {2}); }), "engine-unknown");
 }
 
+// fuzz_shard_text finding 8 (fuzz/RESULTS.md): a buffer runs to its largest offset, so a stride
+// of 2^34 on four elements asked for 3*2^34 + 1 int64 slots and the process ran out of memory.
+TEST(Distribute, BuffersPastTheElementLimitAreALimitNotACrash) {  // §7, resource-limit
+  ShardLayout sparse = parse_shard_layout("shard((4):(17179869184); P(\"max\"); x=1)");
+  EXPECT_EQ(error_id([&] { distribute(Tensor{{4}, {1, 2, 3, 4}}, sparse, Storage::Gmem); }), "resource-limit");
+  // 2^24 slots in all is the bound: (2):(2^24 - 1) needs exactly 2^24 and is answered.
+  ShardLayout edge = parse_shard_layout("shard((2):(16777215); B; x=1)");
+  Engines e = distribute(Tensor{{2}, {5, 7}}, edge, Storage::Gmem);
+  ASSERT_EQ(e.buffers.at(0).size(), size_t{1} << 24);
+  EXPECT_EQ(e.buffers.at(0)[16777215], 7);
+  EXPECT_EQ(error_id([] { distribute(Tensor{{2}, {5, 7}}, parse_shard_layout("shard((2):(16777216); B; x=1)"), Storage::Gmem); }),
+            "resource-limit");
+}
+
 TEST(ShardChecks, InjectivityUndecidedIsReportedOnce) {  // §2 / D3: one walk, one report
   // 2048 instances x 1024 local elements = 2^21 pairs > the 2^20 enumeration bound.
   ShardLayout sl = parse_shard_layout("shard((2048,1024):(0,1); S(0); x=2048)");

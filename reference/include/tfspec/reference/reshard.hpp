@@ -17,6 +17,11 @@ struct Tensor {
   friend bool operator==(const Tensor&, const Tensor&) = default;
 };
 
+// The most elements the reference allocates for the engines of one distribute / partition / reshard
+// (all buffers together): a buffer runs to its largest offset, so strides can ask for far more
+// than the tensor's 2^20 points (`(4):(2^34)` needs 3*2^34 + 1 slots). Past it: resource-limit.
+inline constexpr int64_t kMaxEngineElements = int64_t{1} << 24;
+
 // Engine id -> its buffer (D3: engine ids come from engine_of). Slots no instance writes are 0.
 struct Engines {
   Storage storage;
