@@ -49,7 +49,8 @@ std::vector<fs::path> sources(const std::string& module, bool tests) {
   return out;
 }
 
-const std::vector<std::string> kModules = {"reference", "solver", "gpu", "props", "protocol", "conformance", "cli", "bench", "fuzz"};
+const std::vector<std::string> kModules = {"reference", "solver",  "gpu",         "propagation", "multigpu", "props",
+                                            "protocol",  "draw",    "conformance", "cli",         "bench",    "fuzz"};
 
 }  // namespace
 
