@@ -165,8 +165,10 @@ TEST(Coverage, EveryDecisionInSpecHasPositiveAndNegativeCases) {
   std::map<std::string, Tally> recorded;
   for (const auto& c : corpus())
     for (const auto& d : c.decisions) (negative(c) ? recorded[d].negative : recorded[d].positive)++;
-  // Decisions are headings `## A1 — ...` / `### D2 — ...` in spec/*.md.
-  const std::regex heading(R"(^#+\s+((?:A|D)\d+)\b)");
+  // Decisions are headings `## A1 — ...` / `### D2 — ...` / `## P6 — ...` in spec/*.md, a
+  // heading that names one in parentheses (`## Propagation (P8: ...)`), or a bold bullet
+  // `- **P2** ...` (PROPAGATION.md's Partial table).
+  const std::regex heading(R"(^(?:#+\s+((?:A|D|P)\d+)\b|#+.*\((P\d+):|- \*\*(P\d+)\*\*))");
   std::set<std::string> decisions;
   for (const auto& e : std::filesystem::directory_iterator(kSource + "/spec")) {
     if (e.path().extension() != ".md") continue;
@@ -174,7 +176,7 @@ TEST(Coverage, EveryDecisionInSpecHasPositiveAndNegativeCases) {
     std::string line;
     std::smatch m;
     while (std::getline(in, line))
-      if (std::regex_search(line, m, heading)) decisions.insert(m[1]);
+      if (std::regex_search(line, m, heading)) decisions.insert(m[1].matched ? m[1] : m[2].matched ? m[2] : m[3]);
   }
   EXPECT_GE(decisions.size(), 10u);
   for (const auto& d : decisions) {
