@@ -12,20 +12,6 @@
 namespace tfspec::conformance {
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') ? ' ' : ch;
-    }
-  }
-  return out;
-}
-
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // The picture of an answer that is a layout (a layout object, or layout text with a stride or a
@@ -69,7 +55,7 @@ figcaption { font-weight: bold; }
 
 void counts_row(std::ostringstream& o, const std::string& name, const Json& n, const char* cls) {
   const bool bad = n.value("fail", 0) + n.value("errored", 0) + n.value("xpass", 0) > 0;
-  o << "<tr class=\"" << (bad ? "bad " : "") << cls << "\"><td>" << esc(name) << "</td>";
+  o << "<tr class=\"" << (bad ? "bad " : "") << cls << "\"><td>" << draw::xml_escape(name) << "</td>";
   for (const char* k : {"pass", "fail", "errored", "unsupported", "xfail", "xpass"}) o << "<td>" << n.value(k, 0) << "</td>";
   o << "</tr>\n";
 }
@@ -83,11 +69,11 @@ std::string html_report(const Report& r) {
                                : dump(r.implementation);
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>tfspec conform: "
-    << esc(name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
-  o << "<h1>tfspec conform: " << esc(name) << "</h1>\n";
+    << draw::xml_escape(name) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  o << "<h1>tfspec conform: " << draw::xml_escape(name) << "</h1>\n";
   char line[128];
   std::snprintf(line, sizeof line, "%zu cases in %.2f s", r.cases.size(), r.seconds);
-  o << "<p>implementation <code>" << esc(dump(r.implementation)) << "</code>; " << line;
+  o << "<p>implementation <code>" << draw::xml_escape(dump(r.implementation)) << "</code>; " << line;
   if (r.restarts) o << "; restarted " << r.restarts << " time(s)";
   o << "</p>\n<h2>Per clause</h2>\n<table class=\"clauses\">\n<tr><th>clause</th><th>pass</th><th>fail</th><th>errored</th><th>unsupported</th><th>xfail</th><th>xpass</th></tr>\n";
   for (const auto& [clause, n] : j["clauses"].items()) counts_row(o, clause, n, "clause");
@@ -101,9 +87,9 @@ std::string html_report(const Report& r) {
     const std::string status = c["status"];
     if (status != "fail" && status != "errored" && status != "xpass") continue;
     ++listed;
-    cases << "<details class=\"case " << status << "\" id=\"case-" << esc(c["id"]) << "\"><summary>" << esc(status) << " " << esc(c["id"])
-          << " [" << esc(c["clause"]) << " " << esc(c["op"]) << "] (" << esc(r.cases[i].c->file) << ")</summary>\n<dl>\n";
-    auto item = [&](const char* key, const std::string& text) { cases << "<dt>" << key << "</dt><dd><pre>" << esc(text) << "</pre></dd>\n"; };
+    cases << "<details class=\"case " << status << "\" id=\"case-" << draw::xml_escape(c["id"]) << "\"><summary>" << draw::xml_escape(status) << " " << draw::xml_escape(c["id"])
+          << " [" << draw::xml_escape(c["clause"]) << " " << draw::xml_escape(c["op"]) << "] (" << draw::xml_escape(r.cases[i].c->file) << ")</summary>\n<dl>\n";
+    auto item = [&](const char* key, const std::string& text) { cases << "<dt>" << key << "</dt><dd><pre>" << draw::xml_escape(text) << "</pre></dd>\n"; };
     if (c.contains("args")) item("args", dump(c["args"]));
     if (c.contains("expected")) item("expected", dump(c["expected"]));
     if (c.contains("actual")) item("actual", dump(c["actual"]));

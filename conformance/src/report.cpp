@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tfspec/conformance/runner.hpp"
+#include "tfspec/draw/draw.hpp"
 
 namespace tfspec::conformance {
 namespace {
@@ -48,20 +49,6 @@ std::string status_name(const CaseOutcome& o) {
 Json expected_of(const CorpusCase& c) {
   if (c.expect) return *c.expect;
   return Json{{"error", c.expect_error.size() == 1 ? Json(c.expect_error[0]) : Json(c.expect_error)}};
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') ? ' ' : ch;
-    }
-  }
-  return out;
 }
 
 std::string clip(const std::string& s, size_t n = 400) { return s.size() <= n ? s : s.substr(0, n) + "…"; }
@@ -141,10 +128,10 @@ std::string junit_report(const Report& r) {
       << t.fail << "\" errors=\"" << t.errored << "\">\n";
   for (const auto& [clause, list] : groups) {
     Counts n = per_clause(r).at(clause);
-    out << "  <testsuite name=\"" << xml_escape(clause) << "\" tests=\"" << list.size() << "\" failures=\"" << n.fail << "\" errors=\""
+    out << "  <testsuite name=\"" << draw::xml_escape(clause) << "\" tests=\"" << list.size() << "\" failures=\"" << n.fail << "\" errors=\""
         << n.errored << "\" skipped=\"" << n.unsupported + n.xfail << "\">\n";
     for (const CaseOutcome* o : list) {
-      out << "    <testcase classname=\"" << xml_escape(clause + "." + o->c->op) << "\" name=\"" << xml_escape(o->c->id) << "\"";
+      out << "    <testcase classname=\"" << draw::xml_escape(clause + "." + o->c->op) << "\" name=\"" << draw::xml_escape(o->c->id) << "\"";
       const std::string what = "expected " + dump(expected_of(*o->c)) + ", actual " + dump(o->actual) + ": " + o->detail;
       if (o->expected_failure && o->status != Status::Pass) {
         out << "><skipped message=\"expected failure\"/></testcase>\n";
@@ -153,9 +140,9 @@ std::string junit_report(const Report& r) {
       } else if (o->status == Status::Unsupported) {
         out << "><skipped message=\"unsupported\"/></testcase>\n";
       } else if (o->status == Status::Errored) {
-        out << "><error message=\"" << xml_escape(clip(o->detail, 200)) << "\">" << xml_escape(what) << "</error></testcase>\n";
+        out << "><error message=\"" << draw::xml_escape(clip(o->detail, 200)) << "\">" << draw::xml_escape(what) << "</error></testcase>\n";
       } else {
-        out << "><failure message=\"" << xml_escape(clip(o->detail, 200)) << "\">" << xml_escape(what) << "</failure></testcase>\n";
+        out << "><failure message=\"" << draw::xml_escape(clip(o->detail, 200)) << "\">" << draw::xml_escape(what) << "</failure></testcase>\n";
       }
     }
     out << "  </testsuite>\n";

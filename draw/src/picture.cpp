@@ -135,7 +135,7 @@ std::string xml_escape(const std::string& s) {
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
-      default: out += (static_cast<unsigned char>(ch) < 0x20) ? ' ' : ch;
+      default: out += (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') ? ' ' : ch;
     }
   }
   return out;

@@ -45,7 +45,6 @@ struct Picture {
 
 // SpecError("draw-too-large") when a picture would hold more than kMaxCells cells.
 void require_drawable(int64_t cells, const std::string& what);
-std::string xml_escape(const std::string& s);
 std::string to_svg(const Picture& p);
 
 }  // namespace tfspec::draw

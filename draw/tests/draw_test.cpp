@@ -12,20 +12,15 @@
 #include "tfspec/draw/draw.hpp"
 #include "tfspec/reference/notation.hpp"
 
+#include "../../reference/tests/test_support.hpp"
+
 using namespace tfspec;
 using namespace tfspec::draw;
 using namespace tfspec::draw::testing;
 using Labels = std::map<std::pair<int, int>, std::string>;
 
 namespace {
-std::string rule_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const SpecError& e) {
-    return e.rule();
-  }
-  return "no error";
-}
+using tfspec::testing::error_id;  // the rule id a statement fails with, or "(no error)"
 }  // namespace
 
 // (2,3):(3,1): cell (r, c) holds 3r + c. Rows are mode 0 (2), columns mode 1 (3).
@@ -98,8 +93,8 @@ TEST(LayoutDraw, TvViewMarksSharedOffsets) {
 }
 
 TEST(LayoutDraw, TvViewNeedsTwoModesAndATileThatHoldsTheOffsets) {
-  EXPECT_EQ(rule_of([] { tv_svg(*parse_any_layout("8:1")); }), "draw-tv-modes");
-  EXPECT_EQ(rule_of([] { tv_svg(*parse_any_layout("(2,2):(2,1)"), parse_inttuple("(2,1)")); }), "draw-tv-modes");
+  EXPECT_EQ(error_id([] { tv_svg(*parse_any_layout("8:1")); }), "draw-tv-modes");
+  EXPECT_EQ(error_id([] { tv_svg(*parse_any_layout("(2,2):(2,1)"), parse_inttuple("(2,1)")); }), "draw-tv-modes");
 }
 
 // README's check example: (2,4):(1,1) holds r + c; (1,0) and (0,1) share offset 1, so cells
@@ -136,10 +131,10 @@ TEST(CheckDraw, MarksOutOfDomainPositions) {
 
 // 64 x 65 = 4160 cells > kMaxCells.
 TEST(LayoutDraw, TooLargeIsAnInputErrorWithItsRule) {
-  EXPECT_EQ(rule_of([] { layout_svg(*parse_any_layout("(64,65):(1,64)")); }), "draw-too-large");
-  EXPECT_EQ(rule_of([] { check_svg(*parse_any_layout("(64,65):(1,64)")); }), "draw-too-large");
-  EXPECT_EQ(rule_of([] { layout_svg(*parse_any_layout("(64,64):(1,64)")); }), "no error");
-  EXPECT_EQ(rule_of([] { layout_svg(*parse_any_layout("(M,4):(1,M)")); }), "needs-concrete");
+  EXPECT_EQ(error_id([] { layout_svg(*parse_any_layout("(64,65):(1,64)")); }), "draw-too-large");
+  EXPECT_EQ(error_id([] { check_svg(*parse_any_layout("(64,65):(1,64)")); }), "draw-too-large");
+  EXPECT_EQ(error_id([] { layout_svg(*parse_any_layout("(64,64):(1,64)")); }), "(no error)");
+  EXPECT_EQ(error_id([] { layout_svg(*parse_any_layout("(M,4):(1,M)")); }), "needs-concrete");
 }
 
 TEST(LayoutDraw, SameInputSameBytes) {

@@ -10,6 +10,8 @@
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/notation.hpp"
 
+#include "../../reference/tests/test_support.hpp"
+
 using namespace tfspec;
 using namespace tfspec::draw;
 using namespace tfspec::draw::testing;
@@ -18,14 +20,7 @@ using Labels = std::map<std::pair<int, int>, std::string>;
 namespace {
 ShardLayout shard(const std::string& text) { return read_shard_layout(Json(text)); }
 
-std::string rule_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const SpecError& e) {
-    return e.rule();
-  }
-  return "no error";
-}
+using tfspec::testing::error_id;  // the rule id a statement fails with, or "(no error)"
 
 // shard((2,3):(0,1); S(0),B; x=2,y=2) over the logical (6): element e sits at G coordinate
 // (e / 3, e % 3); mesh axis x Splits dim 0, y is Broadcast, so its owners are (e / 3, 0) and
@@ -119,8 +114,8 @@ TEST(ReshardDraw, PartialSourceIsAReduction) {
 
 TEST(ShardDraw, BadInputNamesTheReferencesRule) {
   // size(G) = 6 but the logical tensor has 7 elements (§7.1.1)
-  EXPECT_EQ(rule_of([] { shard_svg(shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), {7}, Storage::Rmem); }), "shard-size-match");
-  EXPECT_EQ(rule_of([] { shard_svg(shard("shard((4097):(1); B; x=1)"), {4097}, Storage::Rmem); }), "draw-too-large");
+  EXPECT_EQ(error_id([] { shard_svg(shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), {7}, Storage::Rmem); }), "shard-size-match");
+  EXPECT_EQ(error_id([] { shard_svg(shard("shard((4097):(1); B; x=1)"), {4097}, Storage::Rmem); }), "draw-too-large");
 }
 
 TEST(ShardDraw, SameInputSameBytes) {

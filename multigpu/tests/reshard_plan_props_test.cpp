@@ -12,6 +12,8 @@
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/reshard.hpp"
 
+#include "../../reference/tests/test_support.hpp"
+
 namespace tfspec::multigpu {
 namespace {
 
@@ -149,14 +151,7 @@ bool has_partial(const ShardLayout& sl) {
   return false;
 }
 
-std::string rule_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const SpecError& e) {
-    return e.rule();
-  }
-  return "(no error)";
-}
+using tfspec::testing::error_id;  // the rule id a statement fails with, or "(no error)"
 
 // Elements some DST device must receive: it holds the element in DST (on a new sum Partial axis
 // only at coordinate 0) and no SRC instance on it holds the element. Counted with `holders`.
@@ -194,7 +189,7 @@ RC_GTEST_PROP(ReshardPlanProps, SimulatedPlanEqualsTheReferenceReshard, ()) {
   const Tensor t{c.shape, data};
   // Dynamic (§6): the planner refuses exactly as the reference does at execution.
   Plan plan;
-  const std::string planned = rule_of([&] { plan = plan_reshard(src_text, dst_text, c.shape, 4); });
+  const std::string planned = error_id([&] { plan = plan_reshard(src_text, dst_text, c.shape, 4); });
   if (c.src.find("; D") != std::string::npos || c.dst.find("; D") != std::string::npos) {
     RC_TAG("dynamic");
     RC_ASSERT(planned == "dynamic-unresolved");

@@ -6,19 +6,14 @@
 #include "tfspec/multigpu/reshard_plan.hpp"
 #include "tfspec/reference/reshard.hpp"
 
+#include "../../reference/tests/test_support.hpp"
+
 namespace tfspec::multigpu {
 namespace {
 
 ShardLayout shard(const std::string& text) { return parse_shard_layout(text); }
 
-std::string rule_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const SpecError& e) {
-    return e.rule();
-  }
-  return "(no error)";
-}
+using tfspec::testing::error_id;  // the rule id a statement fails with, or "(no error)"
 
 std::vector<const Collective*> collectives(const Plan& p) {
   std::vector<const Collective*> out;
@@ -220,20 +215,20 @@ TEST(ReshardPlan, TextAndJsonNameTheCollective) {
 // Refusals, each with its rule (spec/MULTIGPU.md "Which reshards qualify").
 TEST(ReshardPlan, RefusalsNameTheirRules) {
   // §5: warps and threads are not GPUs.
-  EXPECT_EQ(rule_of([] { plan_reshard(shard("shard((4):(1); S(0); warp(4)|x=4)"), shard("shard((4):(1); B; warp(4)|x=4)"), {4}); }),
+  EXPECT_EQ(error_id([] { plan_reshard(shard("shard((4):(1); S(0); warp(4)|x=4)"), shard("shard((4):(1); B; warp(4)|x=4)"), {4}); }),
             "mgpu-mesh-devices");
   // §5: 4 devices cannot reshard onto 8.
-  EXPECT_EQ(rule_of([] { plan_reshard(shard("shard((4):(1); B; x=4)"), shard("shard((8):(1); B; x=8)"), {4}); }), "mgpu-device-domain");
-  EXPECT_EQ(rule_of([] { dtype_bytes("float24"); }), "mgpu-dtype");
+  EXPECT_EQ(error_id([] { plan_reshard(shard("shard((4):(1); B; x=4)"), shard("shard((8):(1); B; x=8)"), {4}); }), "mgpu-device-domain");
+  EXPECT_EQ(error_id([] { dtype_bytes("float24"); }), "mgpu-dtype");
   EXPECT_EQ(dtype_bytes("ncclBfloat16"), 2);
   EXPECT_EQ(dtype_bytes("int64"), 8);
   // §6: Dynamic is unresolved at execution.
-  EXPECT_EQ(rule_of([] { plan_reshard(shard("shard((4):(1); D; x=4)"), shard("shard((4):(1); B; x=4)"), {4}); }), "dynamic-unresolved");
+  EXPECT_EQ(error_id([] { plan_reshard(shard("shard((4):(1); D; x=4)"), shard("shard((4):(1); B; x=4)"), {4}); }), "dynamic-unresolved");
   // §7.1.1: the logical shape must have size(G) elements.
-  EXPECT_EQ(rule_of([] { plan_reshard(shard("shard((4):(1); B; x=4)"), shard("shard((4):(1); B; x=4)"), {5}); }), "shard-size-match");
+  EXPECT_EQ(error_id([] { plan_reshard(shard("shard((4):(1); B; x=4)"), shard("shard((4):(1); B; x=4)"), {5}); }), "shard-size-match");
   // The simulator checks the SRC buffers it is given (§7.1.2 engine sizes).
   Plan p = plan_reshard(shard("shard((4):(1); B; x=2)"), shard("shard((4):(1); B; x=2)"), {4});
-  EXPECT_EQ(rule_of([&] { simulate(p, {{0, {1, 2, 3}}, {1, {1, 2, 3, 4}}}); }), "engine-buffer-size");
+  EXPECT_EQ(error_id([&] { simulate(p, {{0, {1, 2, 3}}, {1, {1, 2, 3, 4}}}); }), "engine-buffer-size");
 }
 
 }  // namespace

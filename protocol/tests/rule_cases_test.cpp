@@ -8,17 +8,12 @@
 #include "tfspec/reference/mesh.hpp"
 #include "tfspec/reference/shapedim.hpp"
 
+#include "../../reference/tests/test_support.hpp"
+
 using namespace tfspec;
 
 namespace {
-std::string rule_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const SpecError& e) {
-    return e.rule();
-  }
-  return "(no error)";
-}
+using tfspec::testing::error_id;  // the rule id a statement fails with, or "(no error)"
 
 Json ask(const std::string& line) {
   static protocol::OpRegistry reg = [] {
@@ -33,25 +28,25 @@ Json ask(const std::string& line) {
 
 // §1: a symbolic dim is an identifier that is not a keyword of the notation.
 TEST(RuleCases, BadDimName) {
-  EXPECT_EQ(rule_of([] { dim_var("o"); }), "bad-dim-name");  // `o` separates composed layouts
-  EXPECT_EQ(rule_of([] { dim_var("2M"); }), "bad-dim-name");
+  EXPECT_EQ(error_id([] { dim_var("o"); }), "bad-dim-name");  // `o` separates composed layouts
+  EXPECT_EQ(error_id([] { dim_var("2M"); }), "bad-dim-name");
 }
 
 // §1: evaluating M*2 needs a value for M.
 TEST(RuleCases, UnboundDim) {
   ShapeDim d = dim_binary(ExprNode::Op::Mul, dim_var("M"), dim_const(2));
   EXPECT_EQ(evaluate(d, {{"M", 3}}), 6);
-  EXPECT_EQ(rule_of([&] { evaluate(d, {}); }), "unbound-dim");
+  EXPECT_EQ(error_id([&] { evaluate(d, {}); }), "unbound-dim");
 }
 
 // §2: a JSON argument that is not JSON.
 TEST(RuleCases, JsonMalformed) {
-  EXPECT_EQ(rule_of([] { protocol::arg_from_text(protocol::ParamType::Json, "{\"kind\":"); }), "json-malformed");
+  EXPECT_EQ(error_id([] { protocol::arg_from_text(protocol::ParamType::Json, "{\"kind\":"); }), "json-malformed");
 }
 
 // §5: a topology is written name(n).
 TEST(RuleCases, TopologyText) {
-  EXPECT_EQ(rule_of([] { parse_mesh("warp(4)x|x=4"); }), "topology-text");
+  EXPECT_EQ(error_id([] { parse_mesh("warp(4)x|x=4"); }), "topology-text");
 }
 
 // §7: the default data of a 2^13 x 2^12 tensor (2^25 elements) is beyond the reference's limit.

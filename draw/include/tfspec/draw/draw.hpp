@@ -13,6 +13,10 @@
 
 namespace tfspec::draw {
 
+// Text escaped for XML content and attribute values (SVG here, the JUnit and HTML reports of
+// conformance/): & < > " as entities, other control characters but newline and tab as spaces.
+std::string xml_escape(const std::string& s);
+
 // The most cells (or owner stripes) one picture holds; more is SpecError("draw-too-large").
 inline constexpr int64_t kMaxCells = 4096;
 
