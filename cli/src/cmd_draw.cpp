@@ -64,15 +64,6 @@ int draw_shard(const ShardDrawArgs& a) {
   return kOk;
 }
 
-template <class F>
-int reported(F&& f) {
-  try {
-    return f();
-  } catch (const std::exception& e) {
-    return report_error(e);
-  }
-}
-
 }  // namespace
 
 void add_draw_command(CLI::App& app, int& exit_code) {

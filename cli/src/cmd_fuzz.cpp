@@ -157,11 +157,7 @@ void add_fuzz_command(CLI::App& app, int& exit_code) {
   sub->add_option("--junit", a->junit, "write a JUnit XML report");
   sub->add_flag("--quiet", a->quiet, "no progress lines");
   sub->callback([a, &exit_code] {
-    try {
-      exit_code = run(*a);
-    } catch (const std::exception& e) {
-      exit_code = report_error(e);
-    }
+    exit_code = reported([&] { return run(*a); });
   });
 }
 

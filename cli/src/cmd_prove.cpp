@@ -106,11 +106,7 @@ void add_prove_command(CLI::App& app, int& exit_code) {
       exit_code = st->goal.empty() && !st->list ? kInputError : kOk;
       return;
     }
-    try {
-      exit_code = run(*st);
-    } catch (const std::exception& e) {
-      exit_code = report_error(e);
-    }
+    exit_code = reported([&] { return run(*st); });
   });
 }
 

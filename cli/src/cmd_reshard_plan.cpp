@@ -51,11 +51,7 @@ void add_reshard_plan_command(CLI::App& app, int& exit_code) {
   sub->add_option("--dtype", a->dtype, "the element type, an NCCL datatype (default float32): its size prices the bytes");
   sub->add_flag("--json", a->json, "print the plan as JSON (schema in spec/MULTIGPU.md)");
   sub->callback([a, &exit_code] {
-    try {
-      exit_code = run(*a);
-    } catch (const std::exception& e) {
-      exit_code = report_error(e);
-    }
+    exit_code = reported([&] { return run(*a); });
   });
 }
 

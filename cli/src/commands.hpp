@@ -1,6 +1,7 @@
 // Subcommand wiring for the `tfspec` binary: one file per subcommand.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <exception>
 
 namespace tfspec::cli {
 
@@ -23,5 +24,16 @@ int write_check_picture(const std::string& layout, const std::string& path);
 
 // Prints "error: [rule clause] message" to stderr (the single format every command uses).
 int report_error(const std::exception& e);
+
+// Runs a command body that returns its exit code; an exception is reported by report_error and
+// its exit code returned instead (the callback of every subcommand).
+template <class F>
+int reported(F&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return report_error(e);
+  }
+}
 
 }  // namespace tfspec::cli
