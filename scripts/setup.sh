@@ -9,5 +9,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake ninja-build pkg-config \
   libgtest-dev libgmock-dev googletest librapidcheck-dev \
   libz3-dev z3 cvc5 libbenchmark-dev nlohmann-json3-dev libcli11-dev python3 \
-  libxml2-dev librsvg2-bin >/dev/null
+  libxml2-dev librsvg2-bin \
+  clang libclang-rt-14-dev >/dev/null
 echo "setup: dependencies installed"
