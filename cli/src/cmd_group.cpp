@@ -21,7 +21,7 @@ struct GroupState {
   bool json = false;
   bool list = false;
   std::string domain;  // D15: --domain strict|extend, passed as the `domain` argument
-  std::string draw;    // layout check --draw FILE: the check picture (cmd_draw.cpp)
+  std::string draw;    // layout check / shard check / shard assemble --draw FILE (cmd_draw.cpp)
 };
 
 std::string signature(const Op& op) {
@@ -42,6 +42,10 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
     sub->add_option("--domain", st->domain, "strict (default) or extend: a tiler past A's domain is refused, or continues A as CuTe does (D15)")
         ->check(CLI::IsMember({"strict", "extend"}));
   if (group == "layout") sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked");
+  if (group == "shard")
+    sub->add_option("--draw", st->draw,
+                    "check: also write an SVG of the owners with elements sharing an (engine, offset) marked; assemble: of the values each "
+                    "owner holds, replicas that disagree marked");
   sub->positionals_at_end(false);
   sub->callback([st, sub, group, &exit_code] {
     if (!sub->get_subcommands().empty()) return;  // a nested subcommand (`shard draw`) ran instead
@@ -68,10 +72,19 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
         if (!takes_domain) fail(rule::kUsage, "'" + op->name + "' takes no --domain (only composition and the divides and products do)");
         args["domain"] = st->domain;
       }
-      int draw_rc = kOk;
-      if (!st->draw.empty()) {
-        if (op->name != "check" || st->args.empty()) fail(rule::kUsage, "--draw goes with `layout check LAYOUT`");
-        draw_rc = write_check_picture(st->args[0], st->draw);  // drawn even when the check raises an input error
+      if (!st->draw.empty()) {  // drawn before the op runs, so a check that fails still leaves its picture
+        int draw_rc = kOk;
+        if (group == "layout") {
+          if (op->name != "check" || st->args.empty()) fail(rule::kUsage, "--draw goes with `layout check LAYOUT`");
+          draw_rc = write_check_picture(st->args[0], st->draw);  // drawn even when the check raises an input error
+        } else {
+          if (op->name != "check" && op->name != "assemble") fail(rule::kUsage, "--draw goes with `shard check` and `shard assemble`");
+          draw_rc = write_shard_picture(op->name, args, st->draw);
+        }
+        if (draw_rc != kOk) {  // reported once; the op would fail on the same input or its picture is missing
+          exit_code = draw_rc;
+          return;
+        }
       }
       OpResult r = op->run(args);
       if (st->json) {
@@ -80,7 +93,7 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
         std::cout << r.text;
         if (!r.text.empty() && r.text.back() != '\n') std::cout << "\n";
       }
-      exit_code = draw_rc != kOk ? draw_rc : r.exit_code;
+      exit_code = r.exit_code;
     } catch (const std::exception& e) {
       exit_code = report_error(e);
     }

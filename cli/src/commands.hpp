@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 
+#include "tfspec/reference/json.hpp"
+
 namespace tfspec::cli {
 
 // Exit codes shared by every subcommand.
@@ -21,6 +23,9 @@ void add_reshard_plan_command(CLI::App& app, int& exit_code);  // multi-GPU resh
 void add_draw_command(CLI::App& app, int& exit_code);
 // `layout check L --draw FILE`: the check picture (cmd_draw.cpp); reports its own errors.
 int write_check_picture(const std::string& layout, const std::string& path);
+// `tfspec shard check|assemble ARGS --draw FILE`: the shard check picture, or the engines read
+// back with replica mismatches marked; `args` as the registry op receives them.
+int write_shard_picture(const std::string& op, const Json& args, const std::string& path);
 
 // Prints "error: [rule clause] message" to stderr (the single format every command uses).
 int report_error(const std::exception& e);

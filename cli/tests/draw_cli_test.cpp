@@ -100,6 +100,40 @@ TEST(DrawCli, CheckDrawMarksTheCollision) {
   EXPECT_NE(large.out.find("draw-too-large"), std::string::npos) << large.out;
 }
 
+// `shard check --draw`: shard((2,2,2):(0,1,1); S(0),B; x=2,y=2) on rmem puts columns 1 and 2 of
+// the logical (2,4) at offset a + b = 1 of their row's engines (draw/tests derives it); the check
+// exits 1 and the picture marks those four cells. `shard assemble --draw`: engine 3 holds 99 where
+// its Broadcast replica (engine 2) holds 4, so element (1,1) is marked and assemble exits 3.
+TEST(DrawCli, ShardCheckAndAssembleDrawTheOffendingElements) {
+  const std::string f = temp("shard-check.svg");
+  auto r = run_tfspec("shard check 'shard((2,2,2):(0,1,1); S(0),B; x=2,y=2)' analysis rmem '(2,4)' --draw " + f);
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("[shard-injective §2]"), std::string::npos) << r.out;
+  std::string svg = slurp(f);
+  for (const char* rc : {"data-row=\"0\" data-col=\"1\"", "data-row=\"0\" data-col=\"2\"", "data-row=\"1\" data-col=\"1\"", "data-row=\"1\" data-col=\"2\""})
+    EXPECT_NE(svg.find(std::string(rc) + " data-label=\"#" ), std::string::npos) << rc;
+  size_t marks = 0;
+  for (size_t at = svg.find("data-mark=\"collision\""); at != std::string::npos; at = svg.find("data-mark=\"collision\"", at + 1)) ++marks;
+  EXPECT_EQ(marks, 4u) << svg;
+  std::filesystem::remove(f);
+
+  const std::string engines = R"('{"storage":"rmem","buffers":{"0":[0,1,2],"1":[0,1,2],"2":[3,4,5],"3":[3,99,5]}}')";
+  auto a = run_tfspec("shard assemble 'shard((2,3):(0,1); S(0),B; x=2,y=2)' '(2,3)' " + engines + " --draw " + f);
+  EXPECT_EQ(a.rc, 3) << a.out;
+  EXPECT_NE(a.out.find("[replica-mismatch §6]"), std::string::npos) << a.out;
+  svg = slurp(f);
+  EXPECT_NE(svg.find("data-row=\"1\" data-col=\"1\" data-label=\"#2=4 #3=99\" data-mark=\"replica-mismatch\""), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("data-mark", svg.find("data-mark") + 1), std::string::npos);  // one mark
+  std::filesystem::remove(f);
+
+  auto usage = run_tfspec("shard canon '(6 @ m.y) on x=2,y=3' --draw " + f);
+  EXPECT_EQ(usage.rc, 3);
+  EXPECT_NE(usage.out.find("--draw goes with `shard check` and `shard assemble`"), std::string::npos) << usage.out;
+  auto bad = run_tfspec("shard assemble 'shard((2,3):(0,1); S(0),B; x=2,y=2)' '(2,3)' '{\"storage\":1}' --draw " + f);
+  EXPECT_EQ(bad.rc, 3) << bad.out;
+  EXPECT_NE(bad.out.find("json-type"), std::string::npos) << bad.out;
+}
+
 // conform --html: a corpus with one case whose expected layout is deliberately wrong, so the
 // reference's (right) answer fails it and both answers are drawn. (4,8):(8,1) o (2,2):(1,4) is
 // (2,2):(8,1) (README); the corpus here expects (2,2):(1,8).

@@ -1,5 +1,6 @@
 // The SVG writer: integer geometry, elements in a fixed order, nothing that varies between runs.
 #include "picture.hpp"
+#include "tfspec/reference/rules.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,7 +38,25 @@ int cell_height(const Grid& g) {
   return static_cast<int>(n) * kStripe;
 }
 
-const char* mark_name(Mark m) { return m == Mark::Collision ? "collision" : "out-of-domain"; }
+const char* mark_name(Mark m) {
+  switch (m) {
+    case Mark::Collision: return "collision";
+    case Mark::OutOfDomain: return "out-of-domain";
+    case Mark::Mismatch: return rule::kReplicaMismatch.id.data();  // the rule the mark shows
+    case Mark::Missing: return "missing";
+    case Mark::None: break;
+  }
+  return "";
+}
+
+const char* mark_colour(Mark m) {
+  switch (m) {
+    case Mark::Collision: return "#d00000";
+    case Mark::OutOfDomain: return "#7a00d0";
+    case Mark::Mismatch: return "#e06000";
+    default: return "#606060";
+  }
+}
 
 std::string joined_labels(const Cell& c) {
   std::string s;
@@ -86,7 +105,7 @@ int draw_grid(std::ostringstream& o, const Grid& g, int x0, int y0) {
           << "\" fill=\"none\" stroke=\"#222222\" stroke-width=\"1\" stroke-dasharray=\"3,2\"/>\n";
       if (cell.mark != Mark::None)
         o << "<rect class=\"mark\" x=\"" << cx + 1 << "\" y=\"" << cy + 1 << "\" width=\"" << w - 2 << "\" height=\"" << h - 2
-          << "\" fill=\"none\" stroke=\"" << (cell.mark == Mark::Collision ? "#d00000" : "#7a00d0") << "\" stroke-width=\"3\"/>\n";
+          << "\" fill=\"none\" stroke=\"" << mark_colour(cell.mark) << "\" stroke-width=\"3\"/>\n";
       o << "</g>\n";
     }
   }

@@ -13,7 +13,10 @@ struct Stripe {
 };
 
 // What a check or a stage found wrong at a cell.
-enum class Mark { None, Collision, OutOfDomain };
+// Collision: shares its offset / (engine, offset) with another (§2, D3); OutOfDomain: a value
+// outside the inner layout's domain (§4); Mismatch: Broadcast replicas hold different values
+// (§6); Missing: an owner's engine or offset is not in the engines given (§7).
+enum class Mark { None, Collision, OutOfDomain, Mismatch, Missing };
 
 struct Cell {
   std::vector<Stripe> stripes;

@@ -2,6 +2,8 @@
 // reshard (§7.4). Owners come from the reference (holders, physical_element); the engines of
 // distribute / reshard are read back to confirm each owner holds its element.
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "picture.hpp"
@@ -39,31 +41,42 @@ Tensor numbered(const std::vector<int64_t>& shape) {  // x[e] = e + 1, so 0 is a
   return t;
 }
 
-// Every element's owners, in the order holders() gives them; each checked against `engines`.
-std::vector<std::vector<Owner>> owners_of(const ShardLayout& sl, Storage storage, const Engines& engines) {
+// Every element's owners (§6 holders, §7.1.2 / D3 physical_element), row-major over flat G (D2:
+// that is logical order), each in the order holders() gives them.
+std::vector<std::vector<Owner>> owners_of(const ShardLayout& sl, Storage storage) {
   const std::vector<int64_t> g = flat_extents(sl);
+  int64_t replicas = sl.mesh().size();  // every element has mesh size / (split extents) owners
+  for (size_t a = 0; a < sl.attrs().size(); ++a)
+    if (std::holds_alternative<Split>(sl.attrs()[a])) replicas /= sl.mesh().extent(static_cast<int>(a));
+  require_drawable(checked_mul(element_count(g), replicas), "the owners of " + to_string(sl));
   std::vector<int64_t> loc;
   for (const auto& x : flat_leaves(local_shape(sl))) loc.push_back(x.value());
   const auto bind = split_binding(sl);
   std::vector<std::vector<Owner>> out;
-  int64_t e = 0;
-  for (const auto& global : row_major_coords(g)) {  // D2: row-major over flat G is logical order
+  for (const auto& global : row_major_coords(g)) {
     std::vector<Owner> owners;
     for (const auto& m : holders(sl, global)) {
       std::vector<int64_t> local = global;
       for (size_t k = 0; k < local.size(); ++k)
         if (bind[k]) local[k] = global[k] % loc[k];
       const PhysicalElement pe = physical_element(sl, storage, m, local);
-      const int64_t held = engines.buffers.at(pe.engine).at(static_cast<size_t>(pe.offset));
-      if (held != e + 1 && held != 0)  // 0: a Partial sum contribution (spec/SHARD.md "Partial")
-        fail(rule::in(rule::kInternal, "§7"), "the distributed engine " + std::to_string(pe.engine) + " holds " + std::to_string(held) +
-                                                  " where element " + std::to_string(e) + " belongs (a tfspec bug)");
       owners.push_back({m, sl.mesh().device_of(m), pe.engine, pe.offset});
     }
     out.push_back(std::move(owners));
-    ++e;
   }
   return out;
+}
+
+// The picture's self-check: each owner holds its element (numbered e + 1) in the engines
+// distribute / reshard wrote.
+void confirm_owners(const std::vector<std::vector<Owner>>& owners, const Engines& engines) {
+  for (size_t e = 0; e < owners.size(); ++e)
+    for (const auto& o : owners[e]) {
+      const int64_t held = engines.buffers.at(o.engine).at(static_cast<size_t>(o.offset));
+      if (held != static_cast<int64_t>(e) + 1 && held != 0)  // 0: a Partial sum contribution (spec/SHARD.md "Partial")
+        fail(rule::in(rule::kInternal, "§7"), "the distributed engine " + std::to_string(o.engine) + " holds " + std::to_string(held) +
+                                                  " where element " + std::to_string(e) + " belongs (a tfspec bug)");
+    }
 }
 
 std::string mesh_words(const Mesh& mesh, const std::vector<int64_t>& m) {
@@ -154,8 +167,8 @@ std::string shard_svg(const ShardLayout& sl_in, const std::vector<int64_t>& shap
     return to_string(IntTuple::tuple(s));
   }());
   const ShardLayout sl = materialized(sl_in, shape, storage, storage);
-  const Engines engines = distribute(numbered(shape), sl, storage);
-  const auto owners = owners_of(sl, storage, engines);
+  const auto owners = owners_of(sl, storage);
+  confirm_owners(owners, distribute(numbered(shape), sl, storage));
   require_drawable(stripes(owners), "the owners of " + to_string(sl));
   Picture p;
   p.title = "shard " + to_string(sl);
@@ -177,7 +190,9 @@ std::string reshard_svg(const ShardLayout& src_in, const ShardLayout& dst_in, co
   const Engines before = distribute(t, src, src_storage);
   const Engines after = reshard(before, src, dst, dst_storage, shape);  // §7.4 as the reference runs it
   if (assemble(after, dst, shape) != t) fail(rule::in(rule::kInternal, "§7.4"), "reshard changed the value (a tfspec bug)");
-  const auto from = owners_of(src, src_storage, before), to = owners_of(dst, dst_storage, after);
+  const auto from = owners_of(src, src_storage), to = owners_of(dst, dst_storage);
+  confirm_owners(from, before);
+  confirm_owners(to, after);
   require_drawable(2 * stripes(from) + 2 * stripes(to), "the owners of both layouts");
 
   Grid moves = tensor_grid(shape, "moves", "what moves: per destination owner, kept on its device, <-#source, or <-reduction");
@@ -218,6 +233,164 @@ std::string reshard_svg(const ShardLayout& src_in, const ShardLayout& dst_in, co
   add_legend(p, dst, dst_storage, "after ");
   p.notes.push_back(std::to_string(moved) + " destination copies move between devices, " + std::to_string(kept) + " stay on their device, " +
                     std::to_string(reduced) + " are reductions of Partial contributions; the value is preserved (assembled and compared)");
+  return to_svg(p);
+}
+
+namespace {
+
+// "(shard-injective §2)": a rule as the picture cites it, from the catalogue.
+std::string cite(const RuleId& r, const std::string& more = "") {
+  return "(" + std::string(r.id) + " " + std::string(r.clause) + more + ")";
+}
+
+std::string diagnostic_words(const Diagnostic& d) {
+  return "[" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")");
+}
+
+std::string tuple_words(const std::vector<int64_t>& v) {
+  std::vector<IntTuple> t(v.begin(), v.end());
+  return to_string(IntTuple::tuple(t));
+}
+
+// Marks what check_shard_layout's D3 walk finds (§2): every element sharing an (engine, offset)
+// with a different element (shard-injective), and every element two of whose Partial
+// contributions share one (partial-aliased). Broadcast replicas may share one (D3). All pairs
+// are marked, not only the first the check reports. Returns how many cells were marked.
+int64_t mark_aliases(Grid& g, const ShardLayout& sl, const std::vector<int64_t>& shape, const std::vector<std::vector<Owner>>& owners) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<size_t, const Owner*>>> at;
+  for (size_t e = 0; e < owners.size(); ++e)
+    for (const auto& o : owners[e]) at[{o.engine, o.offset}].push_back({e, &o});
+  std::set<size_t> marked;
+  for (const auto& [place, here] : at)
+    for (size_t i = 0; i < here.size(); ++i)
+      for (size_t j = 0; j < here.size(); ++j) {
+        if (i == j) continue;
+        const auto [e, o] = here[i];
+        const auto [f, q] = here[j];
+        const std::string where = "engine " + std::to_string(place.first) + " offset " + std::to_string(place.second);
+        std::string why;
+        if (e != f) {
+          why = "shares " + where + " with element " + index_words(shape, static_cast<int64_t>(f)) + " " + cite(rule::kShardInjective, ", D3");
+        } else {
+          for (size_t a = 0; a < o->mesh_coord.size() && why.empty(); ++a)
+            if (o->mesh_coord[a] != q->mesh_coord[a] && std::holds_alternative<Partial>(sl.attrs()[a]))
+              why = "Partial contributions of #" + std::to_string(o->device) + " and #" + std::to_string(q->device) + " share " + where +
+                    " " + cite(rule::kPartialAliased);
+        }
+        if (why.empty()) continue;
+        Cell& cell = g.cells[e];
+        cell.mark = Mark::Collision;
+        if (cell.title.find(why) == std::string::npos) cell.title += " " + why + ";";
+        marked.insert(e);
+      }
+  return static_cast<int64_t>(marked.size());
+}
+
+}  // namespace
+
+std::string shard_check_svg(const ShardLayout& sl_in, const ShardCheckOptions& opts) {
+  Picture p;
+  CheckReport report;
+  bool raised = false;
+  try {
+    report = check_shard_layout(sl_in, opts, "layout");
+  } catch (const SpecError& e) {  // an input error the check cannot get past: shown, drawn if possible
+    p.notes.push_back("error: " + diagnostic_words(e.diagnostic()));
+    raised = true;
+  }
+  for (const auto& d : report.violations) p.notes.push_back("violation: " + diagnostic_words(d));
+  for (const auto& d : report.undecided) p.notes.push_back("undecided: " + diagnostic_words(d));
+  const Storage storage = opts.storage.value_or(Storage::Rmem);  // as the check: per-instance engines when unknown
+  try {
+    std::vector<int64_t> shape = opts.tensor_shape ? std::vector<int64_t>{} : flat_extents(sl_in);
+    if (opts.tensor_shape)
+      for (const auto& x : flat_leaves(*opts.tensor_shape)) shape.push_back(require_int(x, "logical extent"));
+    require_drawable(element_count(shape), "the logical tensor " + tuple_words(shape));
+    // Given strides are drawn as given (materializing would run the very checks drawn here, D4).
+    const LayoutBase& inner = *sl_in.layout();
+    const bool given = inner.kind() != LayoutKind::Layout || static_cast<const Layout&>(inner).materialized();
+    const ShardLayout sl = given ? sl_in : materialized(sl_in, shape, storage, storage);
+    const auto owners = owners_of(sl, storage);
+    Grid g = owner_grid(sl, storage, shape, owners, "logical tensor " + tuple_words(shape) + " on " + to_string(storage) +
+                                                        (opts.storage ? "" : " (storage not given: per-instance engines)") +
+                                                        ": each owner #device@offset; marked: shares an (engine, offset) it may not");
+    if (const int64_t n = mark_aliases(g, sl, shape, owners))
+      p.notes.push_back(std::to_string(n) + " marked element(s) share an (engine, offset) with a different element or Partial contribution (§2, D3)");
+    p.grids = {std::move(g)};
+    add_legend(p, sl, storage, "");
+  } catch (const SpecError& e) {
+    if (e.rule() == rule::kDrawTooLarge.id) throw;  // asked for a picture it cannot hold: an error, as everywhere
+    if (!raised) p.notes.push_back("not drawn: " + diagnostic_words(e.diagnostic()));
+  }
+  const size_t n = report.violations.size();
+  p.title = "check " + to_string(sl_in) + ": " +
+            (raised ? "input error" : n ? std::to_string(n) + " violation(s)" : report.undecided.empty() ? "ok" : "undecided");
+  return to_svg(p);
+}
+
+std::string assemble_svg(const Engines& engines, const ShardLayout& sl, const std::vector<int64_t>& shape) {
+  std::optional<Tensor> value;
+  std::string verdict;
+  try {
+    value = assemble(engines, sl, shape);  // §6 / §7 as the reference defines it
+    verdict = "assembled: the replicas agree";
+  } catch (const SpecError& e) {
+    const std::string r = e.rule();
+    // What the picture can show: engines' contents that disagree or are missing. Anything else
+    // (an invalid layout, a shape that does not match) is the caller's error, not a picture.
+    if (r != rule::kReplicaMismatch.id && r != rule::kEngineMissing.id && r != rule::kEngineBufferSize.id && r != rule::kEngineUnknown.id) throw;
+    verdict = "assemble refuses: " + diagnostic_words(e.diagnostic());
+  }
+  require_drawable(element_count(shape), "the logical tensor " + tuple_words(shape));
+  const auto owners = owners_of(sl, engines.storage);
+  require_drawable(stripes(owners), "the owners of " + to_string(sl));
+  Grid g = tensor_grid(shape, "values", "logical tensor " + tuple_words(shape) + " from " + to_string(engines.storage) +
+                                            " engines: each owner #device=value; marked: replicas that disagree, values missing");
+  const std::string partial = partial_words(sl);
+  int64_t mismatched = 0, missing = 0;
+  for (size_t e = 0; e < owners.size(); ++e) {
+    Cell& cell = g.cells[e];
+    cell.partial = partial;
+    cell.title = "element " + index_words(shape, static_cast<int64_t>(e)) + ":";
+    // Replicas: owners with the same coordinates on every Partial axis hold one value (§6).
+    std::map<std::vector<int64_t>, std::set<int64_t>> replica_values;
+    for (const auto& o : owners[e]) {
+      const auto it = engines.buffers.find(o.engine);
+      const bool held = it != engines.buffers.end() && o.offset >= 0 && o.offset < static_cast<int64_t>(it->second.size());
+      const std::string d = "#" + std::to_string(o.device);
+      cell.title += " " + d + " " + mesh_words(sl.mesh(), o.mesh_coord) + " engine " + std::to_string(o.engine) + " offset " +
+                    std::to_string(o.offset);
+      if (!held) {
+        cell.stripes.push_back({d + "=?", "#ffffff"});
+        cell.title += " is not in the engines given;";
+        cell.mark = Mark::Missing;
+        continue;
+      }
+      const int64_t v = it->second[static_cast<size_t>(o.offset)];
+      cell.stripes.push_back({d + "=" + std::to_string(v), palette(o.device)});
+      cell.title += " holds " + std::to_string(v) + ";";
+      std::vector<int64_t> key;
+      for (size_t a = 0; a < o.mesh_coord.size(); ++a)
+        if (std::holds_alternative<Partial>(sl.attrs()[a])) key.push_back(o.mesh_coord[a]);
+      replica_values[key].insert(v);
+    }
+    for (const auto& [key, vals] : replica_values)
+      if (vals.size() > 1 && cell.mark == Mark::None) {
+        cell.mark = Mark::Mismatch;
+        cell.title += " Broadcast replicas disagree " + cite(rule::kReplicaMismatch) + ";";
+      }
+    if (cell.mark == Mark::Mismatch) ++mismatched;
+    if (cell.mark == Mark::Missing) ++missing;
+    if (value) cell.title += " value " + std::to_string(value->data[e]) + (partial.empty() ? "" : " (" + partial + ")");
+  }
+  Picture p;
+  p.title = "assemble " + to_string(sl) + ": " + (value ? "ok" : "refused");
+  p.grids = {std::move(g)};
+  add_legend(p, sl, engines.storage, "");
+  p.notes.push_back(verdict);
+  if (mismatched) p.notes.push_back(std::to_string(mismatched) + " marked element(s) whose Broadcast replicas hold different values " + cite(rule::kReplicaMismatch));
+  if (missing) p.notes.push_back(std::to_string(missing) + " marked element(s) with an owner whose engine or offset is not in the engines given (§7)");
+  if (!partial.empty()) p.notes.push_back("dashed: Partial contributions (" + partial + "), reduced to the value (§6)");
   return to_svg(p);
 }
 

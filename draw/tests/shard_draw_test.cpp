@@ -9,6 +9,7 @@
 #include "tfspec/draw/draw.hpp"
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/reshard.hpp"
 
 #include "../../reference/tests/test_support.hpp"
 
@@ -138,4 +139,151 @@ TEST(ShardDraw, RendersWithRsvg) {
   TFSPEC_EXPECT_RENDERS("shard", shard_svg(shard("shard((2,3):(0,1); S(0),P(); x=2,y=2)"), {6}, Storage::Rmem));
   TFSPEC_EXPECT_RENDERS("reshard", reshard_svg(shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), shard("shard((2,3):(0,1); B,S(0); x=2,y=2)"),
                                                {6}, Storage::Rmem, Storage::Rmem));
+}
+
+// ---- the shard check picture (§2, D3) ----
+namespace {
+ShardCheckOptions check_opts(std::optional<Storage> storage, std::vector<IntTuple> shape = {}) {
+  ShardCheckOptions o;
+  o.storage = storage;
+  if (!shape.empty()) o.tensor_shape = IntTuple::tuple(shape);
+  return o;
+}
+std::vector<std::string> notes(const std::string& svg) {
+  std::vector<std::string> out;
+  for (const auto& n : select(svg, "//s:text[@class='note']")) out.push_back(n.at("#text"));
+  return out;
+}
+bool any_note_starts(const std::string& svg, const std::string& prefix) {
+  for (const auto& n : notes(svg))
+    if (n.starts_with(prefix)) return true;
+  return false;
+}
+std::string cell_title(const std::string& svg, int row, int col) {
+  auto c = select(svg, "//s:g[@class='cell'][@data-row='" + std::to_string(row) + "'][@data-col='" + std::to_string(col) + "']/s:title");
+  return c.empty() ? "" : c[0].at("#text");
+}
+}  // namespace
+
+// shard((2,2,2):(0,1,1); S(0),B; x=2,y=2) on rmem, logical (2,4): x Splits flat dim 0, so device
+// 2x+y holds row x at local (0, a, b) and offset 0*0 + 1*a + 1*b = a + b (§7.1.2). Column
+// c = 2a + b: offsets 0, 1, 1, 2, so columns 1 and 2 of each row share offset 1 on both of the
+// row's devices (D3: distinct layout coordinates, one (engine, offset)); columns 0 and 3 do not.
+TEST(ShardCheckDraw, MarksEveryElementThatSharesAnEngineOffset) {
+  const std::string svg = shard_check_svg(shard("shard((2,2,2):(0,1,1); S(0),B; x=2,y=2)"), check_opts(Storage::Rmem, {2, 4}));
+  using RC = std::pair<int, int>;
+  EXPECT_EQ(marked(svg, "owners"), (std::vector<RC>{{0, 1}, {0, 2}, {1, 1}, {1, 2}})) << svg;
+  EXPECT_NE(cell_title(svg, 0, 1).find("shares engine 0 offset 1 with element (0,2) (shard-injective"), std::string::npos) << cell_title(svg, 0, 1);
+  EXPECT_NE(cell_title(svg, 1, 2).find("shares engine 3 offset 1 with element (1,1)"), std::string::npos) << cell_title(svg, 1, 2);
+  EXPECT_TRUE(any_note_starts(svg, "violation: [shard-injective §2]"));
+  EXPECT_TRUE(any_note_starts(svg, "4 marked element(s)"));
+  EXPECT_EQ(labels(svg, "owners").at({1, 3}), "#2@2 #3@2");  // a + b = 2 on devices 2 and 3
+  EXPECT_EQ(select(svg, "//s:text[@class='title']")[0].at("#text"), "check shard((2,2,2):(0,1,1); S(0),B; device(4)|x=2,y=2): 1 violation(s)");
+}
+
+// gmem (D3: one engine) with strides (3,1): element e = (x, c) sits at offset 3x + c = e on every
+// owner. Broadcast replicas may share it; Partial contributions may not (they would overwrite each
+// other), so under P() every element is marked, under B none.
+TEST(ShardCheckDraw, PartialContributionsSharingAnOffsetAreMarkedReplicasAreNot) {
+  const std::string partial = shard_check_svg(shard("shard((2,3):(3,1); S(0),P(); x=2,y=2)"), check_opts(Storage::Gmem, {6}));
+  EXPECT_EQ(marked(partial, "owners").size(), 6u);
+  EXPECT_NE(cell_title(partial, 0, 4).find("Partial contributions of #2 and #3 share engine 0 offset 4 (partial-aliased §6)"), std::string::npos)
+      << cell_title(partial, 0, 4);
+  EXPECT_TRUE(any_note_starts(partial, "violation: [partial-aliased §6]")) << partial;
+  const std::string broadcast = shard_check_svg(shard("shard((2,3):(3,1); S(0),B; x=2,y=2)"), check_opts(Storage::Gmem, {6}));
+  EXPECT_TRUE(marked(broadcast, "owners").empty());
+  EXPECT_EQ(select(broadcast, "//s:text[@class='title']")[0].at("#text"), "check shard((2,3):(3,1); S(0),B; device(4)|x=2,y=2): ok");
+}
+
+// Without a storage the check assumes per-instance engines (rmem) and says so; without a shape
+// the layout's flat shape (2,3) is drawn as 2 rows.
+TEST(ShardCheckDraw, DefaultsAreTheChecksAndAreStated) {
+  const std::string svg = shard_check_svg(shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), check_opts(std::nullopt));
+  Labels want;
+  for (const auto& [k, v] : split_broadcast_owners(true)) want[{k.second / 3, k.second % 3}] = v;
+  EXPECT_EQ(labels(svg, "owners"), want);
+  EXPECT_NE(select(svg, "//s:g[@class='grid']/s:text[@class='caption']")[0].at("#text").find("storage not given"), std::string::npos);
+}
+
+// An input error the check reports (a Split on mesh axis 5 of a rank-2 mesh) is listed; owners
+// cannot be placed, so no grid is drawn and the note says why. Still well-formed SVG.
+TEST(ShardCheckDraw, InvalidLayoutIsListedNotDrawn) {
+  const std::string svg = shard_check_svg(shard("shard((2,3):(0,1); S(0),S(5); x=2,y=2)"), check_opts(Storage::Rmem));
+  EXPECT_TRUE(select(svg, "//s:g[@class='grid']").empty());
+  EXPECT_TRUE(any_note_starts(svg, "violation: [split-axis-range"));
+  EXPECT_TRUE(any_note_starts(svg, "not drawn: ["));
+  // a picture past kMaxCells is the caller's error, as for every picture
+  EXPECT_EQ(error_id([] { shard_check_svg(shard("shard((4097):(1); B; x=1)"), check_opts(Storage::Rmem)); }), "draw-too-large");
+}
+
+// ---- engines read back (§6, §7) ----
+namespace {
+// shard((2,3):(0,1); S(0),B; x=2,y=2) on rmem, data 0..5 (logical (2,3)): device 2x+y holds row x,
+// value 3x + c at offset c (§7.1.2), so engines 0, 1 hold 0 1 2 and engines 2, 3 hold 3 4 5.
+Engines row_engines() { return Engines{Storage::Rmem, {{0, {0, 1, 2}}, {1, {0, 1, 2}}, {2, {3, 4, 5}}, {3, {3, 4, 5}}}}; }
+}  // namespace
+
+TEST(AssembleDraw, AgreeingReplicasAreDrawnWithTheirValues) {
+  const std::string svg = assemble_svg(row_engines(), shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), {2, 3});
+  Labels want;
+  for (int x = 0; x < 2; ++x)
+    for (int c = 0; c < 3; ++c) {
+      const std::string v = std::to_string(3 * x + c);
+      want[{x, c}] = "#" + std::to_string(2 * x) + "=" + v + " #" + std::to_string(2 * x + 1) + "=" + v;
+    }
+  EXPECT_EQ(labels(svg, "values"), want);
+  EXPECT_TRUE(marked(svg, "values").empty());
+  EXPECT_TRUE(any_note_starts(svg, "assembled: the replicas agree"));
+  EXPECT_NE(cell_title(svg, 1, 2).find("value 5"), std::string::npos) << cell_title(svg, 1, 2);
+}
+
+// Engine 3 (device 3 = (x=1,y=1)) holds 99 where its replica on device 2 holds 4: element (1,1)
+// is marked and assemble refuses with replica-mismatch; nothing else is marked.
+TEST(AssembleDraw, MarksTheElementWhoseReplicasDisagree) {
+  Engines e = row_engines();
+  e.buffers[3][1] = 99;
+  const std::string svg = assemble_svg(e, shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), {2, 3});
+  EXPECT_EQ(marked(svg, "values"), (std::vector<std::pair<int, int>>{{1, 1}}));
+  EXPECT_EQ(labels(svg, "values").at({1, 1}), "#2=4 #3=99");
+  EXPECT_EQ(select(svg, "//s:g[@class='cell'][@data-mark]")[0].at("data-mark"), "replica-mismatch");
+  EXPECT_TRUE(any_note_starts(svg, "assemble refuses: [replica-mismatch §6]"));
+  EXPECT_TRUE(any_note_starts(svg, "1 marked element(s) whose Broadcast replicas"));
+  EXPECT_EQ(error_id([&] { assemble(e, shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), {2, 3}); }), "replica-mismatch");  // the oracle agrees
+}
+
+// Engine 3 one value short: device 3's owner of element (1,2) (offset 2) is missing, marked.
+TEST(AssembleDraw, MarksOwnersMissingFromTheEngines) {
+  Engines e = row_engines();
+  e.buffers[3].pop_back();
+  const std::string svg = assemble_svg(e, shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), {2, 3});
+  EXPECT_EQ(marked(svg, "values"), (std::vector<std::pair<int, int>>{{1, 2}}));
+  EXPECT_EQ(labels(svg, "values").at({1, 2}), "#2=5 #3=?");
+  EXPECT_TRUE(any_note_starts(svg, "assemble refuses: [engine-buffer-size"));
+}
+
+// Partial(sum) over y: the contributions of devices 2x and 2x+1 may differ (they are summed, §6):
+// a + b, not a mismatch.
+TEST(AssembleDraw, PartialContributionsAreNotReplicas) {
+  Engines e{Storage::Rmem, {{0, {1, 1, 1}}, {1, {2, 3, 4}}, {2, {0, 0, 0}}, {3, {5, 6, 7}}}};
+  const std::string svg = assemble_svg(e, shard("shard((2,3):(0,1); S(0),P(); x=2,y=2)"), {2, 3});
+  EXPECT_TRUE(marked(svg, "values").empty());
+  EXPECT_EQ(labels(svg, "values").at({0, 2}), "#0=1 #1=4");
+  EXPECT_NE(cell_title(svg, 0, 2).find("value 5 (sum over y)"), std::string::npos) << cell_title(svg, 0, 2);
+  EXPECT_NE(cell_title(svg, 1, 0).find("value 5 (sum over y)"), std::string::npos) << cell_title(svg, 1, 0);
+}
+
+TEST(AssembleDraw, OtherErrorsAreTheCallersWithTheReferencesRule) {
+  EXPECT_EQ(error_id([] { assemble_svg(row_engines(), shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), {7}); }), "shard-size-match");
+}
+
+TEST(ShardCheckDraw, GoldenPicturesAndRenderer) {
+  const std::string c = shard_check_svg(shard("shard((2,2,2):(0,1,1); S(0),B; x=2,y=2)"), check_opts(Storage::Rmem, {2, 4}));
+  EXPECT_EQ(c, golden("shard-check", c));
+  EXPECT_EQ(c, shard_check_svg(shard("shard((2,2,2):(0,1,1); S(0),B; x=2,y=2)"), check_opts(Storage::Rmem, {2, 4})));  // same bytes
+  Engines e = row_engines();
+  e.buffers[3][1] = 99;
+  const std::string a = assemble_svg(e, shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), {2, 3});
+  EXPECT_EQ(a, golden("assemble-mismatch", a));
+  TFSPEC_EXPECT_RENDERS("shard-check", c);
+  TFSPEC_EXPECT_RENDERS("assemble-mismatch", a);
 }

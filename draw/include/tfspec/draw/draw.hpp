@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tfspec/reference/layout.hpp"
+#include "tfspec/reference/reshard.hpp"
 #include "tfspec/reference/shard_layout.hpp"
 
 namespace tfspec::draw {
@@ -45,6 +46,21 @@ std::string reshard_svg(const ShardLayout& src, const ShardLayout& dst, const st
 // The layout picture with what check_layout (§2) reports marked: a collision's two coordinates,
 // positions whose value falls outside the inner layout's domain (§4); every diagnostic listed.
 std::string check_svg(const LayoutBase& l);
+
+// The shard check picture (§2, D3): the owners of every element as shard_svg draws them, with
+// what check_shard_layout(sl, opts) finds marked: every element that shares an (engine, offset)
+// with a different element (shard-injective) or whose Partial contributions share one
+// (partial-aliased), all pairs, not only the first; the report's diagnostics listed. The logical
+// shape is opts.tensor_shape, else the layout's flat shape; the storage opts.storage, else rmem
+// (per-instance engines, as the check assumes). An input error the check cannot get past is
+// shown as a note, with the owners drawn when they can be.
+std::string shard_check_svg(const ShardLayout& sl, const ShardCheckOptions& opts);
+
+// Engines read back (§6, §7): every element's owners with the value each holds, labelled
+// #device=value; elements whose Broadcast replicas disagree (replica-mismatch) marked, and owners
+// whose engine or offset is missing from `engines`; the reference's assemble verdict as a note.
+// Errors other than those of the engines' contents (an invalid layout, a wrong shape) are thrown.
+std::string assemble_svg(const Engines& engines, const ShardLayout& sl, const std::vector<int64_t>& shape);
 
 // The fill of every picture: a pastel #rrggbb, a fixed function of an integer (an offset, a
 // thread, a device); 360 consecutive values get distinct hues.
