@@ -6,9 +6,10 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "tfspec/multigpu/reshard_plan.hpp"
-#include "tfspec/reference/canonical.hpp"
-#include "tfspec/reference/notation.hpp"
+#include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/wire.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/rules.hpp"
 
 namespace tfspec::cli {
 namespace {
@@ -19,24 +20,14 @@ struct ReshardPlanArgs {
   bool json = false;
 };
 
-std::vector<int64_t> shape_arg(const std::string& text) {
-  std::vector<int64_t> shape;
-  for (const auto& leaf : flat_leaves(parse_inttuple(text))) shape.push_back(require_int(leaf, "a logical extent"));
-  return shape;
-}
-
+// One code path with `tfspec serve`: the protocol op `multigpu.reshard-plan` builds the plan and
+// its JSON (protocol/src/ops_multigpu.cpp).
 int run(const ReshardPlanArgs& a) {
-  const int64_t elem_bytes = multigpu::dtype_bytes(a.dtype);
-  const ShardLayout src = read_shard_layout(Json(a.src));
-  const ShardLayout dst = read_shard_layout(Json(a.dst));
-  const multigpu::Plan plan = multigpu::plan_reshard(src, dst, shape_arg(a.shape), elem_bytes);
-  if (a.json) {
-    Json j = multigpu::to_json(plan);
-    j["dtype"] = a.dtype;
-    std::cout << j.dump() << "\n";
-  } else {
-    std::cout << multigpu::to_text(plan);
-  }
+  const protocol::Op* op = protocol::OpRegistry::instance().find("multigpu", "reshard-plan");
+  if (!op) fail(rule::kInternal, "the multigpu.reshard-plan op is not registered");
+  const protocol::OpResult r = op->run(Json{{"src", a.src}, {"dst", a.dst}, {"shape", a.shape}, {"dtype", a.dtype}});
+  if (a.json) std::cout << protocol::dump_line(r.json) << "\n";
+  else std::cout << r.text;
   return kOk;
 }
 

@@ -17,6 +17,7 @@ void register_reference_ops(OpRegistry& r) {
   register_layout_ops(r);
   register_shard_ops(r);
   register_propagate_ops(r);
+  register_multigpu_ops(r);
 }
 
 void OpRegistry::add(Op op) { ops_.push_back(std::move(op)); }

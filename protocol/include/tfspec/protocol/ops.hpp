@@ -92,7 +92,9 @@ void register_layout_ops(OpRegistry& r);
 void register_shard_ops(OpRegistry& r);
 // Shard propagation (spec/PROPAGATION.md): the op `propagate` (links tfspec_propagation).
 void register_propagate_ops(OpRegistry& r);
-// The groups that need only the reference: layout and shard.
+// The multi-GPU reshard plan (spec/MULTIGPU.md): the op `multigpu.reshard-plan` (links tfspec_multigpu).
+void register_multigpu_ops(OpRegistry& r);
+// The groups that need no solver: layout, shard, propagate and multigpu.
 void register_reference_ops(OpRegistry& r);
 
 }  // namespace tfspec::protocol
