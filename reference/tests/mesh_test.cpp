@@ -199,5 +199,19 @@ TEST(ShardExecution, PartialReductions) {  // §6
   EXPECT_EQ(error_id([&] { assemble(huge, sum, {3}); }), "int64-overflow");
 }
 
+// D18 (spec/SHARD.md): shard((3):(2); B; x=2) on rmem puts element c at offset 2c of both
+// replicas' engines, so each buffer runs to offset 4 (5 slots) with 0 in the unwritten slots 1
+// and 3. assemble reads offsets 0, 2, 4 only: a longer buffer is fine, a shorter one is not.
+TEST(ShardExecution, BuffersRunToTheLargestOffset) {
+  ShardLayout sl = parse_shard_layout("shard((3):(2); B; x=2)");
+  Engines e = distribute(Tensor{{3}, {7, 8, 9}}, sl, Storage::Rmem);
+  EXPECT_EQ(e.buffers.at(0), (std::vector<int64_t>{7, 0, 8, 0, 9}));
+  EXPECT_EQ(e.buffers.at(1), (std::vector<int64_t>{7, 0, 8, 0, 9}));
+  Engines longer{Storage::Rmem, {{0, {7, 0, 8, 0, 9, 42}}, {1, {7, 5, 8, 5, 9}}}};
+  EXPECT_EQ(assemble(longer, sl, {3}), (Tensor{{3}, {7, 8, 9}}));
+  Engines shorter{Storage::Rmem, {{0, {7, 0, 8, 0}}, {1, {7, 0, 8, 0, 9}}}};
+  EXPECT_EQ(error_id([&] { assemble(shorter, sl, {3}); }), "engine-buffer-size");
+}
+
 }  // namespace
 }  // namespace tfspec
