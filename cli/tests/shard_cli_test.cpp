@@ -46,6 +46,21 @@ TEST(ShardCli, CheckListsEveryViolationAndExitsOne) {
   EXPECT_NE(l.out.find("split-axis-unique"), std::string::npos) << l.out;
 }
 
+// "-" is an optional argument not given, so a later one can be (README, `tfspec shard`): the check
+// of shard((2,3):(3,1); S(0),P(); x=2,y=2) with no stage and no shape but gmem finds the Partial
+// contributions of y sharing gmem offsets (§6, D3); distribute with no data uses 0,1,2,...
+// (element (x, c) at offset 3x + c of the one gmem engine).
+TEST(ShardCli, DashSkipsAnOptionalArgument) {
+  Ran check = tfspec_run("shard check 'shard((2,3):(3,1); S(0),P(); x=2,y=2)' - gmem -");
+  EXPECT_EQ(check.rc, 1) << check.out;
+  EXPECT_NE(check.out.find("[partial-aliased §6]"), std::string::npos) << check.out;
+  Ran dist = tfspec_run("shard distribute 'shard((2,3):(3,1); S(0); x=2)' '(2,3)' gmem -");
+  EXPECT_EQ(dist.rc, 0) << dist.out;
+  EXPECT_EQ(dist.out, "gmem engine 0: (0,1,2,3,4,5)\n");
+  Ran required = tfspec_run("shard distribute '(2 @ m.x, 3) on x=2' - gmem");
+  EXPECT_EQ(required.rc, 3) << required.out;  // a required argument has no "-"
+}
+
 TEST(ShardCli, ErrorsCarryRuleIds) {
   Ran r = tfspec_run("shard canon '(6 @ m.y) on x=2,y=4'");
   EXPECT_NE(r.rc, 0);

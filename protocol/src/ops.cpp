@@ -71,7 +71,11 @@ Json args_from_text(const Op& op, const std::vector<std::string>& positional) {
     fail(rule::kUsage, "'" + op.name + "' takes" + sig + " (" + std::to_string(positional.size()) + " given)");
   }
   Json args = Json::object();
-  for (size_t i = 0; i < positional.size(); ++i) args[op.params[i].name] = arg_from_text(op.params[i].type, positional[i]);
+  for (size_t i = 0; i < positional.size(); ++i) {
+    // "-" stands for an optional argument not given, so a later one can be: `shard check L - gmem`.
+    if (op.params[i].optional && positional[i] == "-") continue;
+    args[op.params[i].name] = arg_from_text(op.params[i].type, positional[i]);
+  }
   return args;
 }
 
