@@ -25,18 +25,15 @@ void check(const cuda::Result& r, const char* what) {
   if (r.first_index >= 0) raise_status(r.status, r.first_index, what);
 }
 
-// The run kernel's job: both plans with their (host) engine tables bound.
-cuda::RunJob run_job(const ReshardPlan& rp, const ShardPlan& sp, const PackedEngines& in, const PackedEngines& out) {
+// The run kernel's job: both plans with their (host) engine tables bound to the packed layouts.
+cuda::RunJob run_job(const ReshardPlan& rp, const PackedLayout& src_layout) {
   cuda::RunJob j;
-  j.src = sp;
-  j.dst = rp.dst->plan;
-  j.dst.engine_base = out.base.data();
-  j.dst.engine_size = out.size.data();
-  j.dst.num_engine_ids = static_cast<int64_t>(out.base.size());
+  j.src = bind_engines(rp.src.plan, src_layout);
+  j.dst = bind_engines(rp.dst->plan, rp.dst->packed);
   j.src_instances = static_cast<int64_t>(rp.src.engine_of_instance.size());
   j.dst_instances = static_cast<int64_t>(rp.dst->engine_of_instance.size());
-  j.src_size = static_cast<int64_t>(in.data.size());
-  j.dst_size = static_cast<int64_t>(out.data.size());
+  j.src_size = src_layout.total;
+  j.dst_size = rp.dst->packed.total;
   j.n = rp.size;
   j.run = rp.run;
   return j;
@@ -81,42 +78,30 @@ class CudaBackend final : public Backend {
     check(cuda::scatter(p, values.data(), dst.data(), dst_size), "scatter");
     return dst;
   }
-  Engines reshard(const ReshardPlan& rp, const Engines& src) override {
+  void reshard_packed(const ReshardPlan& rp, const PackedLayout& src_layout, const int64_t* src, int64_t* dst) override {
     usable();
-    PackedEngines in = pack_source(rp.src, src);
-    ShardPlan sp = rp.src.plan;
-    sp.engine_base = in.base.data();
-    sp.engine_size = in.size.data();
-    sp.num_engine_ids = static_cast<int64_t>(in.base.size());
-    const int64_t instances = static_cast<int64_t>(rp.src.engine_of_instance.size());
     if (rp.run > 1 && rp.dst) {  // one pass over common contiguous runs, 128-bit copies
-      PackedEngines out = layout_destination(*rp.dst);
-      cuda::RunJob j = run_job(rp, sp, in, out);
-      cuda::Result r = cuda::reshard_runs(j, in.data.data(), out.data.data());
+      cuda::Result r = cuda::reshard_runs(run_job(rp, src_layout), src, dst);
       const bool late = r.cuda_error == 0 && r.first_index >= rp.size;
       if (late) r.first_index -= rp.size;
       check(r, late ? "reshard (distribute)" : "reshard (assemble)");
-      return unpack_destination(*rp.dst, out);
+      return;
     }
+    const ShardPlan sp = bind_engines(rp.src.plan, src_layout);
     std::vector<int64_t> x(static_cast<size_t>(rp.size));
-    check(cuda::assemble(sp, instances, in.data.data(), static_cast<int64_t>(in.data.size()), rp.size, x.data()), "reshard (assemble)");
+    check(cuda::assemble(sp, static_cast<int64_t>(rp.src.engine_of_instance.size()), src, src_layout.total, rp.size, x.data()),
+          "reshard (assemble)");
     if (rp.dst_error) throw SpecError(*rp.dst_error);
-    PackedEngines out = layout_destination(*rp.dst);
-    ShardPlan dp = rp.dst->plan;
-    dp.engine_base = out.base.data();
-    dp.engine_size = out.size.data();
-    dp.num_engine_ids = static_cast<int64_t>(out.base.size());
-    check(cuda::distribute(dp, static_cast<int64_t>(rp.dst->engine_of_instance.size()), out.data.data(),
-                           static_cast<int64_t>(out.data.size()), rp.size, x.data()),
+    const ShardPlan dp = bind_engines(rp.dst->plan, rp.dst->packed);
+    check(cuda::distribute(dp, static_cast<int64_t>(rp.dst->engine_of_instance.size()), dst, rp.dst->packed.total, rp.size, x.data()),
           "reshard (distribute)");
-    return unpack_destination(*rp.dst, out);
   }
 #else
   void offsets_into(const FnPlan&, int64_t*) override { usable(); }
   std::vector<int64_t> crd2idx(const FnPlan&, const std::vector<int64_t>&) override { usable(); return {}; }
   std::vector<int64_t> gather(const FnPlan&, const std::vector<int64_t>&) override { usable(); return {}; }
   std::vector<int64_t> scatter(const FnPlan&, const std::vector<int64_t>&, int64_t) override { usable(); return {}; }
-  Engines reshard(const ReshardPlan&, const Engines&) override { usable(); return {}; }
+  void reshard_packed(const ReshardPlan&, const PackedLayout&, const int64_t*, int64_t*) override { usable(); }
 #endif
 
  private:
@@ -170,19 +155,9 @@ double cuda_reshard_runs_seconds(const ReshardPlan& rp, int reps) {
   if (auto why = CudaBackend().unavailable()) fail(rule::kCudaError, "the CUDA backend is unavailable: " + *why);
   if (rp.run <= 1 || !rp.dst) fail(rule::kUsage, "cuda_reshard_runs_seconds: the plan has no common contiguous run");
 #ifdef TFSPEC_HAVE_CUDA
-  PackedEngines in, out = layout_destination(*rp.dst);
-  in.base.assign(rp.src.engine_size.size(), -1);
-  in.size = rp.src.engine_size;
-  int64_t total = 0;
-  for (size_t e = 0; e < in.base.size(); ++e)
-    if (in.size[e] > 0) in.base[e] = total, total += in.size[e];
-  in.data.resize(static_cast<size_t>(total));  // never read on the host: the device source is zeroed there
-  ShardPlan sp = rp.src.plan;
-  sp.engine_base = in.base.data();
-  sp.engine_size = in.size.data();
-  sp.num_engine_ids = static_cast<int64_t>(in.base.size());
+  // source and destination live on the device only (the source zeroed there): no host buffers
   float ms = 0;
-  check(cuda::time_reshard_runs(run_job(rp, sp, in, out), reps, ms), "reshard (timed)");
+  check(cuda::time_reshard_runs(run_job(rp, rp.src.packed), reps, ms), "reshard (timed)");
   return ms / 1000.0 / reps;
 #else
   (void)reps;

@@ -143,29 +143,20 @@ class HostBackend final : public Backend {
     return dst;
   }
 
-  Engines reshard(const ReshardPlan& rp, const Engines& src) override {
-    PackedEngines in = pack_source(rp.src, src);
-    ShardPlan sp = rp.src.plan;
-    sp.engine_base = in.base.data();
-    sp.engine_size = in.size.data();
-    sp.num_engine_ids = static_cast<int64_t>(in.base.size());
-    if (rp.run > 1 && rp.dst) return reshard_runs(rp, sp, in);
+  void reshard_packed(const ReshardPlan& rp, const PackedLayout& src_layout, const int64_t* src, int64_t* dst) override {
+    const ShardPlan sp = bind_engines(rp.src.plan, src_layout);
+    if (rp.run > 1 && rp.dst) return reshard_runs(rp, sp, src, dst);
     std::vector<int64_t> x(static_cast<size_t>(rp.size));
     parallel_for(threads_, rp.size, "reshard (assemble)", [&](int64_t b, int64_t e, FirstError& err) {
       for (int64_t l = b; l < e; ++l)
-        if (Status st = assemble_element(sp, in.data.data(), l, x[l]); st != kOk) return err.take(l, st);
+        if (Status st = assemble_element(sp, src, l, x[l]); st != kOk) return err.take(l, st);
     });
     if (rp.dst_error) throw SpecError(*rp.dst_error);
-    PackedEngines out = layout_destination(*rp.dst);
-    ShardPlan dp = rp.dst->plan;
-    dp.engine_base = out.base.data();
-    dp.engine_size = out.size.data();
-    dp.num_engine_ids = static_cast<int64_t>(out.base.size());
+    const ShardPlan dp = bind_engines(rp.dst->plan, rp.dst->packed);
     parallel_for(threads_, rp.size, "reshard (distribute)", [&](int64_t b, int64_t e, FirstError& err) {
       for (int64_t l = b; l < e; ++l)
-        if (Status st = distribute_element(dp, out.data.data(), l, x[l]); st != kOk) return err.take(l, st);
+        if (Status st = distribute_element(dp, dst, l, x[l]); st != kOk) return err.take(l, st);
     });
-    return unpack_destination(*rp.dst, out);
   }
 
  private:
@@ -173,20 +164,16 @@ class HostBackend final : public Backend {
   // whole segment (the part of a run inside this thread's chunk) per memcpy; a segment whose
   // checks could fail runs element by element. Distribute failures rank after every assemble
   // failure (index + size), as in the two-pass order of the reference.
-  Engines reshard_runs(const ReshardPlan& rp, const ShardPlan& sp, const PackedEngines& in) {
-    PackedEngines out = layout_destination(*rp.dst);
-    ShardPlan dp = rp.dst->plan;
-    dp.engine_base = out.base.data();
-    dp.engine_size = out.size.data();
-    dp.num_engine_ids = static_cast<int64_t>(out.base.size());
+  void reshard_runs(const ReshardPlan& rp, const ShardPlan& sp, const int64_t* src, int64_t* dst) {
+    const ShardPlan dp = bind_engines(rp.dst->plan, rp.dst->packed);
     const int64_t n = rp.size, run = rp.run;
     FirstError first = run_chunks(threads_, n, [&](int64_t b, int64_t e, FirstError& err) {
       for (int64_t l = b; l < e;) {
         const int64_t len = std::min(e - l, run - l % run);
-        if (!reshard_segment(sp, in.data.data(), dp, out.data.data(), l, len))
+        if (!reshard_segment(sp, src, dp, dst, l, len))
           for (int64_t t = l; t < l + len; ++t) {
             bool late = false;
-            if (Status st = reshard_element(sp, in.data.data(), dp, out.data.data(), t, late); st != kOk) {
+            if (Status st = reshard_element(sp, src, dp, dst, t, late); st != kOk) {
               err.take(late ? n + t : t, st);
               if (!late) return;  // a later element's assemble failure still outranks a distribute one
             }
@@ -196,7 +183,6 @@ class HostBackend final : public Backend {
     });
     if (first.status != kOk && first.index < n) raise_status(first.status, first.index, "reshard (assemble)");
     if (first.status != kOk) raise_status(first.status, first.index - n, "reshard (distribute)");
-    return unpack_destination(*rp.dst, out);
   }
 
   int threads_;

@@ -377,6 +377,7 @@ HostShardPlan compile_shard(const ShardLayout& sl, Storage storage, const std::v
   check_injective(sl, geo, *fn, hp);
   fill_plan(sl, geo, *fn, hp, policy);
   hp.run = contiguous_run(hp.plan);
+  hp.packed = packed_layout_of(hp.engine_size);
   hp.bind();
   return hp;
 }

@@ -146,6 +146,63 @@ TEST(Reshard, Section75BothDirectionsAndPartialSums) {
             expected);
 }
 
+// The packed entry point on caller-owned buffers, derived by hand. Tensor (6) = 10..15.
+// (a) SRC S(0), per-instance form (2,3):(0,1) on x=2 (rmem: one engine per device, D3): device 0
+// holds 10,11,12 and device 1 holds 13,14,15. The caller lays engine 1 out first and leaves two
+// junk slots: src = [13,14,15, J,J, 10,11,12], base {5, 0}. DST Broadcast (6):(1) on x=2: every
+// device holds all six at offsets 0..5; the plan's packed layout puts engine 0 at 0 and engine 1
+// at 6: [10..15, 10..15]. Runs 3 and 6 share gcd 3: the copy path.
+// (b) SRC Partial(sum) (6):(1) on x=2: contributions [1..6] and six 9s sum to 10..15 (element
+// path). DST S(0) (2,3):(4,1) on x=2, rmem: device 1's elements sit at offsets 4..6 of its own
+// engine (the stride applies to the global coordinate, §7.1.2), so engine 1 has 7 slots and 0..3
+// are holes; packed: engine 0 at 0 (3 slots), engine 1 at 3 (7): a marker in the holes stays.
+void expect_packed_cases(Backend& b) {
+  constexpr int64_t J = -1, M = 999;
+  ReshardPlan copy = compile_reshard(parse_shard_layout("shard((2,3):(0,1); S(0); x=2)"), Storage::Rmem,
+                                     parse_shard_layout("shard((6):(1); B; x=2)"), Storage::Rmem, {6});
+  EXPECT_EQ(copy.run, 3);
+  ASSERT_TRUE(copy.dst);
+  EXPECT_EQ(copy.dst->packed.base, (std::vector<int64_t>{0, 6}));
+  const PackedLayout mine{{5, 0}, {3, 3}, 8};
+  const std::vector<int64_t> src{13, 14, 15, J, J, 10, 11, 12};
+  std::vector<int64_t> dst(12, 0);
+  b.reshard_packed(copy, mine, src.data(), dst.data());
+  EXPECT_EQ(dst, (std::vector<int64_t>{10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 15})) << b.name();
+
+  ReshardPlan sum = compile_reshard(parse_shard_layout("shard((6):(1); P(); x=2)"), Storage::Rmem,
+                                    parse_shard_layout("shard((2,3):(4,1); S(0); x=2)"), Storage::Rmem, {6});
+  ASSERT_TRUE(sum.dst);
+  EXPECT_EQ(sum.dst->packed.base, (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(sum.dst->packed.size, (std::vector<int64_t>{3, 7}));
+  const std::vector<int64_t> contributions{1, 2, 3, 4, 5, 6, 9, 9, 9, 9, 9, 9};
+  std::vector<int64_t> out(10, M);
+  b.reshard_packed(sum, sum.src.packed, contributions.data(), out.data());
+  EXPECT_EQ(out, (std::vector<int64_t>{10, 11, 12, M, M, M, M, 13, 14, 15})) << b.name();
+
+  // a refusal keeps the reference's rule: a replica that disagrees (§6 replica-mismatch)
+  const std::vector<int64_t> bad{10, 11, 12, 13, 14, 15, 10, 11, 12, 13, 14, 99};
+  ReshardPlan back = compile_reshard(parse_shard_layout("shard((6):(1); B; x=2)"), Storage::Rmem,
+                                     parse_shard_layout("shard((2,3):(0,1); S(0); x=2)"), Storage::Rmem, {6});
+  std::vector<int64_t> sink(6, 0);
+  try {
+    b.reshard_packed(back, back.src.packed, bad.data(), sink.data());
+    ADD_FAILURE() << b.name() << ": a disagreeing replica was accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "replica-mismatch");
+  }
+}
+
+TEST(ReshardPacked, CallerOwnedBuffersHandDerived) {
+  auto host = make_host_backend(2);
+  expect_packed_cases(*host);
+}
+
+TEST(CudaBackend, ReshardPackedHandDerived) {
+  auto cuda = make_cuda_backend();
+  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+  expect_packed_cases(*cuda);
+}
+
 // The common contiguous run (issue 11's vectorized copies). Hand derivation: the logical index is
 // row-major over G (D2), so the run of a side is the product of its trailing G dims that no mesh
 // axis Splits while their strides read 1, g[last], g[last]*g[last-1], ...; two sides share gcd.

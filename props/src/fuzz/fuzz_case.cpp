@@ -99,6 +99,8 @@ FuzzAnswer answer(F body) {
 
 }  // namespace
 
+Engines fuzz_source_engines(const FuzzCase& c) { return source_engines(c, parse_shard_layout(c.src)); }
+
 const std::vector<std::string>& fuzz_ops() {
   static const std::vector<std::string> ops = {"offsets", "crd2idx", "gather", "scatter", "reshard"};
   return ops;

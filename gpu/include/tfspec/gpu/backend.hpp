@@ -32,8 +32,17 @@ class Backend {
   virtual std::vector<int64_t> gather(const FnPlan& p, const std::vector<int64_t>& src) = 0;
   // dst (dst_size zeros) with dst[L(i)] = values[i]; two indices on one offset: layout-injective.
   virtual std::vector<int64_t> scatter(const FnPlan& p, const std::vector<int64_t>& values, int64_t dst_size) = 0;
-  // reshard = distribute(assemble(src), dst) over real buffers (src.storage must be the plan's).
-  virtual Engines reshard(const ReshardPlan& p, const Engines& src) = 0;
+  // reshard = distribute(assemble(src), dst) (§7.4) over flat, caller-owned buffers: the source
+  // engines laid out in `src` by src_layout (src_layout.total elements: e.g. p.src.packed, or
+  // packed_layout(p.src, engines) for buffers of other sizes), the destination in `dst` by the
+  // plan's p.dst->packed (p.dst->packed.total elements). Every slot an element maps to is
+  // written; the others (holes of a shared form) are left as they are: zero them for the
+  // reference's engines. Refusals as `reshard`; dst may be null when p.dst is empty (a dst
+  // refusal, raised after the source assembled).
+  virtual void reshard_packed(const ReshardPlan& p, const PackedLayout& src_layout, const int64_t* src, int64_t* dst) = 0;
+  // The same over engine maps (src.storage must be the plan's): packs the source, runs
+  // reshard_packed into a zeroed destination and unpacks it.
+  Engines reshard(const ReshardPlan& p, const Engines& src);
 };
 
 std::unique_ptr<Backend> make_host_backend(int threads = 0);  // 0: hardware concurrency
@@ -55,12 +64,12 @@ double cuda_scatter_seconds(const FnPlan& p, int64_t dst_size, int reps);
 // (or why there is no device).
 std::string cuda_kernel_report();
 
-// Engine buffers packed into one array: base/size per engine id (base -1: no buffer).
-struct PackedEngines {
-  std::vector<int64_t> base, size, data;
-};
-PackedEngines pack_source(const HostShardPlan& src, const Engines& engines);
-PackedEngines layout_destination(const HostShardPlan& dst);
-Engines unpack_destination(const HostShardPlan& dst, const PackedEngines& packed);
+// Engine maps <-> packed arrays. packed_layout: the given buffers back to back in engine id
+// order, at their own sizes (a source may differ from the plan's sizes: engine-buffer-size);
+// ids the plan has no entry for are left out. pack: the engines into such a layout (engines in
+// ascending id order). unpack: side.packed's engines out of `data`.
+PackedLayout packed_layout(const HostShardPlan& side, const Engines& engines);
+std::vector<int64_t> pack(const PackedLayout& layout, const Engines& engines);
+Engines unpack(const HostShardPlan& side, const int64_t* data);
 
 }  // namespace tfspec::gpu

@@ -39,6 +39,17 @@ struct PlanPolicy {
 // §3 / §4: L(i) over the domain of l (Layout, ComposedLayout, or a ShardLayout's layout).
 FnPlan compile_layout(const LayoutBase& l, const PlanPolicy& policy = {});
 
+// Engine buffers in one flat int64 array owned by the caller: engine e's buffer is
+// data[base[e], base[e] + size[e]) (base -1: the engine has no buffer; engine ids as in D3).
+struct PackedLayout {
+  std::vector<int64_t> base, size;
+  int64_t total = 0;  // elements of the array
+};
+// The plan's packed layout: engines back to back in id order, each of the given size (0: none).
+PackedLayout packed_layout_of(const std::vector<int64_t>& engine_size);
+// sp with its engine tables pointing at `layout` (which must outlive the copy).
+ShardPlan bind_engines(ShardPlan sp, const PackedLayout& layout);
+
 // A ShardLayout executed under a storage with a logical shape (§7, D2, D3), validated as the
 // reference validates execution (final stage). Engine tables live here; ShardPlan points at them.
 struct HostShardPlan {
@@ -46,6 +57,7 @@ struct HostShardPlan {
   Storage storage = Storage::Rmem;
   std::vector<int64_t> engine_of_instance;  // row-major mesh index -> engine id
   std::vector<int64_t> engine_size;         // engine id -> 1 + largest offset written (0: none)
+  PackedLayout packed;                      // packed_layout_of(engine_size): a reshard's dst layout
   int64_t min_offset = 0;                   // smallest offset any instance holds
   // Contiguous run: every aligned block of `run` consecutive logical indices lies in one
   // instance with offsets stepping by 1 (the longest tail of G dims, not Split, whose strides

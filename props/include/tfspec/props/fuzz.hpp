@@ -38,6 +38,8 @@ struct FuzzCase {
 std::string fuzz_case_text(const FuzzCase& c);
 FuzzCase parse_fuzz_case(const std::string& text);  // SpecError "usage" on malformed text
 void showValue(const FuzzCase& c, std::ostream& os);
+// A reshard case's source engines, as both sides receive them (empty when the source is invalid).
+Engines fuzz_source_engines(const FuzzCase& c);
 // How big a case is (domain size, or logical size for reshard): the progress line's "size".
 int64_t fuzz_case_size(const FuzzCase& c);
 
