@@ -19,6 +19,13 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// The command is an input error (exit 3) whose message says `says`.
+void expect_input_error(const std::string& args, const std::string& says) {
+  auto r = run_tfspec(args);
+  EXPECT_EQ(r.rc, 3) << args << "\n" << r.out;
+  EXPECT_NE(r.out.find(says), std::string::npos) << args << "\n" << r.out;
+}
+
 std::string temp(const std::string& name) { return ::testing::TempDir() + "/tfspec_draw_" + std::to_string(::getpid()) + "_" + name; }
 
 }  // namespace
@@ -92,12 +99,8 @@ TEST(DrawCli, CheckDrawMarksTheCollision) {
   EXPECT_EQ(ok.rc, 0) << ok.out;
   EXPECT_EQ(slurp(f).find("data-mark"), std::string::npos);
   std::filesystem::remove(f);
-  auto usage = run_tfspec("layout size '(2,4):(4,1)' --draw " + f);
-  EXPECT_EQ(usage.rc, 3);
-  EXPECT_NE(usage.out.find("--draw goes with"), std::string::npos) << usage.out;
-  auto large = run_tfspec("layout check '(64,65):(1,64)' --draw " + f);
-  EXPECT_EQ(large.rc, 3) << large.out;
-  EXPECT_NE(large.out.find("draw-too-large"), std::string::npos) << large.out;
+  expect_input_error("layout size '(2,4):(4,1)' --draw " + f, "--draw goes with");
+  expect_input_error("layout check '(64,65):(1,64)' --draw " + f, "draw-too-large");
 }
 
 // `shard check --draw`: shard((2,2,2):(0,1,1); S(0),B; x=2,y=2) on rmem puts columns 1 and 2 of
@@ -126,12 +129,8 @@ TEST(DrawCli, ShardCheckAndAssembleDrawTheOffendingElements) {
   EXPECT_EQ(svg.find("data-mark", svg.find("data-mark") + 1), std::string::npos);  // one mark
   std::filesystem::remove(f);
 
-  auto usage = run_tfspec("shard canon '(6 @ m.y) on x=2,y=3' --draw " + f);
-  EXPECT_EQ(usage.rc, 3);
-  EXPECT_NE(usage.out.find("--draw goes with `shard check` and `shard assemble`"), std::string::npos) << usage.out;
-  auto bad = run_tfspec("shard assemble 'shard((2,3):(0,1); S(0),B; x=2,y=2)' '(2,3)' '{\"storage\":1}' --draw " + f);
-  EXPECT_EQ(bad.rc, 3) << bad.out;
-  EXPECT_NE(bad.out.find("json-type"), std::string::npos) << bad.out;
+  expect_input_error("shard canon '(6 @ m.y) on x=2,y=3' --draw " + f, "--draw goes with `shard check` and `shard assemble`");
+  expect_input_error("shard assemble 'shard((2,3):(0,1); S(0),B; x=2,y=2)' '(2,3)' '{\"storage\":1}' --draw " + f, "json-type");
 }
 
 // conform --html: a corpus with one case whose expected layout is deliberately wrong, so the
