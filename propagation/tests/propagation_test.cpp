@@ -103,6 +103,32 @@ TEST(Propagation, ContractedSplitGivesPartialSumAndReluNeedsAnAllReduce) {
   EXPECT_TRUE(check_program(fixed, 3).ok);
 }
 
+// Rank-0 results: a sum over both dims of (8 @ m.x, 4) sums a Split factor, so the scalar is
+// Partial(sum) over x (P2), written `() where x=P()`. relu of it is nonlinear (P3); the fix is an
+// all-reduce over x of one element: 4 instances, ring over n = 2 sends 2 (n-1)/n * 1 = 1 each, 4
+// in all. --check then runs the scalar program shard-locally and compares with the global one.
+TEST(Propagation, RankZeroResultsCarryPartialAndAreAllReduced) {
+  const auto j = program(R"J("a": {"shape": [8,4], "layout": "(8 @ m.x, 4)"})J",
+                         R"J({"op": "reduce", "operands": ["a"], "result": "s", "reduction": "sum", "axes": [0,1]},
+                             {"op": "relu", "operands": ["s"], "result": "z"})J",
+                         R"J("z")J");
+  auto r = run(j);
+  EXPECT_TRUE(r.program.shapes.at("s").empty());
+  EXPECT_EQ(layout(r, "s"), "() where x=P()");
+  EXPECT_EQ(rules(r), std::vector<std::string>{"propagation-partial-nonlinear"});
+  auto fixed = run(j, true);
+  ASSERT_TRUE(fixed.ok());
+  ASSERT_EQ(fixed.reshards.size(), 1u);
+  EXPECT_EQ(fixed.reshards[0].collective, "all-reduce(x)");
+  EXPECT_EQ(fixed.reshards[0].elements, 4);
+  EXPECT_EQ(layout(fixed, "z"), "()");
+  EXPECT_TRUE(check_program(fixed, 5).ok);
+  // A max over the rows only keeps the column dim: (4), no Split left, Partial(max) over x.
+  auto m = run(program(R"J("a": {"shape": [8,4], "layout": "(8 @ m.x, 4)"})J",
+                       R"J({"op": "reduce", "operands": ["a"], "result": "c", "reduction": "max", "axes": [0]})J", R"J("c")J"));
+  EXPECT_EQ(layout(m, "c"), "(4) where x=P(\"max\")");
+}
+
 TEST(Propagation, PartialSumWithBroadcastIsRejected) {
   auto r = run(program(R"J("a": {"shape": [4], "layout": "(4) where x=P()"}, "b": {"shape": [4], "layout": "(4)"})J",
                        R"J({"op": "add", "operands": ["a","b"], "result": "c"})J", R"J("c")J"));
