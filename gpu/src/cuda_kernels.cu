@@ -130,10 +130,12 @@ __global__ void distribute_kernel(const ShardPlan* __restrict__ sp, int64_t* dat
 // width 8) and copies it with reshard_segment (128-bit loads / stores where aligned), or element by
 // element when a check could fail. Distribute failures are keyed after every assemble failure.
 __global__ void reshard_runs_kernel(const ShardPlan* __restrict__ sp, const int64_t* __restrict__ src, const ShardPlan* __restrict__ dp,
-                                    int64_t* __restrict__ dst, int64_t n, int64_t width, int64_t chunks, Key* first) {
-  FOR_EACH(c, chunks) {
-    const int64_t l = c * width, count = n - l < width ? n - l : width;
-    if (reshard_segment(*sp, src, *dp, dst, l, count)) continue;
+                                    int64_t* __restrict__ dst, RunChunks rc, Key* first) {
+  const int64_t n = rc.n;
+  FOR_EACH(c, rc.total) {
+    int64_t l = 0, count = 0;
+    run_chunk(rc, c, l, count);  // at most kRunChunk elements inside one common run
+    if (count == 0 || reshard_segment(*sp, src, *dp, dst, l, count)) continue;
     for (int64_t t = l; t < l + count; ++t) {
       bool late = false;
       Status st = reshard_element(*sp, src, *dp, dst, t, late);
@@ -218,13 +220,6 @@ void by_mode(IndexMode m, F f) {
   else f(Checked{});
 }
 int64_t pairs_of(int64_t n) { return n / 2 + n % 2; }
-int64_t chunks_of(int64_t n, int64_t w) { return n / w + (n % w != 0); }
-// Chunk width of the run kernel: the largest divisor of the run up to 8 (8 int64 = 64 bytes per thread).
-int64_t chunk_width(int64_t run) {
-  for (int64_t w = 8; w > 1; --w)
-    if (run % w == 0) return w;
-  return 1;
-}
 }  // namespace
 
 Result offsets(const FnPlan& p, int64_t* out) {
@@ -343,8 +338,8 @@ Result reshard_runs(const RunJob& j, const int64_t* src, int64_t* dst) {
   int64_t* ddst = s.upload(dst, j.dst_size);
   Key* first = s.error_slot();
   if (s.r.cuda_error) return s.r;
-  const int64_t w = chunk_width(j.run);
-  reshard_runs_kernel<<<grid_for(chunks_of(j.n, w)), kBlock>>>(dsp, dsrc, ddp, ddst, j.n, w, chunks_of(j.n, w), first);
+  const RunChunks rc = make_run_chunks(j.n, j.run);
+  reshard_runs_kernel<<<grid_for(rc.total), kBlock>>>(dsp, dsrc, ddp, ddst, rc, first);
   s.finish(first);
   s.download(dst, ddst, j.dst_size);
   return s.r;
@@ -427,8 +422,8 @@ Result time_reshard_runs(const RunJob& j, int reps, float& ms) {
   int64_t* ddst = s.alloc<int64_t>(j.dst_size);
   Key* first = s.error_slot();
   if (dsrc) s.check(cudaMemset(dsrc, 0, static_cast<size_t>(j.src_size) * sizeof(int64_t)));
-  const int64_t w = chunk_width(j.run);
-  time_launches(s, first, reps, ms, [&] { reshard_runs_kernel<<<grid_for(chunks_of(j.n, w)), kBlock>>>(dsp, dsrc, ddp, ddst, j.n, w, chunks_of(j.n, w), first); });
+  const RunChunks rc = make_run_chunks(j.n, j.run);
+  time_launches(s, first, reps, ms, [&] { reshard_runs_kernel<<<grid_for(rc.total), kBlock>>>(dsp, dsrc, ddp, ddst, rc, first); });
   return s.r;
 }
 

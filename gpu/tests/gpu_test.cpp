@@ -5,6 +5,7 @@
 #include <random>
 
 #include "tfspec/gpu/backend.hpp"
+#include "tfspec/gpu/core.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/reshard.hpp"
 
@@ -224,6 +225,39 @@ TEST(ReshardRuns, ThePlanFindsTheCommonContiguousRun) {
   EXPECT_EQ(run_of("shard((4,6):(1,4); B; x=2)", Storage::Rmem, "shard((4,6):(6,1); B; x=2)", Storage::Rmem, {4, 6}), 1);
   // the last dim Split: no run
   EXPECT_EQ(run_of("shard((6,2):(1,0); S(1); x=2)", Storage::Rmem, "shard((12):(1); B; x=2)", Storage::Rmem, {12}), 1);
+}
+
+// The device kernel's chunks (run_chunk): a run of 11 (prime, above 8) is cut 8 + 3, so every
+// thread but the last of a run moves 8 elements (the old split took the largest divisor <= 8 of the
+// run, 1 for a prime). n = 22: chunks (0,8) (8,3) (11,8) (19,3).
+TEST(ReshardRuns, DeviceChunksAreEightElementsInsideOneRun) {
+  const RunChunks eleven = make_run_chunks(22, 11);
+  ASSERT_EQ(eleven.total, 4);
+  std::vector<std::pair<int64_t, int64_t>> got;
+  for (int64_t c = 0; c < eleven.total; ++c) {
+    int64_t l = 0, count = 0;
+    run_chunk(eleven, c, l, count);
+    got.emplace_back(l, count);
+  }
+  EXPECT_EQ(got, (std::vector<std::pair<int64_t, int64_t>>{{0, 8}, {8, 3}, {11, 8}, {19, 3}}));
+  // Every (n, run): the chunks cover [0, n) once, in order, each inside one run, at most 8 long,
+  // and a run of R takes ceil(R / 8) chunks (n = 3 * run - 1 also cuts the last run short).
+  for (int64_t run : {1, 2, 3, 5, 7, 8, 9, 11, 13, 16, 17, 24, 31, 64, 97})
+    for (int64_t n : {run, 3 * run, 3 * run - 1, 1000 * run}) {
+      const RunChunks rc = make_run_chunks(n, run);
+      EXPECT_EQ(rc.total, (n + run - 1) / run * ((run + 7) / 8)) << run << " " << n;
+      int64_t next = 0;
+      for (int64_t c = 0; c < rc.total; ++c) {
+        int64_t l = 0, count = 0;
+        run_chunk(rc, c, l, count);
+        if (count == 0) continue;
+        ASSERT_EQ(l, next) << "run " << run << " n " << n << " chunk " << c;
+        ASSERT_LE(count, 8);
+        ASSERT_EQ(l / run, (l + count - 1) / run) << "chunk " << c << " crosses a run boundary";
+        next = l + count;
+      }
+      EXPECT_EQ(next, n) << run << " " << n;
+    }
 }
 
 TEST(ReshardRuns, CopiesEqualTheReferenceAndFailuresFallBackToTheElementPath) {

@@ -385,6 +385,36 @@ TFSPEC_HD Status distribute_element(const ShardPlan& s, int64_t* out, int64_t l,
 
 // ---- reshard by contiguous runs (both sides step by 1; issue 11's vectorized copies)
 
+// The device kernel's work split: each thread copies a chunk of at most kRunChunk elements
+// (64 bytes) that lies inside one common run. A run of length R is cut into ceil(R / kRunChunk)
+// chunks, all full but the last, so a run of any length (a prime above 8 included) moves 8
+// elements per thread; chunk c is chunk c mod per_run of run c / per_run (FastDivmod: no division
+// on the device). The logical size n need not be a multiple of the run.
+inline constexpr int64_t kRunChunk = 8;
+struct RunChunks {
+  int64_t n = 0, run = 1, per_run = 1, total = 0;
+  FastDivmod64 by_per_run;
+};
+inline RunChunks make_run_chunks(int64_t n, int64_t run) {
+  RunChunks rc;
+  rc.n = n;
+  rc.run = run < 1 ? 1 : run;
+  rc.per_run = (rc.run + kRunChunk - 1) / kRunChunk;
+  rc.by_per_run = make_fast_divmod64(static_cast<uint64_t>(rc.per_run));
+  const int64_t runs = n / rc.run + (n % rc.run != 0);
+  rc.total = runs * rc.per_run;
+  return rc;
+}
+// Chunk c as the logical segment [l, l + count); count is 0 for a chunk past n (a last run cut short).
+TFSPEC_HD void run_chunk(const RunChunks& rc, int64_t c, int64_t& l, int64_t& count) {
+  uint64_t r = 0, k = 0;
+  rc.by_per_run.divmod(static_cast<uint64_t>(c), r, k);
+  l = static_cast<int64_t>(r) * rc.run + static_cast<int64_t>(k) * kRunChunk;
+  const int64_t in_run = rc.run - static_cast<int64_t>(k) * kRunChunk;
+  count = in_run < kRunChunk ? in_run : kRunChunk;
+  if (count > rc.n - l) count = rc.n - l > 0 ? rc.n - l : 0;
+}
+
 // dst[0, count) = src[0, count). On the device with 128-bit loads / stores (longlong2) once both
 // pointers are 16-byte aligned (a scalar head when both are off by one element, a scalar tail);
 // pointers of different alignment go element by element. On the host, memcpy.
