@@ -135,6 +135,16 @@ int run(const FuzzArgs& a) {
   }
   std::cout << "fuzz: PASS, " << r.cases << " cases in " << std::fixed << std::setprecision(1) << r.seconds << " s, no disagreement ("
             << per_op.str() << "; " << refusals << " refusals agreed, " << skipped << " undecided by the reference)" << std::endl;
+  // How far the cases reached: sizes, and offsets past 2^31 (no 32-bit plan holds them, so the
+  // backend's 64-bit path answered; issue 13 asks for both).
+  std::cout << "fuzz: largest cases:";
+  const char* sep = " ";
+  for (const auto& [op, s] : r.per_op) {
+    std::cout << sep << op << " size " << s.max_size;
+    if (op == "offsets" || op == "crd2idx") std::cout << " |offset| " << s.max_abs_value << " (" << s.wide << " cases past 2^31)";
+    sep = "; ";
+  }
+  std::cout << std::endl;
   if (!r.refusals_by_rule.empty()) {
     std::cout << "fuzz: refusals agreed by rule:";
     for (const auto& [rule, n] : r.refusals_by_rule) std::cout << " " << rule << " " << n;

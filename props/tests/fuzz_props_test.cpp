@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <limits>
 #include <set>
 
 #include "tfspec/props/fuzz.hpp"
@@ -45,6 +46,26 @@ TEST(FuzzGenerators, ReshardPairsOftenShareAContiguousRun) {
   }
   EXPECT_GE(with_run, valid / 5) << with_run << " of " << valid << " valid pairs";
   EXPECT_GE(lengths.size(), 3u);
+}
+
+// The 64-bit path is exercised: a fixed-seed run of 600 offsets cases answers offsets past
+// INT32_MAX (the generators draw strides near 2^31), which no 32-bit plan could hold, and the run
+// reports it. max_abs_offset saturates INT64_MIN's magnitude instead of overflowing.
+TEST(FuzzGenerators, OffsetsPast2To31AreTestedAndCounted) {
+  EXPECT_EQ(max_abs_offset({3, -7, 2}), 7);
+  EXPECT_EQ(max_abs_offset({std::numeric_limits<int64_t>::min()}), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(max_abs_offset({}), 0);
+  auto host = gpu::make_host_backend(1);
+  FuzzOptions o;
+  o.seconds = 60;
+  o.max_cases = 600;
+  o.op = "offsets";
+  FuzzResult r = run_fuzz(*host, o);
+  ASSERT_FALSE(r.disagreement) << r.case_text;
+  const FuzzStats& s = r.per_op.at("offsets");
+  EXPECT_GT(s.wide, 0) << "no offsets case reached past 2^31";
+  EXPECT_GT(s.max_abs_value, int64_t{std::numeric_limits<int32_t>::max()});
+  EXPECT_GT(s.max_size, 1);
 }
 
 // The CUDA backend, every operation, against the reference (needs a device; gpu-check.sh).

@@ -1,7 +1,9 @@
 // The time-bounded driver: RapidCheck runs of `batch` cases, one derived seed each, until the
 // time or case budget is spent; on a disagreement RapidCheck shrinks the case and the driver
 // keeps the last failing (= minimal) one. Batches are dealt round-robin to GTEST shards.
+#include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include <iostream>
 
@@ -23,6 +25,12 @@ void load_rapidcheck_quietly() {
 }
 
 }  // namespace
+
+int64_t max_abs_offset(const std::vector<int64_t>& values) {
+  int64_t m = 0;
+  for (int64_t v : values) m = std::max(m, v == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : (v < 0 ? -v : v));
+  return m;
+}
 
 FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::PlanPolicy& policy) {
   load_rapidcheck_quietly();
@@ -54,6 +62,12 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
         }
         s.skipped += check.verdict == Verdict::Skip;
         last_size = fuzz_case_size(c);
+        s.max_size = std::max(s.max_size, last_size);
+        if ((op == "offsets" || op == "crd2idx") && check.verdict == Verdict::Agree && !check.reference.rule) {
+          const int64_t m = max_abs_offset(check.reference.values);
+          s.max_abs_value = std::max(s.max_abs_value, m);
+          s.wide += m > std::numeric_limits<int32_t>::max();
+        }
       }
       if (check.verdict == Verdict::Disagree) {
         if (!failing) r->cases_before_failure = r->cases;

@@ -81,7 +81,12 @@ struct FuzzOptions {
 };
 struct FuzzStats {
   int64_t cases = 0, refusals = 0, skipped = 0;
+  int64_t max_size = 0;       // the largest fuzz_case_size of the op's cases
+  int64_t max_abs_value = 0;  // offsets / crd2idx: the largest |offset| the reference answered
+  int64_t wide = 0;           // offsets / crd2idx: cases with an offset past INT32_MAX (a 32-bit plan cannot hold it: the 64-bit path ran)
 };
+// The largest |v| of an answer's offsets (saturating at INT64_MAX for INT64_MIN).
+int64_t max_abs_offset(const std::vector<int64_t>& values);
 struct FuzzResult {
   std::map<std::string, FuzzStats> per_op;
   std::map<std::string, int64_t> refusals_by_rule;  // agreed refusals, by the rule id both gave
