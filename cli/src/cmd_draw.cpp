@@ -58,7 +58,13 @@ int draw_shard(const ShardDrawArgs& a) {
   const Storage storage = parse_storage(a.storage);
   if (a.to.empty()) {
     if (!a.to_storage.empty()) fail(rule::kUsage, "--to-storage goes with --to");
-    emit(draw::shard_svg(sl, shape, storage), a.out);
+    try {
+      emit(draw::shard_svg(sl, shape, storage), a.out);
+    } catch (const SpecError& e) {  // owners that collide: point at the picture that marks them all
+      if (e.rule() != rule::kShardInjective.id && e.rule() != rule::kPartialAliased.id) throw;
+      fail(e.rule() == rule::kShardInjective.id ? rule::kShardInjective : rule::kPartialAliased,
+           e.diagnostic().message + "; `tfspec shard check LAYOUT - " + to_string(storage) + " SHAPE --draw FILE` marks every such element");
+    }
   } else {
     const ShardLayout dst = read_shard_layout(Json(a.to), mesh);
     emit(draw::reshard_svg(sl, dst, shape, storage, a.to_storage.empty() ? storage : parse_storage(a.to_storage)), a.out);

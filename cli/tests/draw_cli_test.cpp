@@ -130,6 +130,9 @@ TEST(DrawCli, ShardCheckAndAssembleDrawTheOffendingElements) {
   std::filesystem::remove(f);
 
   expect_input_error("shard canon '(6 @ m.y) on x=2,y=3' --draw " + f, "--draw goes with `shard check` and `shard assemble`");
+  // `shard draw` of that layout refuses with the check's rule and points at the check picture
+  expect_input_error("shard draw 'shard((2,2,2):(0,1,1); S(0),B; x=2,y=2)' '(2,4)' rmem", "[shard-injective §2]");
+  expect_input_error("shard draw 'shard((2,2,2):(0,1,1); S(0),B; x=2,y=2)' '(2,4)' rmem", "`tfspec shard check LAYOUT - rmem SHAPE --draw FILE`");
   expect_input_error("shard assemble 'shard((2,3):(0,1); S(0),B; x=2,y=2)' '(2,3)' '{\"storage\":1}' --draw " + f, "json-type");
 }
 
