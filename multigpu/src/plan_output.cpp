@@ -1,9 +1,12 @@
-// Plan output: the human text (one line per collective, local copies summarized) and the JSON
-// schema of spec/MULTIGPU.md ("JSON").
+// Plan output: the names of buffers, collectives and datatypes, the byte total, the human text
+// (one line per collective, local copies summarized) and the JSON schema of spec/MULTIGPU.md ("JSON").
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "tfspec/multigpu/reshard_plan.hpp"
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/rules.hpp"
 
 namespace tfspec::multigpu {
 namespace {
@@ -36,6 +39,47 @@ std::string axis_text(const Plan& plan, int axis) {
 Json place_json(int64_t device, const Place& p) { return Json{{"device", device}, {"buffer", to_string(p.buffer)}, {"offset", p.offset}}; }
 
 }  // namespace
+
+std::string to_string(Buffer b) {
+  switch (b) {
+    case Buffer::Src: return "src";
+    case Buffer::Dst: return "dst";
+    case Buffer::Send: return "send";
+    case Buffer::Recv: return "recv";
+  }
+  return "?";
+}
+
+std::string nccl_name(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::AllGather: return "ncclAllGather";
+    case CollectiveKind::ReduceScatter: return "ncclReduceScatter";
+    case CollectiveKind::AllReduce: return "ncclAllReduce";
+    case CollectiveKind::AllToAll: return "ncclAllToAll";
+    case CollectiveKind::SendRecv: return "ncclSend/ncclRecv";
+  }
+  return "?";
+}
+
+int64_t Plan::total_bytes() const {
+  int64_t n = 0;
+  for (const auto& [d, b] : bytes) n = checked_add(n, b.sent);
+  return n;
+}
+
+int64_t dtype_bytes(std::string_view name) {
+  std::string n(name);
+  if (n.starts_with("nccl")) {
+    n = n.substr(4);
+    if (!n.empty()) n[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(n[0])));
+  }
+  static const std::map<std::string, int64_t> kSizes = {{"int8", 1},    {"uint8", 1},    {"int32", 4},   {"uint32", 4},   {"int64", 8},
+                                                        {"uint64", 8},  {"float16", 2},  {"bfloat16", 2}, {"float32", 4}, {"float64", 8}};
+  auto it = kSizes.find(n);
+  if (it == kSizes.end())
+    fail(rule::kMgpuDtype, "unknown element type '" + std::string(name) + "'; use an NCCL datatype: int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64");
+  return it->second;
+}
 
 std::string to_text(const Plan& plan) {
   std::ostringstream o;

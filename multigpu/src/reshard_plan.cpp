@@ -1,8 +1,8 @@
 // The reshard planner (spec/MULTIGPU.md): recognizes the common single-axis reshards as NCCL
-// collectives and plans everything else as grouped point-to-point sends, computed element by
-// element from the ownership of §7.2 / D3 and merged into contiguous runs.
+// collectives (and several axes gathered at once as a sequence of all-gathers) and plans
+// everything else as grouped point-to-point sends, computed element by element from the
+// ownership of §7.2 / D3 and merged into contiguous runs.
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <set>
 
@@ -154,6 +154,9 @@ class Planner {
     } else if (a >= 0 && std::holds_alternative<Split>(*from) && std::holds_alternative<Split>(*to) && blocks_ok(a, Pattern::Exchange)) {
       set_kept(-1);
       point_to_point(groups_along(src_.mesh(), a), a);
+    } else if (auto axes = gathered_axes(); axes.size() >= 2 && gather_sequence_ok(axes)) {
+      set_kept(-1);
+      gather_sequence(axes);
     } else {
       fallback();
     }
@@ -323,6 +326,81 @@ class Planner {
       }
     }
     plan_.steps.push_back(std::move(c));
+    unpack(available);
+  }
+
+  // ---- Several axes Split -> Broadcast (no Partial anywhere, the others Split or Broadcast in both, one mesh):
+  // one ncclAllGather per changed axis, in mesh axis order. The first gathers the Src blocks into
+  // Recv; each later one packs everything the device holds so far (Recv, rank order) into Send
+  // and gathers that. Step k (extent n_k) moves (n_k - 1) * L * n_1 ... n_(k-1) elements per rank.
+  std::vector<int> gathered_axes() const {
+    std::vector<int> axes;
+    if (!same_mesh_) return {};
+    for (int a = 0; a < src_.mesh().rank(); ++a) {
+      if (partial_reduction(src_, a) || partial_reduction(dst_, a)) return {};
+      // unchanged, or Split in both over other G dims (then the element check decides)
+      if (src_.attrs()[a] == dst_.attrs()[a] || (std::holds_alternative<Split>(src_.attrs()[a]) && std::holds_alternative<Split>(dst_.attrs()[a])))
+        continue;
+      if (mesh_[a] < 2 || !std::holds_alternative<Split>(src_.attrs()[a]) || !std::holds_alternative<Broadcast>(dst_.attrs()[a])) return {};
+      axes.push_back(a);
+    }
+    return axes;
+  }
+
+  // What each device holds after each gather, element by element: along every group the blocks
+  // are disjoint and of one size on every device (one count per call), and at the end every
+  // device holds exactly its DST elements.
+  bool gather_sequence_ok(const std::vector<int>& axes) const {
+    std::map<int64_t, std::vector<int64_t>> holds;
+    for (const auto& v : sv_) holds[v.device] = element_set(v);
+    for (int a : axes) {
+      std::map<int64_t, std::vector<int64_t>> next;
+      for (const auto& group : groups_along(src_.mesh(), a)) {
+        std::vector<std::vector<int64_t>> blocks;
+        for (int64_t dev : group) blocks.push_back(holds.at(dev));
+        std::vector<int64_t> all;
+        if (!disjoint_equal_blocks(blocks, all) || blocks[0].size() != holds.begin()->second.size()) return false;
+        for (int64_t dev : group) next[dev] = all;
+      }
+      holds = std::move(next);
+    }
+    for (const auto& v : dv_)
+      if (holds.at(v.device) != element_set(v)) return false;
+    return true;
+  }
+
+  void gather_sequence(const std::vector<int>& axes) {
+    std::map<int64_t, std::vector<int64_t>> order;  // device -> the elements of its block, in buffer order
+    for (const auto& v : sv_)
+      for (const auto& h : v.held) order[v.device].push_back(h.element);
+    for (size_t k = 0; k < axes.size(); ++k) {
+      Collective c{CollectiveKind::AllGather, "", axes[k], groups_along(src_.mesh(), axes[k]), 0, {}, {}, {}};
+      std::map<int64_t, std::vector<int64_t>> next;
+      for (const auto& group : c.groups) {
+        const int64_t n = static_cast<int64_t>(group.size());
+        for (int64_t dev : group) {
+          c.count = static_cast<int64_t>(order[dev].size());
+          if (k == 0) {
+            c.send[dev] = send_block(dev, src_view(dev).held);
+          } else {
+            std::vector<std::pair<int64_t, int64_t>> pairs;
+            for (int64_t i = 0; i < c.count; ++i) pairs.push_back({i, i});
+            local_copy(dev, Buffer::Recv, Buffer::Send, pairs);
+            grow(plan_.send_size, dev, c.count);
+            c.send[dev] = {Buffer::Send, 0};
+          }
+          c.recv[dev] = {Buffer::Recv, 0};
+          grow(plan_.recv_size, dev, n * c.count);
+          for (int64_t q : group) next[dev].insert(next[dev].end(), order[q].begin(), order[q].end());
+        }
+      }
+      plan_.steps.push_back(std::move(c));
+      order = std::move(next);
+    }
+    std::map<int64_t, std::map<Tag, Place>> available;
+    add_src(available);  // first match wins: what a device held in SRC is copied locally
+    for (const auto& [dev, elements] : order)
+      for (size_t i = 0; i < elements.size(); ++i) available[dev].emplace(Tag{elements[i], 0}, Place{Buffer::Recv, static_cast<int64_t>(i)});
     unpack(available);
   }
 
@@ -528,47 +606,6 @@ void require_devices(const ShardLayout& sl, const char* which) {
 }
 
 }  // namespace
-
-std::string to_string(Buffer b) {
-  switch (b) {
-    case Buffer::Src: return "src";
-    case Buffer::Dst: return "dst";
-    case Buffer::Send: return "send";
-    case Buffer::Recv: return "recv";
-  }
-  return "?";
-}
-
-std::string nccl_name(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::AllGather: return "ncclAllGather";
-    case CollectiveKind::ReduceScatter: return "ncclReduceScatter";
-    case CollectiveKind::AllReduce: return "ncclAllReduce";
-    case CollectiveKind::AllToAll: return "ncclAllToAll";
-    case CollectiveKind::SendRecv: return "ncclSend/ncclRecv";
-  }
-  return "?";
-}
-
-int64_t Plan::total_bytes() const {
-  int64_t n = 0;
-  for (const auto& [d, b] : bytes) n = checked_add(n, b.sent);
-  return n;
-}
-
-int64_t dtype_bytes(std::string_view name) {
-  std::string n(name);
-  if (n.starts_with("nccl")) {
-    n = n.substr(4);
-    if (!n.empty()) n[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(n[0])));
-  }
-  static const std::map<std::string, int64_t> kSizes = {{"int8", 1},    {"uint8", 1},    {"int32", 4},   {"uint32", 4},   {"int64", 8},
-                                                        {"uint64", 8},  {"float16", 2},  {"bfloat16", 2}, {"float32", 4}, {"float64", 8}};
-  auto it = kSizes.find(n);
-  if (it == kSizes.end())
-    fail(rule::kMgpuDtype, "unknown element type '" + std::string(name) + "'; use an NCCL datatype: int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64");
-  return it->second;
-}
 
 ShardLayout materialize_for_devices(const ShardLayout& sl, const std::vector<int64_t>& shape) {
   std::vector<IntTuple> t(shape.begin(), shape.end());

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "tfspec/multigpu/reshard_plan.hpp"
@@ -212,6 +213,62 @@ RC_GTEST_PROP(ReshardPlanProps, SimulatedPlanEqualsTheReferenceReshard, ()) {
   }
   RC_ASSERT(sent == received);
   if (!has_partial(src)) RC_ASSERT(plan.total_bytes() == 4 * lower_bound_elements(src, dst, c.shape));
+}
+
+}  // namespace
+}  // namespace tfspec::multigpu
+
+namespace tfspec::multigpu {
+namespace {
+
+// Several mesh axes Split -> Broadcast at once, every other axis unchanged (Split or Broadcast in
+// both), no Partial: planned as one ncclAllGather per changed axis (spec/MULTIGPU.md). Built
+// constructively with the sugar: one G dim `extent*k @ m.a` per SRC Split axis (mesh axes in
+// order or reversed), a trailing dim, and DST the same with the gathered axes' `@ m.a` dropped.
+RC_GTEST_PROP(ReshardPlanProps, SeveralAxesGatheredAreAnAllGatherSequence, ()) {
+  const char* names[] = {"x", "y", "z"};
+  const int rank = *rc::gen::inRange(2, 4);
+  std::vector<int64_t> ext;
+  std::vector<int> role;  // 0 gathered, 1 Split in both, 2 Broadcast in both
+  for (int a = 0; a < rank; ++a) {
+    ext.push_back(*rc::gen::inRange<int64_t>(2, 4));
+    role.push_back(*rc::gen::inRange(0, 3));
+  }
+  if (std::count(role.begin(), role.end(), 0) < 2) role[0] = role[1] = 0;
+  std::vector<int> axes;
+  for (int a = 0; a < rank; ++a)
+    if (role[a] != 2) axes.push_back(a);
+  if (*rc::gen::arbitrary<bool>()) std::reverse(axes.begin(), axes.end());
+  std::string src = "(", dst = "(", mesh;
+  std::vector<int64_t> shape;
+  for (int a : axes) {
+    const int64_t n = ext[a] * *rc::gen::inRange<int64_t>(1, 3);
+    shape.push_back(n);
+    src += std::to_string(n) + " @ m." + names[a] + ", ";
+    dst += std::to_string(n) + (role[a] == 1 ? std::string(" @ m.") + names[a] : std::string()) + ", ";
+  }
+  shape.push_back(*rc::gen::inRange<int64_t>(1, 4));
+  for (int a = 0; a < rank; ++a) mesh += (a ? "," : "") + std::string(names[a]) + "=" + std::to_string(ext[a]);
+  src += std::to_string(shape.back()) + ") on " + mesh;
+  dst += std::to_string(shape.back()) + ") on " + mesh;
+  RC_LOG() << "tfspec reshard-plan '" << src << "' '" << dst << "' '(" << join(shape) << ")'\n";
+
+  const Plan plan = plan_reshard(read_shard_layout(Json(src)), read_shard_layout(Json(dst)), shape, 4);
+  std::string expected;
+  for (int a = 0; a < rank; ++a)
+    if (role[a] == 0) expected += (expected.empty() ? "" : " + ") + std::string("all-gather");
+  RC_TAG(expected);
+  RC_ASSERT(plan.pattern == expected);
+  const ShardLayout s = materialize_for_devices(read_shard_layout(Json(src)), shape);
+  const ShardLayout d = materialize_for_devices(read_shard_layout(Json(dst)), shape);
+  std::vector<int64_t> data;
+  for (int64_t i = 0; i < product(shape); ++i) data.push_back(*rc::gen::inRange<int64_t>(-1000, 1000));
+  const Engines in = distribute(Tensor{shape, data}, s, Storage::Rmem);
+  RC_ASSERT(simulate(plan, in.buffers) == reshard(in, s, d, Storage::Rmem, shape).buffers);
+  int64_t sent = 0, received = 0;
+  for (const auto& [dev, b] : plan.bytes) sent += b.sent, received += b.received;
+  RC_ASSERT(sent == received);
+  RC_ASSERT(plan.total_bytes() == 4 * lower_bound_elements(s, d, shape));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tfspec/multigpu/reshard_plan.hpp"
+#include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/reshard.hpp"
 
 #include "../../reference/tests/test_support.hpp"
@@ -195,6 +196,46 @@ TEST(ReshardPlan, KeptPartialsTravelUnreduced) {
   EXPECT_EQ(out.at(1), (std::vector<int64_t>{10, 20, 30, 40, 50, 60}));  // y = 1's contributions
   ShardLayout d = materialize_for_devices(shard(dst), {2, 3});
   EXPECT_EQ(assemble(Engines{Storage::Rmem, out}, d, {2, 3}).data, (std::vector<int64_t>{11, 22, 33, 44, 55, 66}));
+}
+
+// Two axes Split -> Broadcast at once: two ncclAllGathers, x then y. G = (2,2,2), dim 0 Split on
+// x, dim 1 on y; mesh x=2,y=2 row-major, so device 2x+y holds elements 4x+2y+{0,1} = {2d, 2d+1}
+// (L = 2, per-instance offsets 0, 1). Step 1 along x, groups [0,2] and [1,3], count 2 from src+0:
+// device 0 (and 2) then holds [0,1 | 4,5] in recv, device 1 (and 3) [2,3 | 6,7]. Step 2 along y,
+// groups [0,1] and [2,3]: recv packed into send (4 elements), count 4: every device ends with
+// [0,1,4,5 | 2,3,6,7] in recv. Bytes per rank: (2-1)*2 + (2-1)*4 = 6 elements = (2*2 - 1) * L,
+// 24 B at float32, 96 B in all: the lower bound (each device lacks 6 of the 8 elements).
+TEST(ReshardPlan, TwoAxesGatheredAreTwoAllGathers) {
+  const char* src = "(2 @ m.x, 2 @ m.y, 2) on x=2,y=2";
+  const char* dst = "(2, 2, 2) on x=2,y=2";
+  Plan p = plan_reshard(read_shard_layout(Json(src)), read_shard_layout(Json(dst)), {2, 2, 2}, 4);
+  EXPECT_EQ(p.pattern, "all-gather + all-gather");
+  auto cs = collectives(p);
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0]->mesh_axis, 0);
+  EXPECT_EQ(cs[0]->groups, (std::vector<std::vector<int64_t>>{{0, 2}, {1, 3}}));
+  EXPECT_EQ(cs[0]->count, 2);
+  EXPECT_EQ(cs[0]->send.at(3), (Place{Buffer::Src, 0}));
+  EXPECT_EQ(cs[1]->mesh_axis, 1);
+  EXPECT_EQ(cs[1]->groups, (std::vector<std::vector<int64_t>>{{0, 1}, {2, 3}}));
+  EXPECT_EQ(cs[1]->count, 4);
+  EXPECT_EQ(cs[1]->send.at(3), (Place{Buffer::Send, 0}));
+  EXPECT_EQ(p.recv_size.at(0), 8);
+  for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(p.bytes.at(d), (DeviceBytes{24, 24}));
+  EXPECT_EQ(p.total_bytes(), 96);
+  ShardLayout s = materialize_for_devices(read_shard_layout(Json(src)), {2, 2, 2});
+  ShardLayout t = materialize_for_devices(read_shard_layout(Json(dst)), {2, 2, 2});
+  const DeviceBuffers in{{0, {0, 1}}, {1, {2, 3}}, {2, {4, 5}}, {3, {6, 7}}};
+  DeviceBuffers out = simulate(p, in);
+  EXPECT_EQ(out, reshard(Engines{Storage::Rmem, in}, s, t, Storage::Rmem, {2, 2, 2}).buffers);
+  for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(out.at(d), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // a third axis kept Split in both does not stop it; a Partial anywhere does (the fallback)
+  EXPECT_EQ(plan_reshard(read_shard_layout(Json("(2 @ m.x, 2 @ m.y, 2 @ m.z) on x=2,y=2,z=2")),
+                         read_shard_layout(Json("(2, 2, 2 @ m.z) on x=2,y=2,z=2")), {2, 2, 2}).pattern,
+            "all-gather + all-gather");
+  EXPECT_EQ(plan_reshard(read_shard_layout(Json("(2 @ m.x, 2 @ m.y, 2) where z=P() on x=2,y=2,z=2")),
+                         read_shard_layout(Json("(2, 2, 2) where z=P() on x=2,y=2,z=2")), {2, 2, 2}).pattern,
+            "point-to-point");
 }
 
 // Sugar (S None) is materialized to the per-instance form (D4 at one level) before planning.
