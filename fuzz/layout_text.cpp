@@ -1,7 +1,9 @@
 // Fuzz target: the layout notation (IntTuple, expressions, Layout, ComposedLayout text).
 // Findings: crashes, non-SpecError exceptions, and print -> parse not being the identity (text
-// and JSON); small concrete layouts are also checked (injectivity walk).
+// and JSON); small concrete layouts are also checked (injectivity walk) and drawn (the offset
+// picture and the check picture, issue 14: an SVG document or a SpecError, nothing else).
 #include "fuzz_support.hpp"
+#include "tfspec/draw/draw.hpp"
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/rules.hpp"
@@ -24,6 +26,14 @@ static void layout_round_trip(const std::string& text) {
     try {
       if (product_int(l->shape()) <= (1 << 14)) (void)check_layout(*l);
     } catch (const SpecError&) {
+    }
+    for (auto draw : {draw::layout_svg, draw::check_svg}) {  // small ones only, so the target keeps its speed
+      try {
+        if (product_int(l->shape()) > 256) break;
+        const std::string svg = draw(*l);
+        FUZZ_CHECK(svg.starts_with("<?xml") && svg.ends_with("</svg>\n"), printed);
+      } catch (const SpecError&) {
+      }
     }
   }
 }

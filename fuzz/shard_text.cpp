@@ -1,9 +1,11 @@
 // Fuzz target: the shard-model text (mesh text, shard(...) text, sugar, ShardAttr text).
 // Findings: crashes, non-SpecError exceptions, print -> parse not the identity, and for small
-// valid layouts a distribute -> assemble round trip that loses data.
+// valid layouts a distribute -> assemble round trip that loses data; small layouts are drawn
+// (the check picture, issue 14: an SVG document or a SpecError, nothing else).
 #include <numeric>
 
 #include "fuzz_support.hpp"
+#include "tfspec/draw/draw.hpp"
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -47,7 +49,11 @@ static void shard(const std::string& text) {
   if (json_encodable(printed)) FUZZ_CHECK(shard_from_json(Json::parse(shard_to_json(sl).dump())) == sl, printed);
   if (!is_concrete(sl.shape()) || product_int(sl.shape()) > 4096) return;
   (void)check_shard_layout(sl);
-  if (sl.mesh().size() <= 64) execute(sl);
+  if (sl.mesh().size() <= 64) {
+    execute(sl);
+    const std::string svg = draw::shard_check_svg(sl, ShardCheckOptions{});  // draw-too-large: a SpecError
+    FUZZ_CHECK(svg.starts_with("<?xml") && svg.ends_with("</svg>\n"), printed);
+  }
 }
 
 static void mesh(const std::string& text) {

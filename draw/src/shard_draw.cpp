@@ -301,7 +301,14 @@ std::string shard_check_svg(const ShardLayout& sl_in, const ShardCheckOptions& o
   for (const auto& d : report.violations) p.notes.push_back("violation: " + diagnostic_words(d));
   for (const auto& d : report.undecided) p.notes.push_back("undecided: " + diagnostic_words(d));
   const Storage storage = opts.storage.value_or(Storage::Rmem);  // as the check: per-instance engines when unknown
-  try {
+  // Owners are placed (holders, physical_element) only for a layout every other rule accepts:
+  // those walks assume it (an attrs list shorter than the mesh, say, would be read past its end).
+  bool placeable = !raised;
+  for (const auto& d : report.violations) placeable = placeable && (d.rule == rule::kShardInjective.id || d.rule == rule::kPartialAliased.id);
+  if (!placeable) {
+    if (!raised) p.notes.push_back("not drawn: owners are placed only when the rules other than " + std::string(rule::kShardInjective.id) + " and " +
+                                   std::string(rule::kPartialAliased.id) + " hold");
+  } else try {
     std::vector<int64_t> shape = opts.tensor_shape ? std::vector<int64_t>{} : flat_extents(sl_in);
     if (opts.tensor_shape)
       for (const auto& x : flat_leaves(*opts.tensor_shape)) shape.push_back(require_int(x, "logical extent"));
