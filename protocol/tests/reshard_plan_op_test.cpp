@@ -10,19 +10,13 @@
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/reference/json.hpp"
 
+#include "serve_support.hpp"
+
 using namespace tfspec;
 
 namespace {
 
-Json ask(const std::string& line) {
-  static protocol::OpRegistry reg = [] {
-    protocol::OpRegistry r;
-    protocol::register_reference_ops(r);
-    return r;
-  }();
-  bool stop = false;
-  return protocol::serve_line(reg, line, stop);
-}
+using tfspec::testing::ask;  // a request line through serve_line (serve_support.hpp)
 
 Json ask_plan(const Json& args) { return ask(Json{{"seq", 7}, {"op", "multigpu.reshard-plan"}, {"args", args}}.dump()); }
 

@@ -10,20 +10,14 @@
 
 #include "../../reference/tests/test_support.hpp"
 
+#include "serve_support.hpp"
+
 using namespace tfspec;
 
 namespace {
 using tfspec::testing::error_id;  // the rule id a statement fails with, or "(no error)"
 
-Json ask(const std::string& line) {
-  static protocol::OpRegistry reg = [] {
-    protocol::OpRegistry r;
-    protocol::register_reference_ops(r);
-    return r;
-  }();
-  bool stop = false;
-  return protocol::serve_line(reg, line, stop);
-}
+using tfspec::testing::ask;  // a request line through serve_line (serve_support.hpp)
 }  // namespace
 
 // §1: a symbolic dim is an identifier that is not a keyword of the notation.
