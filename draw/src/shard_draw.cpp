@@ -116,6 +116,11 @@ Grid tensor_grid(const std::vector<int64_t>& shape, std::string kind, std::strin
   return g;
 }
 
+std::string tuple_words(const std::vector<int64_t>& v) {
+  std::vector<IntTuple> t(v.begin(), v.end());
+  return to_string(IntTuple::tuple(t));
+}
+
 std::string index_words(const std::vector<int64_t>& shape, int64_t e) {
   std::vector<IntTuple> c(shape.size());
   for (size_t k = shape.size(); k-- > 0;) {
@@ -162,18 +167,14 @@ int64_t stripes(const std::vector<std::vector<Owner>>& owners) {
 }  // namespace
 
 std::string shard_svg(const ShardLayout& sl_in, const std::vector<int64_t>& shape, Storage storage) {
-  require_drawable(element_count(shape), "the logical tensor " + [&] {
-    std::vector<IntTuple> s(shape.begin(), shape.end());
-    return to_string(IntTuple::tuple(s));
-  }());
+  require_drawable(element_count(shape), "the logical tensor " + tuple_words(shape));
   const ShardLayout sl = materialized(sl_in, shape, storage, storage);
   const auto owners = owners_of(sl, storage);
   confirm_owners(owners, distribute(numbered(shape), sl, storage));
   require_drawable(stripes(owners), "the owners of " + to_string(sl));
   Picture p;
   p.title = "shard " + to_string(sl);
-  std::vector<IntTuple> s(shape.begin(), shape.end());
-  p.grids = {owner_grid(sl, storage, shape, owners, "logical tensor " + to_string(IntTuple::tuple(s)) + " on " + to_string(storage) +
+  p.grids = {owner_grid(sl, storage, shape, owners, "logical tensor " + tuple_words(shape) + " on " + to_string(storage) +
                                                         ": each owner #device@offset; several owners (replicas, Partial contributions) stacked")};
   add_legend(p, sl, storage, "");
   if (const std::string partial = partial_words(sl); !partial.empty())
@@ -245,11 +246,6 @@ std::string cite(const RuleId& r, const std::string& more = "") {
 
 std::string diagnostic_words(const Diagnostic& d) {
   return "[" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")");
-}
-
-std::string tuple_words(const std::vector<int64_t>& v) {
-  std::vector<IntTuple> t(v.begin(), v.end());
-  return to_string(IntTuple::tuple(t));
 }
 
 // Marks what check_shard_layout's D3 walk finds (§2): every element sharing an (engine, offset)
