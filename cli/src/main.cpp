@@ -1,9 +1,32 @@
 // `tfspec`: the TileFoundry shard/layout reference, prover and conformance tools.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "commands.hpp"
 #include "tfspec/protocol/prove_ops.hpp"
+#include "tfspec/reference/catalogue.hpp"
 #include "tfspec/reference/error.hpp"
+
+namespace {
+
+// A result that could not be written is no result: every subcommand's answer goes to stdout, so
+// a failed write or flush (a full disk, /dev/full, a closed pipe) turns success into an error.
+int checked_stdout(int exit_code) {
+  using namespace tfspec::cli;
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!failed) return exit_code;
+  const int err = errno;
+  std::cerr << "error: [" << tfspec::rule::kOutputWrite.id << " " << tfspec::rule::kOutputWrite.clause
+            << "] standard output could not be written (" << (err != 0 ? std::strerror(err) : "write failed")
+            << "); the result is lost\n";
+  return exit_code > kInputError ? exit_code : kInputError;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace tfspec::cli;
@@ -27,9 +50,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : kInputError;
+    exit_code = rc == 0 ? 0 : kInputError;
   } catch (const std::exception& e) {
-    return report_error(e);
+    exit_code = report_error(e);
   }
-  return exit_code;
+  return checked_stdout(exit_code);
 }
