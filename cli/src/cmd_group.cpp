@@ -60,7 +60,11 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
     }
     const Op* op = reg.find(group, st->op);
     if (!op) {
-      std::cerr << "error: [usage -] unknown " << group << " operation '" << st->op << "' (try --list)\n";
+      std::vector<std::string> names;
+      for (const auto& o : reg.ops())
+        if (o.group == group) names.push_back(o.name);
+      std::cerr << "error: [usage -] unknown " << group << " operation '" << st->op << "'" << did_you_mean(st->op, names)
+                << " (--list shows them all)\n";
       exit_code = kInputError;
       return;
     }

@@ -2,6 +2,9 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "tfspec/reference/json.hpp"
 
@@ -26,6 +29,10 @@ int write_check_picture(const std::string& layout, const std::string& path);
 // `tfspec shard check|assemble ARGS --draw FILE`: the shard check picture, or the engines read
 // back with replica mismatches marked; `args` as the registry op receives them.
 int write_shard_picture(const std::string& op, const Json& args, const std::string& path);
+
+// "; did you mean `layout`?" for the candidate nearest to an unknown word (edit distance), or ""
+// when none is near enough to be a likely typo.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 // Prints "error: [rule clause] message" to stderr (the single format every command uses).
 int report_error(const std::exception& e);

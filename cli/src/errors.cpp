@@ -1,9 +1,41 @@
+#include <algorithm>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "commands.hpp"
 #include "tfspec/reference/error.hpp"
 
 namespace tfspec::cli {
+
+namespace {
+// Levenshtein distance with '-' and '_' as one character (op names accept both spellings).
+size_t edit_distance(std::string_view a, std::string_view b) {
+  auto norm = [](char c) { return c == '-' ? '_' : c; };
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (norm(a[i - 1]) == norm(b[j - 1]) ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;  // farther than this is no suggestion
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best.empty() ? "" : "; did you mean `" + best + "`?";
+}
 
 int report_error(const std::exception& e) {
   if (auto* s = dynamic_cast<const SpecError*>(&e)) {

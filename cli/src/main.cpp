@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "tfspec_version.hpp"
 #include "tfspec/protocol/prove_ops.hpp"
 #include "tfspec/reference/catalogue.hpp"
 #include "tfspec/reference/error.hpp"
@@ -24,6 +25,12 @@ int checked_stdout(int exit_code) {
             << "] standard output could not be written (" << (err != 0 ? std::strerror(err) : "write failed")
             << "); the result is lost\n";
   return exit_code > kInputError ? exit_code : kInputError;
+}
+
+bool known_command(CLI::App& app, const std::string& word) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->check_name(word)) return true;
+  return false;
 }
 
 }  // namespace
@@ -46,6 +53,17 @@ int main(int argc, char** argv) {
   add_propagate_command(app, exit_code);
   add_reshard_plan_command(app, exit_code);
   add_draw_command(app, exit_code);
+  // Both spellings of the top level, as for op names: `reshard-plan` is canonical.
+  app.get_subcommand("reshard-plan")->alias("reshard_plan");
+  app.set_version_flag("--version", std::string("tfspec ") + TFSPEC_VERSION + " (commit " + TFSPEC_COMMIT + ")",
+                       "print the version and the commit it was built from");
+  if (argc > 1 && argv[1][0] != '-' && !known_command(app, argv[1])) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    std::cerr << "error: [" << tfspec::rule::kUsage.id << " -] unknown command '" << argv[1] << "'" << did_you_mean(argv[1], names)
+              << " (tfspec --help lists them)\n";
+    return checked_stdout(kInputError);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

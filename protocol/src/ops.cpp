@@ -22,15 +22,25 @@ void register_reference_ops(OpRegistry& r) {
 
 void OpRegistry::add(Op op) { ops_.push_back(std::move(op)); }
 
+bool same_op_name(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char x = a[i] == '-' ? '_' : a[i];
+    const char y = b[i] == '-' ? '_' : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
 const Op* OpRegistry::find_protocol(std::string_view n) const {
   for (const auto& op : ops_)
-    if (op.protocol_name() == n) return &op;
+    if (same_op_name(op.protocol_name(), n)) return &op;
   return nullptr;
 }
 
 const Op* OpRegistry::find(std::string_view group, std::string_view name) const {
   for (const auto& op : ops_)
-    if (op.group == group && op.name == name) return &op;
+    if (op.group == group && same_op_name(op.name, name)) return &op;
   return nullptr;
 }
 
@@ -62,14 +72,27 @@ Json arg_from_text(ParamType type, const std::string& text) {
   return Json();
 }
 
+std::string arity_message(const Op& op, size_t given) {
+  size_t required = 0;
+  std::string names;
+  for (const auto& p : op.params) {
+    required += p.optional ? 0 : 1;
+    names += (names.empty() ? "" : ", ") + (p.optional ? "[" + p.name + "]" : p.name);
+  }
+  const size_t total = op.params.size();
+  std::string count = std::to_string(required);
+  if (total == required + 1) count += " or " + std::to_string(total);
+  else if (total > required) count += " to " + std::to_string(total);
+  std::string msg = "`" + op.name + "` takes " + count + (total == 1 ? " argument" : " arguments");
+  if (total > 0) msg += " (" + names + ")";
+  return msg + "; " + std::to_string(given) + " given";
+}
+
 Json args_from_text(const Op& op, const std::vector<std::string>& positional) {
   size_t required = 0;
   for (const auto& p : op.params) required += p.optional ? 0 : 1;
-  if (positional.size() < required || positional.size() > op.params.size()) {
-    std::string sig;
-    for (const auto& p : op.params) sig += " " + (p.optional ? "[" + p.name + "]" : p.name);
-    fail(rule::kUsage, "'" + op.name + "' takes" + sig + " (" + std::to_string(positional.size()) + " given)");
-  }
+  if (positional.size() < required || positional.size() > op.params.size())
+    fail(rule::kUsage, arity_message(op, positional.size()));
   Json args = Json::object();
   for (size_t i = 0; i < positional.size(); ++i) {
     // "-" stands for an optional argument not given, so a later one can be: `shard check L - gmem`.

@@ -69,6 +69,13 @@ class OpRegistry {
   std::vector<Op> ops_;
 };
 
+// Op names compare with '-' and '_' as one character: `logical-divide` finds `logical_divide`,
+// `local_shape` finds `local-shape` (the registry's spelling stays the canonical one in output).
+bool same_op_name(std::string_view a, std::string_view b);
+
+// "`composition` takes 2 or 3 arguments (a, tiler, [domain]); 1 given".
+std::string arity_message(const Op& op, size_t given);
+
 // Converts positional text arguments to the JSON object an op's handler takes.
 Json args_from_text(const Op& op, const std::vector<std::string>& positional);
 Json arg_from_text(ParamType type, const std::string& text);

@@ -1,0 +1,110 @@
+// Issue 25, the command line as a new user meets it: unknown words are named with the nearest
+// command or op, both spellings of an op name work (CuTe's `logical_divide` and `logical-divide`),
+// argument-count errors read naturally, and `--version` names the version and the commit.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "run_tfspec.hpp"
+
+namespace {
+
+using tfspec::testing::last_line;
+using tfspec::testing::run_tfspec;
+using tfspec::testing::shell_quote;
+
+void expect_suggestion(const std::string& args, const std::string& suggestion) {
+  SCOPED_TRACE(args);
+  auto r = run_tfspec(args);
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("did you mean `" + suggestion + "`?"), std::string::npos) << r.out;
+}
+
+TEST(Usability, UnknownCommandNamesTheNearest) {
+  expect_suggestion("layuot size '(2,3)'", "layout");
+  expect_suggestion("drwa '(2,3)'", "draw");
+  expect_suggestion("porve injective '(M,N):(1,M)'", "prove");
+  auto r = run_tfspec("layuot");
+  EXPECT_NE(r.out.find("unknown command 'layuot'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("A subcommand is required"), std::string::npos) << r.out;
+}
+
+TEST(Usability, FarWordGetsNoGuess) {
+  auto r = run_tfspec("zzzzzzzzzz");
+  EXPECT_EQ(r.rc, 3);
+  EXPECT_NE(r.out.find("unknown command 'zzzzzzzzzz'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("did you mean"), std::string::npos) << r.out;
+}
+
+TEST(Usability, UnknownOpNamesTheNearest) {
+  expect_suggestion("layout compostion '(4,8):(8,1)' '(2,2):(1,4)'", "composition");
+  expect_suggestion("layout logical_dvide '(4,8):(8,1)' '(2:1,4:1)'", "logical_divide");
+  expect_suggestion("shard locl-shape '(2 @ m.x)' x=2", "local-shape");
+}
+
+TEST(Usability, BothSpellingsOfAnOp) {
+  // README's logical_divide example, by hand: A = (4,8):(8,1), tiler (2:1,4:1) by mode: mode 0
+  // (4:8) divided by 2:1 -> (2,2):(8,16); mode 1 (8:1) by 4:1 -> (4,2):(1,4).
+  const std::string expected = "((2,2),(4,2)):((8,16),(1,4))";
+  auto a = run_tfspec("layout logical_divide '(4,8):(8,1)' '(2:1,4:1)'");
+  auto b = run_tfspec("layout logical-divide '(4,8):(8,1)' '(2:1,4:1)'");
+  EXPECT_EQ(a.rc, 0) << a.out;
+  EXPECT_EQ(b.rc, 0) << b.out;
+  EXPECT_EQ(last_line(a.out), expected);
+  EXPECT_EQ(last_line(b.out), expected);
+  // local shape, by hand: 2/2, 12/4, 128/32 on the Split dims.
+  auto c = run_tfspec("shard local-shape '(2 @ m.x, 12 @ m.y, 128 @ m.t)' x=2,y=4,t=32");
+  auto d = run_tfspec("shard local_shape '(2 @ m.x, 12 @ m.y, 128 @ m.t)' x=2,y=4,t=32");
+  EXPECT_EQ(c.rc, 0) << c.out;
+  EXPECT_EQ(last_line(c.out), "(1,3,4)");
+  EXPECT_EQ(last_line(d.out), "(1,3,4)");
+}
+
+TEST(Usability, BothSpellingsOfReshardPlan) {
+  const std::string args = " '(8 @ m.x, 4) on x=4,y=2' '(8, 4) on x=4,y=2' '(8,4)'";
+  auto a = run_tfspec("reshard-plan" + args);
+  auto b = run_tfspec("reshard_plan" + args);
+  EXPECT_EQ(a.rc, 0) << a.out;
+  EXPECT_EQ(b.rc, 0) << b.out;
+  EXPECT_EQ(a.out, b.out);
+}
+
+TEST(Usability, BothSpellingsOverTheProtocol) {
+  auto r = run_tfspec("serve",
+                      "{\"cmd\":\"start\",\"protocol\":1}\n"
+                      "{\"seq\":1,\"op\":\"logical-divide\",\"args\":{\"a\":\"(4,8):(8,1)\",\"tiler\":\"(2:1,4:1)\"}}\n");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("\"seq\":1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"error\""), std::string::npos) << r.out;
+}
+
+TEST(Usability, ArgumentCountReadsNaturally) {
+  auto r = run_tfspec("layout composition '(4,8):(8,1)'");
+  EXPECT_EQ(r.rc, 3);
+  EXPECT_NE(r.out.find("`composition` takes 2 or 3 arguments (a, tiler, [domain]); 1 given"), std::string::npos) << r.out;
+  r = run_tfspec("layout size");
+  EXPECT_EQ(r.rc, 3);
+  EXPECT_NE(r.out.find("`size` takes 1 argument (layout); 0 given"), std::string::npos) << r.out;
+}
+
+TEST(Usability, VersionNamesVersionAndCommit) {
+  auto r = run_tfspec("--version");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("tfspec 0.1.0 (commit ", 0), 0u) << r.out;
+  // The commit is the checkout's own when the source is a git checkout.
+  std::string cmd = std::string("git -C ") + shell_quote(TFSPEC_SOURCE_DIR) + " rev-parse --short=12 HEAD 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[64] = {0};
+  const bool have_git = p && std::fgets(buf, sizeof buf, p) != nullptr;
+  if (p) pclose(p);
+  if (have_git) {
+    std::string head(buf);
+    while (!head.empty() && head.back() == '\n') head.pop_back();
+    EXPECT_NE(r.out.find("(commit " + head), std::string::npos) << r.out << " vs HEAD " << head;
+  } else {
+    EXPECT_NE(r.out.find("(commit unknown)"), std::string::npos) << r.out;
+  }
+}
+
+}  // namespace
