@@ -27,6 +27,15 @@ int checked_stdout(int exit_code) {
   return exit_code > kInputError ? exit_code : kInputError;
 }
 
+// An option that takes a value takes exactly one, wherever it stands: a repeatable option
+// (`--assume`, `--filter`, `--fuzz-op`) is repeated for more, and never swallows the positional
+// words after it (`prove --assume 'K < M' injective L` is the goal `injective`, not an assumption).
+void one_value_per_option(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options([](CLI::Option* o) { return o->nonpositional(); }))
+    if (opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) one_value_per_option(*sub);
+}
+
 bool known_command(CLI::App& app, const std::string& word) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     if (sub->check_name(word)) return true;
@@ -53,6 +62,7 @@ int main(int argc, char** argv) {
   add_propagate_command(app, exit_code);
   add_reshard_plan_command(app, exit_code);
   add_draw_command(app, exit_code);
+  one_value_per_option(app);
   // Both spellings of the top level, as for op names: `reshard-plan` is canonical.
   app.get_subcommand("reshard-plan")->alias("reshard_plan");
   app.set_version_flag("--version", std::string("tfspec ") + TFSPEC_VERSION + " (commit " + TFSPEC_COMMIT + ")",

@@ -108,3 +108,29 @@ TEST(Usability, VersionNamesVersionAndCommit) {
 }
 
 }  // namespace
+
+namespace {
+
+using tfspec::testing::run_tfspec;
+
+// Issue 25: `--assume` (like every repeatable option) takes exactly one value per occurrence, so
+// its place on the line does not change the command. (M,N):(1,K) with K < M: N = 2 puts (K,0)
+// and (0,1) on offset K, so the goal is refuted (exit 1) whichever order the words come in.
+TEST(Usability, RepeatableOptionTakesOneValue) {
+  auto after = run_tfspec("prove injective '(M,N):(1,K)' --assume 'K < M'");
+  auto before = run_tfspec("prove --assume 'K < M' injective '(M,N):(1,K)'");
+  auto middle = run_tfspec("prove injective --assume 'K < M' '(M,N):(1,K)'");
+  EXPECT_EQ(after.rc, 1) << after.out;
+  EXPECT_EQ(before.rc, after.rc) << before.out;
+  EXPECT_EQ(middle.rc, after.rc) << middle.out;
+  EXPECT_NE(before.out.find("REFUTED"), std::string::npos) << before.out;
+  EXPECT_NE(middle.out.find("REFUTED"), std::string::npos) << middle.out;
+}
+
+TEST(Usability, RepeatedFilterOptionsEachTakeOne) {
+  // `--filter A B` is one filter and a stray positional, refused, rather than two filters.
+  auto r = run_tfspec("conform --filter size composition --quiet");
+  EXPECT_EQ(r.rc, 3) << r.out;
+}
+
+}  // namespace
