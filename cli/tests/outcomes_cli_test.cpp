@@ -7,16 +7,24 @@
 using tfspec::testing::CommandResult;
 using tfspec::testing::run_tfspec;
 
-// (4096,8192):(1,4096) is column-major, so the composition is i -> i: injective by hand. Its
-// 2^25 points are beyond the enumeration limit, so the reference cannot decide: exit 2, no
-// violation line (before issue 7 this printed a violation and exited 1).
+// (4096,8192):(3,5) interleaves its strides (neither mode separates), so its 2^25 points must be
+// enumerated, beyond the limit: the reference cannot decide: exit 2, no violation line (before
+// issue 7 this printed a violation and exited 1). With the identity inner it is the same.
 TEST(Outcomes, UndecidedCheckExitsTwoWithoutAViolation) {
-  CommandResult r = run_tfspec("layout check 'None o 0 o (4096,8192):(1,4096)'");
+  CommandResult r = run_tfspec("layout check 'None o 0 o (4096,8192):(3,5)'");
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("undecided: [injectivity-undecided §2]"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("violation: ["), std::string::npos) << r.out;
-  CommandResult j = run_tfspec("layout check 'None o 0 o (4096,8192):(1,4096)' --json");
+  CommandResult j = run_tfspec("layout check '(4096,8192):(3,5)' --json");
   EXPECT_NE(j.out.find("\"verdict\":\"undecided\""), std::string::npos) << j.out;
+}
+
+// Issue 25: the identity after the column-major (4096,8192):(1,4096) is i -> i, injective by
+// hand; it is now decided through its outer layout (exit 0) instead of enumerated (undecided).
+TEST(Outcomes, IdentityComposedLayoutIsDecided) {
+  CommandResult r = run_tfspec("layout check 'None o 0 o (4096,8192):(1,4096)'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.find("undecided"), std::string::npos) << r.out;
 }
 
 TEST(Outcomes, ViolationStillExitsOne) {

@@ -12,8 +12,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
+#include <utility>
 
 #include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/composed.hpp"
 #include "tfspec/reference/error.hpp"
 
 namespace tfspec {
@@ -116,8 +119,50 @@ InjectivityResult is_injective(const Layout& l) {
   return r;
 }
 
+namespace {
+
+// [lo, hi] of offset + outer(c) over outer's domain, or nullopt on overflow.
+std::optional<std::pair<int64_t, int64_t>> image_range(const Layout& outer, int64_t offset) {
+  int64_t lo = offset, hi = offset;
+  const auto s = flat_leaves(outer.shape_ref()), d = flat_leaves(outer.stride());
+  for (size_t i = 0; i < s.size(); ++i) {
+    int64_t span;
+    if (__builtin_mul_overflow(require_int(s[i], "injectivity") - 1, require_int(d[i], "injectivity"), &span)) return std::nullopt;
+    if (__builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi)) return std::nullopt;
+  }
+  return std::make_pair(lo, hi);
+}
+
+// §4: inner(offset + outer(c)) is injective iff outer is, when inner is the identity (None), or an
+// injective layout whose domain [0, size(inner)) holds outer's whole image (then inner is one-to-one
+// on everything outer reaches). Decided by the outer layout's exact check, not by enumeration.
+std::optional<InjectivityResult> by_outer(const ComposedLayout& c) {
+  if (!c.outer() || c.outer()->kind() != LayoutKind::Layout) return std::nullopt;
+  const auto& outer = static_cast<const Layout&>(*c.outer());
+  if (c.inner()) {
+    if (c.inner()->kind() != LayoutKind::Layout) return std::nullopt;
+    const auto& inner = static_cast<const Layout&>(*c.inner());
+    const auto range = image_range(outer, c.offset());
+    if (!range || range->first < 0 || range->second >= inner.size()) return std::nullopt;
+    if (!is_injective(inner).injective) return std::nullopt;
+  }
+  InjectivityResult r = is_injective(outer);
+  r.method = (c.inner() ? "injective-inner+" : "identity-inner+") + r.method;
+  if (!r.injective && r.witness) r.offset = c.apply(r.witness->first);
+  return r;
+}
+
+}  // namespace
+
 InjectivityResult is_injective(const LayoutBase& l) {
   if (l.kind() == LayoutKind::Layout) return is_injective(static_cast<const Layout&>(l));
+  if (l.kind() == LayoutKind::Composed) {
+    try {
+      if (auto r = by_outer(static_cast<const ComposedLayout&>(l))) return *r;
+    } catch (const SpecError& e) {
+      if (e.kind() != RuleKind::Limit) throw;  // undecided on the way: enumerate instead
+    }
+  }
   const IntTuple shape = l.shape();
   const int64_t n = product_int(shape, "injectivity");
   if (n > kMaxEnumeration)
