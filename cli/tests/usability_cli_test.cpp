@@ -53,12 +53,13 @@ TEST(Usability, BothSpellingsOfAnOp) {
   EXPECT_EQ(b.rc, 0) << b.out;
   EXPECT_EQ(last_line(a.out), expected);
   EXPECT_EQ(last_line(b.out), expected);
-  // local shape, by hand: 2/2, 12/4, 128/32 on the Split dims.
+  // local shape, by hand: the sugar canonicalizes to G = (2,4,3,32,4) (D5: 12 @ m.y with y=4 is
+  // (4 @ m.y, 3), 128 @ m.t with t=32 is (32 @ m.t, 4)); G[k] / extent on the Split dims 0, 1, 3.
   auto c = run_tfspec("shard local-shape '(2 @ m.x, 12 @ m.y, 128 @ m.t)' x=2,y=4,t=32");
   auto d = run_tfspec("shard local_shape '(2 @ m.x, 12 @ m.y, 128 @ m.t)' x=2,y=4,t=32");
   EXPECT_EQ(c.rc, 0) << c.out;
-  EXPECT_EQ(last_line(c.out), "(1,3,4)");
-  EXPECT_EQ(last_line(d.out), "(1,3,4)");
+  EXPECT_EQ(last_line(c.out), "(1,1,3,1,4)");
+  EXPECT_EQ(last_line(d.out), "(1,1,3,1,4)");
 }
 
 TEST(Usability, BothSpellingsOfReshardPlan) {
