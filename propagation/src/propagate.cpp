@@ -17,6 +17,7 @@ struct Env {
   Program& p;
   std::map<std::string, Sharding>& sh;
   std::map<std::string, std::vector<bool>> user;  // per value and mesh axis: a user annotation
+  std::set<std::pair<std::string, int>> forced;    // (value, mesh axis) given its state by phase 3
 
   int axes() const { return p.mesh.rank(); }
   std::vector<std::vector<int64_t>> in_shapes(const OpNode& op) const {
@@ -96,10 +97,10 @@ struct Env {
   }
 
   // Sibling and backward: Dynamic operand axes take the first candidate states under which the
-  // op has no conflict and gives the known result. forced (phase 3, after the fixpoint): when no
+  // op has no conflict and gives the known result. force (phase 3, after the fixpoint): when no
   // candidate is conflict-free, the first ones are taken, and the op's conflict stays, to be
   // reported or resolved by a reshard (never an input error, never an overlapping layout).
-  bool infer_operands(const OpNode& op, bool forced = false) {
+  bool infer_operands(const OpNode& op, bool force = false) {
     bool changed = false;
     const auto shapes = in_shapes(op);
     const auto& rs = p.shapes.at(op.result);
@@ -136,7 +137,11 @@ struct Env {
         while (k > 0 && ++idx[k - 1] == cands[k - 1].size()) idx[--k] = 0;
         if (k == 0) break;
       }
-      if (!found && forced) std::fill(idx.begin(), idx.end(), 0), assign();
+      if (!found && force) {
+        std::fill(idx.begin(), idx.end(), 0);
+        assign();
+        for (size_t k : dyn) forced.insert({op.operands[k], a});
+      }
     }
     return changed;
   }
@@ -146,7 +151,7 @@ struct Env {
       changed = false;
       for (const auto& op : p.ops) changed |= forward(op);
     }
-    for (bool forced = true; forced;) {
+    for (bool again = true; again;) {
       for (bool changed = true; changed;) {  // phase 2: forward, sibling and backward
         changed = false;
         for (const auto& op : p.ops) {
@@ -154,10 +159,10 @@ struct Env {
           changed |= infer_operands(op);
         }
       }
-      forced = false;  // phase 3: a Dynamic axis no conflict-free state fits takes the first candidate
+      again = false;  // phase 3: a Dynamic axis no conflict-free state fits takes the first candidate
       for (const auto& op : p.ops) {
-        forced |= forward(op);
-        forced |= infer_operands(op, true);
+        again |= forward(op);
+        again |= infer_operands(op, true);
       }
     }
   }
@@ -340,11 +345,16 @@ void report_conflicts(const Env& env, Propagation& out) {
     auto per_axis = env.conflicted(op);
     if (!per_axis) continue;
     std::set<std::pair<std::string, std::string>> seen;
-    for (const auto& res : *per_axis) {
+    for (int a = 0; a < env.axes(); ++a) {
+      const Resolution& res = (*per_axis)[a];
       if (!res.conflict) continue;
       const std::string value = res.conflict->operand < 0 ? op.result : op.operands[res.conflict->operand];
       if (!seen.insert({value, std::string(res.conflict->rule->id)}).second) continue;
-      out.conflicts.push_back({static_cast<size_t>(op.origin), value, Diagnostic(*res.conflict->rule, res.conflict->message, "ops[" + std::to_string(op.origin) + "]")});
+      std::string why = res.conflict->message;
+      if (env.forced.count({value, a}))
+        why += " (mesh axis " + axis_label(env.p.mesh, a) + " of " + value + " was Dynamic and no state of it is free of conflict here; a split would bind a factor of " +
+               value + " to two axes or disagree with another tensor)";
+      out.conflicts.push_back({static_cast<size_t>(op.origin), value, Diagnostic(*res.conflict->rule, why, "ops[" + std::to_string(op.origin) + "]")});
     }
   }
 }
@@ -381,7 +391,7 @@ void final_check(const Program& p, Propagation& out) {
 Propagation propagate(const Program& prog, bool insert_reshards) {
   Propagation out{prog, {}, {}, {}};
   Program& p = out.program;
-  Env env{p, out.shardings, {}};
+  Env env{p, out.shardings, {}, {}};
   const int axes = p.mesh.rank();
   for (const auto& in : p.inputs) {
     out.shardings[in.name] = in.layout ? sharding_of(*in.layout, in.shape) : Sharding(axes);

@@ -122,6 +122,8 @@ TEST(Propagation, ADynamicAxisNeverTakesASplitOverlappingItsOwn) {
   EXPECT_EQ(r.conflicts[1].value, "b");
   EXPECT_EQ(r.conflicts[1].diagnostic.rule, "propagation-split-conflict");
   EXPECT_EQ(layout(r, "a"), "(4 @ m.y)");  // x: Broadcast, a layout
+  // The report says why a's Dynamic axis did not simply take b's split.
+  EXPECT_NE(r.conflicts[0].diagnostic.message.find("mesh axis x of a was Dynamic"), std::string::npos) << r.conflicts[0].diagnostic.message;
 }
 
 // With --insert-reshards each axis's own lead asks a for both splits (x from b, y its own): not a
