@@ -2,12 +2,16 @@
 // propagation (spec/PROPAGATION.md) through the protocol op `propagate`. Exit codes: 0 every
 // value has a layout and no conflict (and --check found the outputs equal), 1 conflicts or a
 // --check difference, 3 a malformed program (rule id and JSON path), 4 internal.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "commands.hpp"
+#include "tfspec/propagation/program.hpp"
 #include "tfspec/protocol/ops.hpp"
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/error.hpp"
@@ -20,35 +24,45 @@ struct PropagateState {
   bool insert = false, json = false, check = false;
   uint64_t seed = 1;
 };
+
+// The program's text from a file or stdin ('-'). A path that is not a readable regular file is
+// an input error naming what the path is (a directory would otherwise read as empty text).
+std::string read_program_text(const std::string& file) {
+  std::stringstream text;
+  if (file == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(file, ec);
+  if (!fs::exists(st)) fail(rule::kUsage, "cannot read the program file '" + file + "': no such file");
+  if (fs::is_directory(st)) fail(rule::kUsage, "the program path '" + file + "' is a directory, not a JSON file");
+  std::ifstream in(file);
+  if (!in) fail(rule::kUsage, "cannot read the program file '" + file + "': " + std::strerror(errno));
+  text << in.rdbuf();
+  if (in.bad()) fail(rule::kUsage, "cannot read the program file '" + file + "': " + std::strerror(errno));
+  return text.str();
+}
 }  // namespace
 
 void add_propagate_command(CLI::App& app, int& exit_code) {
   auto st = std::make_shared<PropagateState>();
   auto* sub = app.add_subcommand("propagate", "Shard propagation over a tensor program (spec/PROPAGATION.md)");
-  sub->add_option("program", st->file, "the program as JSON: {mesh, inputs, ops, outputs} ('-' = stdin)")->required();
+  sub->add_option("program", st->file, "path of the program, a JSON file {mesh, inputs, ops, outputs} ('-' reads it from stdin)")->required();
   sub->add_flag("--insert-reshards", st->insert, "resolve conflicts by inserting reshards (collective and elements moved reported)");
   sub->add_flag("--json", st->json, "print {values, ops, reshards, conflicts} as JSON");
   sub->add_flag("--check", st->check, "run the program globally and shard-locally on random small integers and compare the outputs");
-  sub->add_option("--seed", st->seed, "seed of the --check data (default 1)");
-  sub->callback([st, &exit_code] {
+  auto* seed = sub->add_option("--seed", st->seed, "seed of the --check data (default 1; only with --check)");
+  sub->callback([st, seed, &exit_code] {
     try {
-      std::stringstream text;
-      if (st->file == "-") {
-        text << std::cin.rdbuf();
-      } else {
-        std::ifstream in(st->file);
-        if (!in) fail(rule::kUsage, "cannot read the program file '" + st->file + "'");
-        text << in.rdbuf();
-      }
-      Json program;
-      try {
-        program = Json::parse(text.str());
-      } catch (const Json::exception& e) {
-        fail(rule::kProgramFormat, std::string("$: the program is not JSON: ") + e.what(), "$");
-      }
+      // A seed without --check would change nothing: refused rather than silently ignored.
+      if (seed->count() > 0 && !st->check) fail(rule::kUsage, "--seed sets the data of --check: give --check too");
+      Json program = propagation::read_program_json(read_program_text(st->file));
       const protocol::Op* op = protocol::OpRegistry::instance().find("layout", "propagate");
       if (!op) fail(rule::kInternal, "the propagate op is not registered");
-      Json args{{"program", program}, {"insert_reshards", st->insert}, {"check", st->check}, {"seed", st->seed}};
+      Json args{{"insert_reshards", st->insert}, {"check", st->check}, {"seed", st->seed}};
+      args["program"] = std::move(program);
       protocol::OpResult r = op->run(args);
       if (st->json) std::cout << protocol::dump_line(r.json) << "\n";
       else std::cout << r.text;

@@ -1,6 +1,7 @@
 // The program format (spec/PROPAGATION.md "Program format"): parsing, with the JSON path of the
 // offending member in every error, and result-shape inference per op.
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "tfspec/propagation/program.hpp"
@@ -42,8 +43,13 @@ const Json& member(const Json& obj, const char* key, const std::string& path) {
   return obj[key];
 }
 
+// Every integer of the program is read here. nlohmann keeps 2^63..2^64-1 as unsigned, and
+// get<int64_t>() would wrap it to a negative number: refused as every reader refuses it (§1,
+// reference/src/json.cpp).
 int64_t int_at(const Json& j, const std::string& path) {
   if (!j.is_number_integer()) fail_at(rule::kProgramFormat, path, "expected an integer, got " + j.dump(-1, ' ', false, Json::error_handler_t::replace));
+  if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+    fail_at(rule::kIntLiteralRange, path, "integer " + j.dump() + " does not fit int64");
   return j.get<int64_t>();
 }
 
@@ -200,6 +206,23 @@ std::vector<int64_t> infer_shape(const OpNode& op, const std::vector<std::vector
     }
   }
   fail(rule::kInternal, "unknown op kind");
+}
+
+Json read_program_json(const std::string& text) {
+  // The callback drops every value nested deeper than the limit while parsing, so a deep value is
+  // never built (copying or destroying one recurses as deep as it nests).
+  bool too_deep = false;
+  Json j;
+  try {
+    j = Json::parse(text, [&too_deep](int depth, Json::parse_event_t, Json&) {
+      if (depth > kMaxProgramDepth) too_deep = true;
+      return depth <= kMaxProgramDepth;
+    });
+  } catch (const Json::exception& e) {
+    fail_at(rule::kProgramFormat, "$", std::string("the program is not JSON: ") + e.what());
+  }
+  if (too_deep) fail_at(rule::kNestingTooDeep, "$", "the program nests deeper than " + std::to_string(kMaxProgramDepth) + " levels");
+  return j;
 }
 
 Program parse_program(const Json& j) {

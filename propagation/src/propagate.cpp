@@ -2,6 +2,7 @@
 // first, then forward, sibling and backward together; conflicts are reported or, with
 // --insert-reshards, resolved by an explicit reshard whose collectives and cost are reported.
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -16,6 +17,7 @@ struct Env {
   Program& p;
   std::map<std::string, Sharding>& sh;
   std::map<std::string, std::vector<bool>> user;  // per value and mesh axis: a user annotation
+  std::set<std::pair<std::string, int>> forced;    // (value, mesh axis) given its state by phase 3
 
   int axes() const { return p.mesh.rank(); }
   std::vector<std::vector<int64_t>> in_shapes(const OpNode& op) const {
@@ -35,25 +37,70 @@ struct Env {
     for (const auto& o : op.operands) v.push_back(sh.at(o)[a]);
     return v;
   }
+  bool valid(const Sharding& s, const std::string& v) const {
+    try {
+      layout_of(s, p.shapes.at(v), p.mesh);
+      return true;
+    } catch (const SpecError&) {
+      return false;
+    }
+  }
+  // Whether value v stays a layout with state s on axis a (§7.1.1: one mesh axis per G dim, so
+  // two axes never split one factor of v): refinement never takes a state that breaks this.
+  bool valid_with(const std::string& v, int a, const AxisState& s) const {
+    Sharding t = sh.at(v);
+    t[a] = s;
+    return valid(t, v);
+  }
 
-  // Forward: a Dynamic result axis whose operands are all known takes the op's result state.
+  // Forward: a Dynamic result axis whose operands are all known takes the op's result state, or
+  // Broadcast when that split would overlap another axis's split of the result (the op's
+  // conflict is then reported, or resolved by a reshard).
   bool forward(const OpNode& op) {
     bool changed = false;
     for (int a = 0; a < axes(); ++a) {
-      AxisState& r = sh[op.result][a];
-      if (r.kind != AxisState::Dyn) continue;
+      if (sh[op.result][a].kind != AxisState::Dyn) continue;
       auto in = operand_states(op, a);
       if (std::any_of(in.begin(), in.end(), [](const AxisState& s) { return s.kind == AxisState::Dyn; })) continue;
-      r = resolve_at(op, a, in, r).result;
+      AxisState r = resolve_at(op, a, in, AxisState::dynamic()).result;
+      sh[op.result][a] = valid_with(op.result, a, r) ? r : AxisState::broadcast();
       changed = true;
     }
     return changed;
   }
 
-  // Sibling and backward: Dynamic operand axes take the first candidate states (splits carried
-  // over from the known tensors, then Broadcast, then Partial sum / max / min) under which the
-  // op has no conflict and gives the known result.
-  bool infer_operands(const OpNode& op) {
+  // The candidate states of a Dynamic operand axis, in order: a split on any known tensor moved
+  // onto this operand through the factor rule, then Broadcast, then Partial sum / max / min. A
+  // split that would overlap another axis's split of the operand is left out.
+  std::vector<AxisState> candidates(const OpNode& op, const OpRule& rule, const std::vector<std::vector<int64_t>>& shapes, int a,
+                                    const std::vector<AxisState>& in, const AxisState& res, size_t operand) const {
+    std::vector<AxisState> c;
+    auto add = [&](const AxisState& s) {
+      if (std::find(c.begin(), c.end(), s) == c.end()) c.push_back(s);
+    };
+    for (int t = -1; t < static_cast<int>(in.size()); ++t) {
+      const AxisState& s = t < 0 ? res : in[t];
+      if (s.kind != AxisState::Split) continue;
+      const DimFactor& df = (t < 0 ? rule.result : rule.operands[t])[s.dim];
+      if (rule.factors[df.factor].kind == FactorKind::NeedReplication) continue;
+      const int64_t flo = checked_mul(s.lo, df.offset);
+      const auto& odims = rule.operands[operand];
+      for (size_t d = 0; d < odims.size(); ++d)
+        if (odims[d].factor == df.factor && flo % odims[d].offset == 0) {
+          const AxisState cand = AxisState::split(static_cast<int>(d), flo / odims[d].offset);
+          if (shapes[operand][d] % checked_mul(cand.lo, p.mesh.extent(a)) == 0 && valid_with(op.operands[operand], a, cand)) add(cand);
+        }
+    }
+    add(AxisState::broadcast());
+    for (const char* r : {"sum", "max", "min"}) add(AxisState::partial(r));
+    return c;
+  }
+
+  // Sibling and backward: Dynamic operand axes take the first candidate states under which the
+  // op has no conflict and gives the known result. force (phase 3, after the fixpoint): when no
+  // candidate is conflict-free, the first ones are taken, and the op's conflict stays, to be
+  // reported or resolved by a reshard (never an input error, never an overlapping layout).
+  bool infer_operands(const OpNode& op, bool force = false) {
     bool changed = false;
     const auto shapes = in_shapes(op);
     const auto& rs = p.shapes.at(op.result);
@@ -65,48 +112,35 @@ struct Env {
       for (size_t i = 0; i < in.size(); ++i)
         if (in[i].kind == AxisState::Dyn) dyn.push_back(i);
       if (dyn.empty() || (dyn.size() == in.size() && res.kind == AxisState::Dyn)) continue;
-      if (op.kind == OpKind::Reshard) {
-        if (res.kind != AxisState::Dyn) sh[op.operands[0]][a] = res, changed = true;
+      if (op.kind == OpKind::Reshard) {  // any operand state is fine: the target's, if it fits
+        if (res.kind != AxisState::Dyn) sh[op.operands[0]][a] = valid_with(op.operands[0], a, res) ? res : AxisState::broadcast(), changed = true;
         continue;
       }
-      std::vector<std::vector<AxisState>> cands(dyn.size());
-      for (size_t k = 0; k < dyn.size(); ++k) {
-        auto& c = cands[k];
-        auto add = [&](const AxisState& s) {
-          if (std::find(c.begin(), c.end(), s) == c.end()) c.push_back(s);
-        };
-        // A split on any known tensor, moved onto this operand through the factor rule.
-        for (int t = -1; t < static_cast<int>(in.size()); ++t) {
-          const AxisState& s = t < 0 ? res : in[t];
-          if (s.kind != AxisState::Split) continue;
-          const auto& tdims = t < 0 ? rule.result : rule.operands[t];
-          const DimFactor& df = tdims[s.dim];
-          if (rule.factors[df.factor].kind == FactorKind::NeedReplication) continue;
-          const int64_t flo = checked_mul(s.lo, df.offset);
-          const auto& odims = rule.operands[dyn[k]];
-          for (size_t d = 0; d < odims.size(); ++d)
-            if (odims[d].factor == df.factor && flo % odims[d].offset == 0) {
-              int64_t lo = flo / odims[d].offset;
-              if (shapes[dyn[k]][d] % checked_mul(lo, p.mesh.extent(a)) == 0) add(AxisState::split(static_cast<int>(d), lo));
-            }
-        }
-        add(AxisState::broadcast());
-        for (const char* r : {"sum", "max", "min"}) add(AxisState::partial(r));
-      }
+      std::vector<std::vector<AxisState>> cands;
+      for (size_t k : dyn) cands.push_back(candidates(op, rule, shapes, a, in, res, k));
       // The first assignment in candidate order (the lowest operand index varies slowest).
       std::vector<size_t> idx(dyn.size(), 0);
-      size_t tries = 0;
-      while (tries++ < 4096) {
+      auto assign = [&] {
+        for (size_t k = 0; k < dyn.size(); ++k) sh[op.operands[dyn[k]]][a] = cands[k][idx[k]];
+        changed = true;
+      };
+      bool found = false;
+      for (size_t tries = 0; tries++ < 4096 && !found;) {
         auto trial = in;
         for (size_t k = 0; k < dyn.size(); ++k) trial[dyn[k]] = cands[k][idx[k]];
         if (!resolve_at(op, a, trial, res).conflict) {
-          for (size_t k = 0; k < dyn.size(); ++k) sh[op.operands[dyn[k]]][a] = trial[dyn[k]];
-          changed = true;
+          assign();
+          found = true;
           break;
         }
         size_t k = dyn.size();
         while (k > 0 && ++idx[k - 1] == cands[k - 1].size()) idx[--k] = 0;
         if (k == 0) break;
+      }
+      if (!found && force) {
+        std::fill(idx.begin(), idx.end(), 0);
+        assign();
+        for (size_t k : dyn) forced.insert({op.operands[k], a});
       }
     }
     return changed;
@@ -117,11 +151,18 @@ struct Env {
       changed = false;
       for (const auto& op : p.ops) changed |= forward(op);
     }
-    for (bool changed = true; changed;) {  // phase 2: forward, sibling and backward
-      changed = false;
+    for (bool again = true; again;) {
+      for (bool changed = true; changed;) {  // phase 2: forward, sibling and backward
+        changed = false;
+        for (const auto& op : p.ops) {
+          changed |= forward(op);
+          changed |= infer_operands(op);
+        }
+      }
+      again = false;  // phase 3: a Dynamic axis no conflict-free state fits takes the first candidate
       for (const auto& op : p.ops) {
-        changed |= forward(op);
-        changed |= infer_operands(op);
+        again |= forward(op);
+        again |= infer_operands(op, true);
       }
     }
   }
@@ -130,6 +171,57 @@ struct Env {
     std::string n = base;
     for (int k = 1; p.shapes.count(n); ++k) n = base + "~" + std::to_string(k);
     return n;
+  }
+
+  // The op's resolution on every axis when every state around it is known and some axis has a
+  // conflict; nullopt otherwise.
+  std::optional<std::vector<Resolution>> conflicted(const OpNode& op) const {
+    std::vector<Resolution> per_axis;
+    bool any = false;
+    for (int a = 0; a < axes(); ++a) {
+      auto in = operand_states(op, a);
+      const AxisState& r = sh.at(op.result)[a];
+      if (r.kind == AxisState::Dyn || std::any_of(in.begin(), in.end(), [](const AxisState& s) { return s.kind == AxisState::Dyn; })) return std::nullopt;
+      per_axis.push_back(resolve_at(op, a, in, r));
+      any |= per_axis.back().conflict.has_value();
+    }
+    if (!any) return std::nullopt;
+    return per_axis;
+  }
+
+  Sharding operand_target(const std::vector<Resolution>& per_axis, size_t i) const {
+    Sharding t;
+    for (const auto& r : per_axis) t.push_back(r.operands[i]);
+    return t;
+  }
+  Sharding result_target(const std::vector<Resolution>& per_axis) const {
+    Sharding t;
+    for (const auto& r : per_axis) t.push_back(r.result);
+    return t;
+  }
+  bool layouts(const OpNode& op, const std::vector<Resolution>& per_axis) const {
+    for (size_t i = 0; i < op.operands.size(); ++i)
+      if (!valid(operand_target(per_axis, i), op.operands[i])) return false;
+    return valid(result_target(per_axis), op.result);
+  }
+
+  // The states the op needs, as layouts. Each axis's own lead (resolve) can ask one tensor to
+  // split one factor by two axes (no layout, §7.1.1); then one operand leads on every axis (the
+  // other operands' splits set aside), in operand order, and last none: with no split left only
+  // Broadcast and Partial remain, which is always a layout.
+  std::vector<Resolution> needs(const OpNode& op, std::vector<Resolution> per_axis) const {
+    if (layouts(op, per_axis)) return per_axis;
+    for (size_t lead = 0; lead <= op.operands.size(); ++lead) {
+      per_axis.clear();
+      for (int a = 0; a < axes(); ++a) {
+        auto in = operand_states(op, a);
+        for (size_t i = 0; i < in.size(); ++i)
+          if (i != lead && in[i].kind == AxisState::Split) in[i] = AxisState::broadcast();
+        per_axis.push_back(resolve_at(op, a, in, AxisState::dynamic()));
+      }
+      if (layouts(op, per_axis)) return per_axis;
+    }
+    fail(rule::kInternal, to_string(op.kind) + ": no resolution of its conflict is a layout");
   }
 };
 
@@ -165,123 +257,112 @@ ReshardCost reshard_cost(const Sharding& from, const Sharding& to, const std::ve
   return c;
 }
 
-Propagation propagate(const Program& prog, bool insert_reshards) {
-  Propagation out{prog, {}, {}, {}};
-  Program& p = out.program;
-  Env env{p, out.shardings, {}};
+namespace {
+
+// A sharding's sugar text, or its per-axis states when it is not a layout (a report never throws).
+std::string text_of(const Sharding& s, const std::vector<int64_t>& shape, const Mesh& mesh) {
+  try {
+    return sugar_text(s, shape, mesh);
+  } catch (const SpecError&) {
+    std::string t;
+    for (const auto& a : s) t += (t.empty() ? "" : ",") + to_string(a);
+    return "(" + t + ")";
+  }
+}
+
+// A reshard of `from` (state `have`) to `target`, named `to`, inserted before op `before`, and
+// its report (the value as the program names it, the collectives and the elements moved).
+OpNode make_reshard(Env& env, Propagation& out, const std::string& value, const std::string& from, const std::string& to, const Sharding& have,
+                    const Sharding& target, int64_t before) {
+  Program& p = env.p;
+  const auto& shape = p.shapes.at(from);
+  OpNode rs;
+  rs.kind = OpKind::Reshard;
+  rs.operands = {from};
+  rs.result = to;
+  rs.target = layout_of(target, shape, p.mesh);
+  rs.inserted = true;
+  rs.origin = before;
+  const ReshardCost cost = reshard_cost(have, target, shape, p.mesh);
+  out.reshards.push_back({static_cast<size_t>(before), value, text_of(have, shape, p.mesh), text_of(target, shape, p.mesh),
+                          cost.collective, cost.elements});
+  return rs;
+}
+
+// P7, one pass in program order (near linear: every conflicted op is handled in the same pass;
+// handling one op changes no state another op sees): an op with a conflict gets reshards of its
+// operands to the states it needs, or, when its operands already have them, its result is
+// computed under a fresh name and resharded to the state its uses gave it. Returns whether
+// anything was inserted (the next pass then checks the ops again).
+bool insert_pass(Env& env, Propagation& out) {
+  Program& p = env.p;
   const int axes = p.mesh.rank();
-  for (const auto& in : p.inputs) {
-    out.shardings[in.name] = in.layout ? sharding_of(*in.layout, in.shape) : Sharding(axes);
-    env.user[in.name] = std::vector<bool>(axes, in.layout.has_value());
-  }
-  for (const auto& op : p.ops) {
-    Sharding s(axes);
-    std::vector<bool> u(axes, false);
-    if (op.kind == OpKind::Reshard) {
-      s = sharding_of(*op.target, p.shapes.at(op.result));
-      for (int a = 0; a < axes; ++a) u[a] = s[a].kind != AxisState::Dyn;
+  std::vector<OpNode> next;
+  next.reserve(p.ops.size());
+  bool inserted = false;
+  for (OpNode& op : p.ops) {
+    auto conflict = env.conflicted(op);
+    if (!conflict) {
+      next.push_back(std::move(op));
+      continue;
     }
-    out.shardings[op.result] = s;
-    env.user[op.result] = u;
-  }
-
-  const size_t limit = 4 * p.ops.size() + 16;
-  for (size_t round = 0;; ++round) {
-    if (round > limit) fail(rule::kInternal, "reshard insertion did not settle");
-    env.fixpoint();
-    // The first op with a conflict on some axis.
-    bool inserted = false;
-    for (size_t j = 0; j < p.ops.size() && !inserted; ++j) {
-      OpNode op = p.ops[j];
-      std::vector<Resolution> per_axis;
-      bool any = false, known = true;
-      for (int a = 0; a < axes; ++a) {
-        auto in = env.operand_states(op, a);
-        const AxisState& r = out.shardings[op.result][a];
-        if (r.kind == AxisState::Dyn || std::any_of(in.begin(), in.end(), [](const AxisState& s) { return s.kind == AxisState::Dyn; })) {
-          known = false;
-          break;
-        }
-        per_axis.push_back(env.resolve_at(op, a, in, r));
-        any |= per_axis.back().conflict.has_value();
-      }
-      if (!known || !any) continue;
-      if (!insert_reshards) {
-        std::set<std::pair<std::string, std::string>> seen;
-        for (const auto& res : per_axis) {
-          if (!res.conflict) continue;
-          const std::string value = res.conflict->operand < 0 ? op.result : op.operands[res.conflict->operand];
-          if (!seen.insert({value, std::string(res.conflict->rule->id)}).second) continue;
-          out.conflicts.push_back({static_cast<size_t>(op.origin), value,
-                                   Diagnostic(*res.conflict->rule, res.conflict->message, "ops[" + std::to_string(op.origin) + "]")});
-        }
-        continue;
-      }
-      // Insert: operands to the states the op needs on every axis; else the result side. When
-      // the needed states do not form one layout (two axes on one factor), report instead.
-      try {
-        for (size_t i = 0; i < op.operands.size(); ++i) {
-          Sharding target;
-          for (int a = 0; a < axes; ++a) target.push_back(per_axis[a].operands[i]);
-          layout_of(target, p.shapes.at(op.operands[i]), p.mesh);
-        }
-      } catch (const SpecError& e) {
-        out.conflicts.push_back({static_cast<size_t>(op.origin), op.result, e.diagnostic()});
-        continue;
-      }
-      std::vector<OpNode> before;
-      bool operand_side = false;
-      for (size_t i = 0; i < op.operands.size(); ++i) {
-        Sharding target;
-        for (int a = 0; a < axes; ++a) target.push_back(per_axis[a].operands[i]);
-        const std::string v = op.operands[i];
-        if (target == out.shardings[v]) continue;
-        operand_side = true;
-        OpNode rs;
-        rs.kind = OpKind::Reshard;
-        rs.operands = {v};
-        rs.result = env.fresh(v + "@" + std::to_string(op.origin));
-        rs.target = layout_of(target, p.shapes.at(v), p.mesh);
-        rs.inserted = true;
-        rs.origin = op.origin;
-        ReshardCost cost = reshard_cost(out.shardings[v], target, p.shapes.at(v), p.mesh);
-        out.reshards.push_back({static_cast<size_t>(op.origin), v, sugar_text(out.shardings[v], p.shapes.at(v), p.mesh),
-                                sugar_text(target, p.shapes.at(v), p.mesh), cost.collective, cost.elements});
-        p.shapes[rs.result] = p.shapes.at(v);
-        out.shardings[rs.result] = target;
-        env.user[rs.result] = std::vector<bool>(axes, true);
-        op.operands[i] = rs.result;
-        before.push_back(std::move(rs));
-      }
-      if (operand_side) {
-        p.ops[j] = op;
-        p.ops.insert(p.ops.begin() + static_cast<std::ptrdiff_t>(j), before.begin(), before.end());
-      } else {  // the result was given another state by its uses: compute, then reshard to it
-        Sharding computed;
-        for (int a = 0; a < axes; ++a) computed.push_back(per_axis[a].result);
-        const std::string v = op.result, tmp = env.fresh(v + "@" + std::to_string(op.origin));
-        p.shapes[tmp] = p.shapes.at(v);
-        out.shardings[tmp] = computed;
-        env.user[tmp] = std::vector<bool>(axes, true);
-        OpNode rs;
-        rs.kind = OpKind::Reshard;
-        rs.operands = {tmp};
-        rs.result = v;
-        rs.target = layout_of(out.shardings[v], p.shapes.at(v), p.mesh);
-        rs.inserted = true;
-        rs.origin = op.origin + 1;
-        ReshardCost cost = reshard_cost(computed, out.shardings[v], p.shapes.at(v), p.mesh);
-        out.reshards.push_back({static_cast<size_t>(rs.origin), v, sugar_text(computed, p.shapes.at(v), p.mesh), sugar_text(out.shardings[v], p.shapes.at(v), p.mesh),
-                                cost.collective, cost.elements});
-        p.ops[j].result = tmp;
-        p.ops.insert(p.ops.begin() + static_cast<std::ptrdiff_t>(j) + 1, rs);
-      }
-      inserted = true;
+    inserted = true;
+    const std::vector<Resolution> per_axis = env.needs(op, *conflict);
+    bool operand_side = false;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      const std::string v = op.operands[i];
+      const Sharding target = env.operand_target(per_axis, i);
+      if (target == out.shardings.at(v)) continue;
+      operand_side = true;
+      const std::string name = env.fresh(v + "@" + std::to_string(op.origin));
+      p.shapes[name] = p.shapes.at(v);
+      next.push_back(make_reshard(env, out, v, v, name, out.shardings.at(v), target, op.origin));
+      out.shardings[name] = target;
+      env.user[name] = std::vector<bool>(axes, true);
+      op.operands[i] = name;
     }
-    if (!inserted) break;
+    if (operand_side) {
+      next.push_back(std::move(op));
+      continue;
+    }
+    const Sharding computed = env.result_target(per_axis);
+    const std::string v = op.result, tmp = env.fresh(v + "@" + std::to_string(op.origin));
+    p.shapes[tmp] = p.shapes.at(v);
+    out.shardings[tmp] = computed;
+    env.user[tmp] = std::vector<bool>(axes, true);
+    const int64_t after = op.origin + 1;
+    op.result = tmp;
+    next.push_back(std::move(op));
+    next.push_back(make_reshard(env, out, v, tmp, v, computed, out.shardings.at(v), after));
   }
+  p.ops = std::move(next);
+  return inserted;
+}
 
-  // The final check: no Dynamic left (§6), every sharding a valid ShardLayout (§7.1.1).
+// Without --insert-reshards: every conflicted op's conflicts, one per (value, rule).
+void report_conflicts(const Env& env, Propagation& out) {
+  for (const OpNode& op : env.p.ops) {
+    auto per_axis = env.conflicted(op);
+    if (!per_axis) continue;
+    std::set<std::pair<std::string, std::string>> seen;
+    for (int a = 0; a < env.axes(); ++a) {
+      const Resolution& res = (*per_axis)[a];
+      if (!res.conflict) continue;
+      const std::string value = res.conflict->operand < 0 ? op.result : op.operands[res.conflict->operand];
+      if (!seen.insert({value, std::string(res.conflict->rule->id)}).second) continue;
+      std::string why = res.conflict->message;
+      if (env.forced.count({value, a}))
+        why += " (mesh axis " + axis_label(env.p.mesh, a) + " of " + value + " was Dynamic and no state of it is free of conflict here; a split would bind a factor of " +
+               value + " to two axes or disagree with another tensor)";
+      out.conflicts.push_back({static_cast<size_t>(op.origin), value, Diagnostic(*res.conflict->rule, why, "ops[" + std::to_string(op.origin) + "]")});
+    }
+  }
+}
+
+// The final check: no Dynamic left (§6), every sharding a valid ShardLayout (§7.1.1); one
+// report per (op, value, rule).
+void final_check(const Program& p, Propagation& out) {
+  const int axes = p.mesh.rank();
   std::map<std::string, std::optional<size_t>> producer;
   for (const auto& in : p.inputs) producer[in.name] = std::nullopt;
   for (const auto& op : p.ops) producer[op.result] = static_cast<size_t>(op.origin);
@@ -298,76 +379,48 @@ Propagation propagate(const Program& prog, bool insert_reshards) {
       out.conflicts.push_back({producer[name], name, e.diagnostic()});
     }
   }
-  // One report per (op, value, rule): a conflict seen again in a later round is the same one.
   std::set<std::tuple<std::optional<size_t>, std::string, std::string>> seen;
   std::vector<ConflictReport> unique;
   for (auto& c : out.conflicts)
     if (seen.insert({c.op, c.value, c.diagnostic.rule}).second) unique.push_back(std::move(c));
   out.conflicts = std::move(unique);
+}
+
+}  // namespace
+
+Propagation propagate(const Program& prog, bool insert_reshards) {
+  Propagation out{prog, {}, {}, {}};
+  Program& p = out.program;
+  Env env{p, out.shardings, {}, {}};
+  const int axes = p.mesh.rank();
+  for (const auto& in : p.inputs) {
+    out.shardings[in.name] = in.layout ? sharding_of(*in.layout, in.shape) : Sharding(axes);
+    env.user[in.name] = std::vector<bool>(axes, in.layout.has_value());
+  }
+  for (const auto& op : p.ops) {
+    Sharding s(axes);
+    std::vector<bool> u(axes, false);
+    if (op.kind == OpKind::Reshard) {
+      s = sharding_of(*op.target, p.shapes.at(op.result));
+      for (int a = 0; a < axes; ++a) u[a] = s[a].kind != AxisState::Dyn;
+    }
+    out.shardings[op.result] = s;
+    env.user[op.result] = u;
+  }
+  // An op is resharded on its operand side in one pass and, if its result still differs, on its
+  // result side in the next: a handful of passes; the bound only guards against a bug.
+  const size_t limit = 4 * p.ops.size() + 16;
+  for (size_t round = 0;; ++round) {
+    if (round > limit) fail(rule::kInternal, "reshard insertion did not settle");
+    env.fixpoint();
+    if (!insert_reshards) {
+      report_conflicts(env, out);
+      break;
+    }
+    if (!insert_pass(env, out)) break;
+  }
+  final_check(p, out);
   return out;
-}
-
-Json to_json(const Propagation& r) {
-  const Program& p = r.program;
-  Json values = Json::object();
-  for (const auto& [name, s] : r.shardings) {
-    Json v{{"shape", p.shapes.at(name)}};
-    try {
-      v["layout"] = sugar_text(s, p.shapes.at(name), p.mesh);
-      v["shard"] = to_string(layout_of(s, p.shapes.at(name), p.mesh));
-    } catch (const SpecError&) {
-      std::string t;
-      for (const auto& a : s) t += (t.empty() ? "" : ",") + to_string(a);
-      v["layout"] = "(" + t + ")";
-    }
-    values[name] = v;
-  }
-  Json reshards = Json::array();
-  for (const auto& x : r.reshards)
-    reshards.push_back({{"before_op", x.before_op}, {"value", x.value}, {"from", x.from}, {"to", x.to}, {"collective", x.collective}, {"elements", x.elements}});
-  Json conflicts = Json::array();
-  for (const auto& c : r.conflicts)
-    conflicts.push_back({{"op", c.op ? Json(*c.op) : Json(nullptr)}, {"value", c.value}, {"rule", c.diagnostic.rule}, {"clause", c.diagnostic.clause},
-                         {"message", c.diagnostic.message}});
-  Json ops = Json::array();
-  for (const auto& op : p.ops) ops.push_back(op_to_json(op, p.mesh));
-  return Json{{"ok", r.ok()}, {"mesh", to_string(p.mesh)}, {"values", values}, {"ops", ops}, {"outputs", p.outputs}, {"reshards", reshards}, {"conflicts", conflicts}};
-}
-
-std::string to_text(const Propagation& r) {
-  const Program& p = r.program;
-  auto shape_text = [](const std::vector<int64_t>& s) {
-    std::string t = "(";
-    for (size_t i = 0; i < s.size(); ++i) t += (i ? "," : "") + std::to_string(s[i]);
-    return t + ")";
-  };
-  auto layout = [&](const std::string& v) {
-    try {
-      return sugar_text(r.shardings.at(v), p.shapes.at(v), p.mesh);
-    } catch (const SpecError& e) {
-      return std::string("<") + e.rule() + ">";
-    }
-  };
-  std::string t = "mesh " + to_string(p.mesh) + "\n";
-  for (const auto& in : p.inputs) t += "input " + in.name + " " + shape_text(in.shape) + " : " + layout(in.name) + "\n";
-  for (size_t j = 0; j < p.ops.size(); ++j) {
-    const auto& op = p.ops[j];
-    std::string args;
-    for (const auto& o : op.operands) args += (args.empty() ? "" : ", ") + o;
-    t += "[" + std::to_string(j) + "] " + op.result + " = " + to_string(op.kind) + "(" + args + ")" + (op.inserted ? " (inserted)" : "") + " " +
-         shape_text(p.shapes.at(op.result)) + " : " + layout(op.result) + "\n";
-  }
-  std::string outs;
-  for (const auto& o : p.outputs) outs += (outs.empty() ? "" : ", ") + o;
-  t += "outputs " + outs + "\n";
-  for (const auto& x : r.reshards)
-    t += "reshard before op " + std::to_string(x.before_op) + ": " + x.value + " " + x.from + " -> " + x.to + " by " + x.collective + ", " +
-         std::to_string(x.elements) + " elements\n";
-  for (const auto& c : r.conflicts)
-    t += "conflict" + (c.op ? " at op " + std::to_string(*c.op) : std::string()) + " (" + c.value + "): [" + c.diagnostic.rule + " " + c.diagnostic.clause + "] " +
-         c.diagnostic.message + "\n";
-  t += r.ok() ? "ok: every value has a layout, no conflict\n" : std::to_string(r.conflicts.size()) + " conflict(s)\n";
-  return t;
 }
 
 }  // namespace tfspec::propagation

@@ -2,6 +2,7 @@
 // op on one mesh axis. Factor rules follow Shardy's OpShardingRule; the Partial table is the one
 // place that says which reductions an op commutes with (each entry proved or refuted there).
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "tfspec/propagation/propagation.hpp"
@@ -53,7 +54,47 @@ Fit from_factor(const std::vector<DimFactor>& dims, const std::vector<int64_t>& 
   return has ? Fit::Unmappable : Fit::Lacks;
 }
 
+// A set of operands to all-reduce, as sorted indices; fewer first, then lexicographically.
+bool fewer_lower(const std::vector<size_t>& a, const std::vector<size_t>& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; }
+
+// Every set a minimal fix needs to consider. The Partial table's answer depends only on which
+// states occur among the operands (and, for the binary ops, at which of the two places): all-
+// reducing a second operand of one class (the Partials of one reduction) changes nothing the
+// first did not, except that all of them removes the class. So a minimal set takes from each
+// class none, its lowest operand, or all of it: at most 3^3 sets, whatever the arity (a concat
+// of 1,000 operands included). PartialTable.FewestAllReducesAgreeWithBruteForce checks this
+// against every subset.
+std::vector<std::vector<size_t>> all_reduce_sets(const std::vector<AxisState>& in) {
+  std::map<std::string, std::vector<size_t>> classes;
+  for (size_t i = 0; i < in.size(); ++i)
+    if (in[i].kind == AxisState::Part) classes[in[i].reduction].push_back(i);
+  std::vector<std::vector<size_t>> sets = {{}};
+  for (const auto& [red, members] : classes) {
+    std::vector<std::vector<size_t>> next;
+    for (const auto& s : sets) {
+      next.push_back(s);
+      next.push_back(s), next.back().push_back(members.front());
+      if (members.size() > 1) next.push_back(s), next.back().insert(next.back().end(), members.begin(), members.end());
+    }
+    sets = std::move(next);
+  }
+  for (auto& s : sets) std::sort(s.begin(), s.end());
+  std::sort(sets.begin(), sets.end(), fewer_lower);
+  return sets;
+}
+
 }  // namespace
+
+std::optional<std::pair<std::vector<AxisState>, AxisState>> fewest_all_reduces(const OpNode& op, const std::vector<AxisState>& in) {
+  for (const auto& set : all_reduce_sets(in)) {
+    if (set.empty()) continue;
+    auto trial = in;
+    for (size_t i : set) trial[i] = AxisState::broadcast();
+    PartialOutcome o = partial_rule(op, trial);
+    if (o.result) return std::make_pair(std::move(trial), *o.result);
+  }
+  return std::nullopt;
+}
 
 OpRule op_rule(const OpNode& op, const std::vector<std::vector<int64_t>>& in, const std::vector<int64_t>& out) {
   OpRule r;
@@ -263,25 +304,10 @@ Resolution resolve(const OpNode& op, const OpRule& rule, const std::vector<std::
     if (po.result) {
       res.result = *po.result;
     } else {  // all-reduce the fewest Partial operands (lowest indices first) that make the op exact
-      std::vector<size_t> parts;
-      for (size_t i = 0; i < m; ++i)
-        if (res.operands[i].kind == AxisState::Part) parts.push_back(i);
-      const size_t cap = std::min<size_t>(parts.size(), 12);
-      std::optional<std::vector<AxisState>> best;
-      for (size_t size = 1; size <= cap && !best; ++size)
-        for (uint32_t mask = 0; mask < (1u << cap) && !best; ++mask) {
-          if (static_cast<size_t>(__builtin_popcount(mask)) != size) continue;
-          auto trial = res.operands;
-          for (size_t b = 0; b < cap; ++b)
-            if (mask & (1u << b)) trial[parts[b]] = AxisState::broadcast();
-          auto o = partial_rule(op, trial);
-          if (o.result) {
-            best = trial;
-            res.result = *o.result;
-          }
-        }
-      if (!best) fail(rule::kInternal, "no all-reduce makes " + to_string(op.kind) + " exact");
-      res.operands = *best;
+      auto fix = fewest_all_reduces(op, res.operands);
+      if (!fix) fail(rule::kInternal, "no all-reduce makes " + to_string(op.kind) + " exact");
+      res.operands = std::move(fix->first);
+      res.result = fix->second;
     }
   }
   // The conflict, if the given states are not the needed ones: the first operand that differs.

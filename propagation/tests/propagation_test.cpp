@@ -56,6 +56,49 @@ TEST(ProgramFormat, MalformedProgramsNameTheRuleAndThePath) {
   expect_error(program(kMlp, R"J({"op": "reshard", "operands": ["a"], "result": "b", "layout": "?"})J", ""), rule::kProgramLayout, "ops[0].layout");
 }
 
+// Issue 19: nlohmann keeps 2^63..2^64-1 as unsigned and get<int64_t>() wrapped it (scale by
+// 2^64-1 read as -1 turned Partial(max) into Partial(min)); every integer is now refused there
+// with int-literal-range, as the reference's readers do (§1).
+TEST(ProgramFormat, IntegersPastInt64AreRefusedNotWrapped) {
+  expect_error(program(kMlp, R"J({"op": "scale", "operands": ["a"], "result": "y", "constant": 18446744073709551615})J", ""), rule::kIntLiteralRange,
+               "ops[0].constant");
+  expect_error(program(kMlp, R"J({"op": "reduce", "operands": ["a"], "result": "y", "reduction": "sum", "axes": [18446744073709551615]})J", ""),
+               rule::kIntLiteralRange, "ops[0].axes[0]");
+  expect_error(program(kMlp, R"J({"op": "concat", "operands": ["a"], "result": "y", "dim": 9223372036854775808})J", ""), rule::kIntLiteralRange,
+               "ops[0].dim");
+  expect_error(program(R"J("a": {"shape": [9223372036854775809], "layout": "?"})J", "", ""), rule::kIntLiteralRange, "inputs.a.shape[0]");
+  // The ends of int64 still read as themselves.
+  Program p = parse_program(program(kMlp, R"J({"op": "scale", "operands": ["a"], "result": "y", "constant": 9223372036854775807},
+                                              {"op": "scale", "operands": ["a"], "result": "z", "constant": -9223372036854775808})J", ""));
+  EXPECT_EQ(p.ops[0].constant, INT64_MAX);
+  EXPECT_EQ(p.ops[1].constant, INT64_MIN);
+}
+
+// Issue 19: a member nested 100,000 arrays deep crashed (the value was copied recursively). The
+// text reader drops what nests deeper than kMaxProgramDepth while parsing and refuses it.
+TEST(ProgramFormat, DeepNestingIsRefusedBeforeTheValueIsBuilt) {
+  auto nested = [](int depth) {
+    return R"J({"mesh": "x=2", "inputs": {}, "ops": [], "outputs": [], "zz": )J" + std::string(depth, '[') + std::string(depth, ']') + "}";
+  };
+  try {
+    read_program_json(nested(100000));
+    ADD_FAILURE() << "no error";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), std::string("nesting-too-deep")) << e.what();
+    EXPECT_EQ(e.diagnostic().path, "$");
+  }
+  // The program object is level 0, its members' values level 1: kMaxProgramDepth arrays inside
+  // a member still read (the unknown member is then what parse_program refuses), one more not.
+  expect_error(read_program_json(nested(kMaxProgramDepth)), rule::kProgramFormat, "zz");
+  EXPECT_THROW(read_program_json(nested(kMaxProgramDepth + 1)), SpecError);
+  try {
+    read_program_json("{nope");
+    ADD_FAILURE() << "no error";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), std::string("program-format"));
+  }
+}
+
 TEST(ProgramFormat, ShapesAreInferred) {
   Program p = parse_program(program(R"J("a": {"shape": [2,3,4], "layout": "?"}, "b": {"shape": [2,4,5], "layout": "?"})J",
                                     R"J({"op": "matmul", "operands": ["a","b"], "result": "c"},

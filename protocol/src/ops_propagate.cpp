@@ -19,15 +19,10 @@ bool flag(const Json& a, const char* name) {
 }
 
 OpResult propagate_op(const Json& a) {
-  Json pj = require_arg(a, "program");
-  if (pj.is_string()) {
-    try {
-      pj = Json::parse(pj.get<std::string>());
-    } catch (const Json::exception& e) {
-      fail(rule::kProgramFormat, std::string("$: the program is not JSON: ") + e.what(), "$");
-    }
-  }
-  const propagation::Program prog = propagation::parse_program(pj);
+  const Json& arg = require_arg(a, "program");
+  // A program given as text is parsed with the nesting bound (never built deeper).
+  const propagation::Program prog =
+      arg.is_string() ? propagation::parse_program(propagation::read_program_json(arg.get<std::string>())) : propagation::parse_program(arg);
   const propagation::Propagation r = propagation::propagate(prog, flag(a, "insert_reshards"));
   OpResult out{propagation::to_json(r), propagation::to_text(r), r.ok() ? 0 : 1};
   if (!flag(a, "check") || !r.ok()) return out;

@@ -50,6 +50,12 @@ struct Program {
   std::map<std::string, std::vector<int64_t>> shapes;  // every value's logical shape
 };
 
+// The deepest nesting of a program's JSON: its objects around a JSON shard layout, whose
+// IntTuples nest up to kMaxDepth (the bound the protocol's request reader uses too).
+inline constexpr int kMaxProgramDepth = 2 * kMaxDepth + 16;
+// The program's JSON from its text: program-format when it is not JSON, nesting-too-deep (at
+// "$") when it nests deeper than kMaxProgramDepth; the deep value is never built.
+Json read_program_json(const std::string& text);
 // Parses and checks a program; result shapes are inferred (infer_shape).
 Program parse_program(const Json& j);
 // The result shape of an op from its operands' shapes; SpecError(program-shape / program-op) at `path`.

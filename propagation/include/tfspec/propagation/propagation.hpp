@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tfspec/propagation/program.hpp"
@@ -82,6 +83,10 @@ struct PartialOutcome {
   std::string message;
 };
 PartialOutcome partial_rule(const OpNode& op, const std::vector<AxisState>& operands);
+// P7: the fewest Partial operands to all-reduce (to Broadcast) so that partial_rule has a result,
+// lowest indices first (fewer first, then the lexicographically least set of indices): the
+// operand states after the all-reduces and the result state; nullopt when no set does.
+std::optional<std::pair<std::vector<AxisState>, AxisState>> fewest_all_reduces(const OpNode& op, const std::vector<AxisState>& operands);
 
 // ---- whole programs
 struct ReshardReport {
