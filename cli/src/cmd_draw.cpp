@@ -1,12 +1,16 @@
-// Pictures (issue 14): `tfspec draw LAYOUT`, `tfspec shard draw SL SHAPE STORAGE [--to DST]` and
+// Pictures (issue 14): `tfspec draw LAYOUT [--bind M=16]`, `tfspec shard draw SL SHAPE STORAGE [--to DST]` and
 // `tfspec layout check L --draw FILE`. The SVG goes to -o FILE, else to stdout. Bad input reports
 // the reference's rule id (exit 3); a picture past draw::kMaxCells is draw-too-large (exit 3).
+#include <cctype>
+#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "commands.hpp"
 #include "tfspec/draw/draw.hpp"
+#include "tfspec/reference/bind.hpp"
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/protocol/ops.hpp"
 #include "tfspec/protocol/wire.hpp"
@@ -17,6 +21,7 @@ namespace {
 
 struct DrawArgs {
   std::string layout, out, tile;
+  std::vector<std::string> bind;
   bool tv = false;
 };
 
@@ -41,8 +46,52 @@ std::vector<int64_t> shape_ints(const std::string& text) {
   return v;
 }
 
+// NAME=VALUE, NAME an identifier and VALUE a decimal integer (a usage error otherwise).
+std::pair<std::string, int64_t> parse_binding(const std::string& text) {
+  const auto eq = text.find('=');
+  const std::string name = text.substr(0, eq);
+  bool ident = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char ch : name) ident &= std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+  int64_t value = 0;
+  const char* first = eq == std::string::npos ? nullptr : text.data() + eq + 1;
+  const char* last = text.data() + text.size();
+  const bool number = first && first != last && std::from_chars(first, last, value).ptr == last;
+  if (!ident || !number) fail(rule::kUsage, "--bind takes NAME=VALUE with an integer VALUE, e.g. --bind M=16 (got '" + text + "')");
+  return {name, value};
+}
+
+std::string joined(const std::set<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+LayoutPtr read_bound_layout(const std::string& text, const std::vector<std::string>& binds) {
+  LayoutPtr l = parse_any_layout(text);
+  Bindings b;
+  for (const auto& t : binds) {
+    auto [name, value] = parse_binding(t);
+    if (!b.emplace(name, value).second) fail(rule::kUsage, "--bind " + name + " given twice");
+  }
+  const std::set<std::string> symbols = layout_symbols(*l);
+  for (const auto& [name, value] : b)
+    if (!symbols.count(name))  // a typo would otherwise leave the intended symbol unbound
+      fail(rule::kUsage, "--bind " + name + ": the layout has no symbol " + name + (symbols.empty() ? "" : " (its symbols: " + joined(symbols) + ")"));
+  if (symbols.empty()) return l;
+  try {
+    return bind_symbols(*l, b);
+  } catch (const SpecError& e) {
+    if (e.rule() != rule::kUnboundDim.id) throw;
+    fail(rule::kUnboundDim, e.diagnostic().message + "; give every symbol a value with --bind NAME=VALUE (symbols: " + joined(symbols) + ")");
+  }
+}
+
+namespace {
+
 int draw_layout(const DrawArgs& a) {
-  LayoutPtr l = parse_any_layout(a.layout);
+  LayoutPtr l = read_bound_layout(a.layout, a.bind);
   if (!a.tv && !a.tile.empty()) fail(rule::kUsage, "--tile goes with --tv");
   std::optional<IntTuple> tile;
   if (!a.tile.empty()) tile = parse_inttuple(a.tile);
@@ -80,7 +129,8 @@ void add_draw_command(CLI::App& app, int& exit_code) {
   sub->add_option("layout", a->layout, "a layout in CuTe notation, INNER o OFFSET o OUTER, or shard(...)")->required();
   sub->add_option("-o,--output", a->out, "write the SVG to this file (default: stdout)");
   sub->add_flag("--tv", a->tv, "TV view: modes (thread, value), cells labelled T{t}V{v} and coloured by thread");
-  sub->add_option("--tile", a->tile, "--tv: the tile of offsets, e.g. (4,8) (default: one row of cosize cells)");
+  sub->add_option("--tile", a->tile, "--tv: the tile of offsets, e.g. (4,8) (default: the most nearly square tile of max offset + 1 cells)");
+  sub->add_option("--bind", a->bind, "NAME=VALUE: the value of a symbol of the layout, e.g. M=16 (repeat for more)");
   sub->callback([a, &exit_code] { exit_code = reported([&] { return draw_layout(*a); }); });
 
   // `tfspec shard draw`: a subcommand of the shard group (cmd_group.cpp leaves the group's own op

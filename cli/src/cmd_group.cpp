@@ -63,6 +63,7 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
       std::vector<std::string> names;
       for (const auto& o : reg.ops())
         if (o.group == group) names.push_back(o.name);
+      for (const CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; })) names.push_back(nested->get_name());  // draw, print
       std::cerr << "error: [usage -] unknown " << group << " operation '" << st->op << "'" << did_you_mean(st->op, names)
                 << " (--list shows them all)\n";
       exit_code = kInputError;

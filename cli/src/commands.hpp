@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tfspec/reference/json.hpp"
+#include "tfspec/reference/layout.hpp"
 
 namespace tfspec::cli {
 
@@ -24,6 +25,11 @@ void add_propagate_command(CLI::App& app, int& exit_code);
 void add_reshard_plan_command(CLI::App& app, int& exit_code);  // multi-GPU reshard plan (spec/MULTIGPU.md)
 // `tfspec draw` and `tfspec shard draw` (call after the shard group is added).
 void add_draw_command(CLI::App& app, int& exit_code);
+// `tfspec layout print` (cmd_print.cpp; call after the layout group is added).
+void add_print_command(CLI::App& app, int& exit_code);
+// A layout read from text with `--bind NAME=VALUE` values substituted (§1; cmd_draw.cpp): a
+// NAME the layout lacks is a usage error, a symbol left without a value unbound-dim naming it.
+LayoutPtr read_bound_layout(const std::string& text, const std::vector<std::string>& binds);
 // `layout check L --draw FILE`: the check picture (cmd_draw.cpp); reports its own errors.
 int write_check_picture(const std::string& layout, const std::string& path);
 // `tfspec shard check|assemble ARGS --draw FILE`: the shard check picture, or the engines read

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
   add_propagate_command(app, exit_code);
   add_reshard_plan_command(app, exit_code);
   add_draw_command(app, exit_code);
+  add_print_command(app, exit_code);
   one_value_per_option(app);
   // Both spellings of the top level, as for op names: `reshard-plan` is canonical.
   app.get_subcommand("reshard-plan")->alias("reshard_plan");

@@ -59,7 +59,7 @@ TEST(DrawCli, BadInputNamesTheRule) {
   auto parse = run_tfspec("draw '(2,3:(3,1)'");
   EXPECT_EQ(parse.rc, 3);
   EXPECT_NE(parse.out.find("[parse-error §1]"), std::string::npos) << parse.out;
-  auto large = run_tfspec("draw '(64,65):(1,64)'");  // 4160 cells
+  auto large = run_tfspec("draw '(128,129):(1,128)'");  // 16512 cells
   EXPECT_EQ(large.rc, 3);
   EXPECT_NE(large.out.find("error: [draw-too-large -]"), std::string::npos) << large.out;
   auto sugar = run_tfspec("shard draw '(6 @ m.y) on x=2,y=4' '(6)' rmem");
@@ -100,7 +100,7 @@ TEST(DrawCli, CheckDrawMarksTheCollision) {
   EXPECT_EQ(slurp(f).find("data-mark"), std::string::npos);
   std::filesystem::remove(f);
   expect_input_error("layout size '(2,4):(4,1)' --draw " + f, "--draw goes with");
-  expect_input_error("layout check '(64,65):(1,64)' --draw " + f, "draw-too-large");
+  expect_input_error("layout check '(128,129):(1,128)' --draw " + f, "draw-too-large");
 }
 
 // `shard check --draw`: shard((2,2,2):(0,1,1); S(0),B; x=2,y=2) on rmem puts columns 1 and 2 of

@@ -1,43 +1,18 @@
 // Layout pictures: the rank-2 offset view (§2-§3), both stages of a ComposedLayout (§4), the TV
 // view, and the check picture with the offending cells marked (§2).
+#include <algorithm>
 #include <map>
 
 #include "picture.hpp"
 #include "tfspec/draw/draw.hpp"
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/composed.hpp"
-#include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/rules.hpp"
+#include "view.hpp"
 
 namespace tfspec::draw {
 namespace {
-
-// CuTe's rank-2 view: mode 0 down the rows, every other mode across the columns (colexicographic,
-// D1), so cell (r, c) is domain index r + rows * c. A rank-1 layout is one column.
-struct View {
-  IntTuple shape;
-  int64_t size = 1, rows = 1, cols = 1;
-};
-
-View rank2_view(const LayoutBase& l) {
-  View v;
-  v.shape = l.shape();
-  v.size = product_int(v.shape, "draw");
-  require_drawable(v.size, "the layout " + to_string(l));
-  v.rows = v.shape.is_tuple() && v.shape.len() >= 2 ? product_int(v.shape[0], "draw") : v.size;
-  v.cols = v.rows == 0 ? 0 : v.size / v.rows;
-  return v;
-}
-
-// The domain point at index i: an integer, or () for the rank-0 domain of a composition of
-// identities (§4: shape == ()).
-IntTuple domain_point(const View& v, int64_t i) { return v.shape.is_tuple() && v.shape.len() == 0 ? IntTuple() : IntTuple(i); }
-
-std::string coord_words(const View& v, int64_t i) {
-  if (v.shape.is_tuple() && v.shape.len() == 0) return "()";
-  return coord_to_string(idx2crd(i, v.shape));
-}
 
 Grid empty_grid(const View& v, std::string kind, std::string caption) {
   Grid g;
@@ -52,6 +27,7 @@ Grid empty_grid(const View& v, std::string kind, std::string caption) {
 void set_value(Cell& cell, int64_t value, const std::string& coord) {
   cell.stripes = {{std::to_string(value), palette(value)}};
   cell.title = coord + " -> " + std::to_string(value);
+  cell.value = value;
 }
 
 // The grids of a layout: one (its offsets), or the two stages of a ComposedLayout (§4). A point
@@ -82,7 +58,7 @@ std::vector<Grid> layout_grids(const LayoutBase& l, const View& v) {
         set_value(s1.at(r, c), mid, words);
       } catch (const SpecError& e) {
         if (e.rule() != rule::kCoordInDomain.id) throw;
-        s1.at(r, c) = Cell{{{"out", "#ffffff"}}, words + ": " + e.what(), Mark::OutOfDomain, {}};
+        s1.at(r, c) = Cell{{{"out", "#ffffff"}}, words + ": " + e.what(), Mark::OutOfDomain, {}, {}};
         s2.at(r, c) = s1.at(r, c);
         continue;
       }
@@ -90,7 +66,7 @@ std::vector<Grid> layout_grids(const LayoutBase& l, const View& v) {
         set_value(s2.at(r, c), l.apply(x), words);  // §4 as the reference defines it
       } catch (const SpecError& e) {
         if (e.rule() != rule::kCoordInDomain.id) throw;
-        s2.at(r, c) = Cell{{{"out", "#ffffff"}}, words + " -> " + std::to_string(mid) + ": " + e.what(), Mark::OutOfDomain, {}};
+        s2.at(r, c) = Cell{{{"out", "#ffffff"}}, words + " -> " + std::to_string(mid) + ": " + e.what(), Mark::OutOfDomain, {}, {}};
       }
     }
   return {s1, s2};
@@ -105,11 +81,37 @@ std::string kind_name(const LayoutBase& l) {
   return "layout";
 }
 
+// Past kLabelledCells a grid drops its labels (picture.hpp), so a colour per offset that tells
+// neighbours apart says nothing: the offsets take a colour scale from the smallest to the
+// largest instead, and the legend shows it (nine steps, the ends included).
+void use_colour_scale(Picture& p) {
+  std::optional<int64_t> lo, hi;
+  for (const auto& g : p.grids)
+    for (const auto& c : g.cells)
+      if (c.value) {
+        lo = std::min(lo.value_or(*c.value), *c.value);
+        hi = std::max(hi.value_or(*c.value), *c.value);
+      }
+  if (!lo) return;
+  for (auto& g : p.grids)
+    for (auto& c : g.cells)
+      if (c.value) c.stripes[0].fill = colour_scale(*c.value, *lo, *hi);
+  constexpr int kSteps = 8;
+  for (int k = 0; k <= kSteps; ++k) {
+    const int64_t o = *lo + static_cast<int64_t>(static_cast<__int128>(*hi - *lo) * k / kSteps);
+    if (!p.legend.empty() && p.legend.back().text == "offset " + std::to_string(o)) continue;
+    p.legend.push_back({colour_scale(o, *lo, *hi), "offset " + std::to_string(o)});
+  }
+  p.notes.push_back(std::to_string(p.grids.front().rows * p.grids.front().cols) + " cells: labels dropped past " + std::to_string(kLabelledCells) +
+                    "; colour = offset on the scale of the legend; rows and columns numbered every " + std::to_string(kGroup));
+}
+
 Picture layout_picture(const LayoutBase& l) {
   const View v = rank2_view(l);
   Picture p;
   p.title = kind_name(l) + " " + to_string(l);
   p.grids = layout_grids(l, v);
+  if (!labelled(p.grids.front())) use_colour_scale(p);
   for (const auto& g : p.grids)
     for (const auto& c : g.cells)
       if (c.mark == Mark::OutOfDomain) {
@@ -119,58 +121,35 @@ Picture layout_picture(const LayoutBase& l) {
   return p;
 }
 
+// Marks every cell of the final grid whose offset another cell shares (§2 layout-injective): all
+// of them, as the shard check picture marks every aliased element, not only the check's witness
+// pair; the tooltip names the others (the first three, then how many more). Returns the count.
+int64_t mark_collisions(Grid& g, const View& v) {
+  std::map<int64_t, std::vector<int64_t>> at;  // offset -> the domain indices holding it
+  for (int64_t i = 0; i < v.size; ++i)
+    if (const auto& value = g.at(i % v.rows, i / v.rows).value) at[*value].push_back(i);
+  int64_t marked = 0;
+  const std::string rule_words = std::string(rule::kLayoutInjective.id) + " " + std::string(rule::kLayoutInjective.clause);
+  for (const auto& [offset, holders] : at) {
+    if (holders.size() < 2) continue;
+    for (int64_t i : holders) {
+      std::string others;
+      size_t listed = 0;
+      for (size_t k = 0; k < holders.size() && listed < 3; ++k)
+        if (holders[k] != i) others += (listed++ ? ", " : "") + coord_words(v, holders[k]);
+      if (holders.size() - 1 > listed) others += " and " + std::to_string(holders.size() - 1 - listed) + " more";
+      Cell& cell = g.at(i % v.rows, i / v.rows);
+      cell.mark = Mark::Collision;
+      cell.title += " (collides with " + others + ": " + rule_words + ")";
+      ++marked;
+    }
+  }
+  return marked;
+}
+
 }  // namespace
 
 std::string layout_svg(const LayoutBase& l) { return to_svg(layout_picture(l)); }
-
-std::string tv_svg(const LayoutBase& l, const std::optional<IntTuple>& tile) {
-  const IntTuple shape = l.shape();
-  if (!shape.is_tuple() || shape.len() != 2)
-    fail(rule::kDrawTvModes, "the TV view needs two modes (thread, value); " + to_string(l) + " has " + std::to_string(rank(shape)));
-  const int64_t threads = product_int(shape[0], "draw"), values = product_int(shape[1], "draw");
-  require_drawable(checked_mul(threads, values), "the TV layout " + to_string(l));
-  std::vector<int64_t> offset(static_cast<size_t>(threads * values));
-  int64_t top = 0;
-  for (int64_t i = 0; i < threads * values; ++i) {
-    offset[static_cast<size_t>(i)] = l.apply(IntTuple(i));  // i = t + threads * v (D1)
-    top = std::max(top, offset[static_cast<size_t>(i)]);
-  }
-  int64_t rows = 1, cols = top + 1;
-  std::string tile_text = "(1," + std::to_string(cols) + ")";
-  if (tile) {
-    tile_text = to_string(*tile);
-    const int64_t n = product_int(*tile, "draw");
-    rows = tile->is_tuple() && tile->len() >= 2 ? product_int((*tile)[0], "draw") : n;
-    cols = n / rows;
-  }
-  require_drawable(rows * cols, "the tile " + tile_text);
-  Grid g;
-  g.kind = "tv";
-  g.caption = "tile " + tile_text + ": offset o at (o % " + std::to_string(rows) + ", o / " + std::to_string(rows) + "), T = thread, V = value";
-  g.rows = rows;
-  g.cols = cols;
-  g.cells.resize(static_cast<size_t>(rows * cols));
-  for (int64_t v = 0; v < values; ++v)
-    for (int64_t t = 0; t < threads; ++t) {
-      const int64_t o = offset[static_cast<size_t>(t + threads * v)];
-      const std::string tv = "T" + std::to_string(t) + "V" + std::to_string(v);
-      if (o < 0 || o >= rows * cols)
-        fail(rule::kDrawTvModes, tv + " maps to offset " + std::to_string(o) + ", outside the tile " + tile_text + " of " + std::to_string(rows * cols) + " offsets");
-      Cell& cell = g.at(o % rows, o / rows);
-      cell.stripes.push_back({tv, palette(t)});
-      cell.title += (cell.title.empty() ? "offset " + std::to_string(o) + ": " : ", ") + tv;
-      if (cell.stripes.size() > 1) cell.mark = Mark::Collision;
-    }
-  Picture p;
-  p.title = "TV layout " + to_string(l) + " (" + std::to_string(threads) + " threads x " + std::to_string(values) + " values)";
-  p.grids = {g};
-  for (const auto& c : p.grids[0].cells)
-    if (c.mark == Mark::Collision) {
-      p.notes.push_back("marked cells: two (thread, value) pairs share an offset (§2)");
-      break;
-    }
-  return to_svg(p);
-}
 
 std::string check_svg(const LayoutBase& l) {
   Picture p = layout_picture(l);
@@ -183,17 +162,14 @@ std::string check_svg(const LayoutBase& l) {
     p.notes.push_back(std::string("error: ") + e.what());
     raised = true;
   }
+  bool collides = false;
   for (const auto& d : report.violations) {
     p.notes.push_back("violation: [" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")"));
-    if (d.rule != rule::kLayoutInjective.id) continue;
-    const InjectivityResult r = is_injective(l);  // the witness pair the check reported
-    if (!r.witness) continue;
-    for (const IntTuple* w : {&r.witness->first, &r.witness->second}) {
-      const int64_t i = w->is_tuple() && w->len() == 0 ? 0 : crd2idx(*w, v.shape);
-      Cell& cell = p.grids.back().at(i % v.rows, i / v.rows);
-      cell.mark = Mark::Collision;
-      cell.title += " (collides: layout-injective §2)";
-    }
+    collides |= d.rule == rule::kLayoutInjective.id;
+  }
+  if (collides) {
+    const int64_t n = mark_collisions(p.grids.back(), v);
+    if (n) p.notes.push_back("marked: " + std::to_string(n) + " cells whose offset another cell shares");
   }
   for (const auto& d : report.undecided)
     p.notes.push_back("undecided: [" + d.rule + " " + d.clause + "] " + d.message + (d.path.empty() ? "" : " (at " + d.path + ")"));

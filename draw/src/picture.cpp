@@ -113,14 +113,64 @@ int draw_grid(std::ostringstream& o, const Grid& g, int x0, int y0) {
   return (y - y0) + static_cast<int>(g.rows) * h + kLine;
 }
 
-int grid_width(const Grid& g) { return kRowHeader + static_cast<int>(g.cols) * cell_width(g); }
+// An unlabelled grid (picture.hpp): squares of kSquare px (a cell of n stripes is n * kSquare / 2
+// high when n > 1), every kGroup-th row and column numbered, white lines between groups, no
+// text or tooltip per cell. Each square keeps data-label (and data-mark) for tools and tests,
+// and the squares come in row-major order inside <g class="cells">.
+constexpr int kSquare = 8;
+
+int square_height(const Grid& g) {
+  size_t n = 1;
+  for (const auto& c : g.cells) n = std::max(n, c.stripes.size());
+  return n == 1 ? kSquare : static_cast<int>(n) * kSquare / 2;
+}
+
+int index_header(const Grid& g) { return std::max(kRowHeader, text_width(std::to_string(g.rows)) + 8); }
+
+int draw_unlabelled_grid(std::ostringstream& o, const Grid& g, int x0, int y0) {
+  const int h = square_height(g), left = x0 + index_header(g);
+  o << "<g class=\"grid\" data-kind=\"" << g.kind << "\" data-rows=\"" << g.rows << "\" data-cols=\"" << g.cols << "\" data-labels=\"dropped\">\n";
+  int y = y0 + kLine - 4;
+  text(o, "caption", x0, y, g.caption);
+  y += kLine;
+  for (int64_t c = 0; c < g.cols; c += kGroup) text(o, "col-index", left + static_cast<int>(c) * kSquare, y, std::to_string(c));
+  y += 4;
+  for (int64_t r = 0; r < g.rows; r += kGroup) text(o, "row-index", left - 6, y + static_cast<int>(r) * h + 8, std::to_string(r), "end");
+  o << "<g class=\"cells\">\n";
+  for (int64_t r = 0; r < g.rows; ++r)
+    for (int64_t c = 0; c < g.cols; ++c) {
+      const Cell& cell = g.cells[static_cast<size_t>(r * g.cols + c)];
+      const int n = std::max<int>(1, static_cast<int>(cell.stripes.size())), sh = h / n;
+      for (int i = 0; i < n; ++i) {
+        const bool empty = cell.stripes.empty();
+        o << "<rect x=\"" << left + static_cast<int>(c) * kSquare << "\" y=\"" << y + static_cast<int>(r) * h + i * sh << "\" width=\"" << kSquare
+          << "\" height=\"" << sh << "\" fill=\"" << (empty ? "#eeeeee" : cell.stripes[i].fill) << "\" data-label=\""
+          << (empty ? "" : xml_escape(cell.stripes[i].label)) << "\"";
+        if (cell.mark != Mark::None) o << " data-mark=\"" << mark_name(cell.mark) << "\" stroke=\"" << mark_colour(cell.mark) << "\"";
+        o << "/>\n";
+      }
+    }
+  o << "</g>\n<path class=\"groups\" stroke=\"#ffffff\" stroke-width=\"1\" d=\"";
+  const int w = static_cast<int>(g.cols) * kSquare, ht = static_cast<int>(g.rows) * h;
+  for (int64_t c = kGroup; c < g.cols; c += kGroup) o << "M" << left + static_cast<int>(c) * kSquare << " " << y << "v" << ht;
+  for (int64_t r = kGroup; r < g.rows; r += kGroup) o << "M" << left << " " << y + static_cast<int>(r) * h << "h" << w;
+  o << "\"/>\n</g>\n";
+  return (y - y0) + ht + kLine;
+}
+
+int grid_width(const Grid& g) {
+  if (!labelled(g)) return index_header(g) + static_cast<int>(g.cols) * kSquare;
+  return kRowHeader + static_cast<int>(g.cols) * cell_width(g);
+}
 
 }  // namespace
 
 std::string palette(int64_t n) {
-  // Hue steps of 47 degrees (coprime with 360: 360 consecutive values get distinct hues).
-  const int64_t hue = ((n % 360) * 47 % 360 + 360) % 360;
-  const double s = 0.55, l = 0.80;
+  // Hue steps of 137 degrees (near the golden angle 137.5, coprime with 360: 360 consecutive
+  // values get distinct hues, and neighbours are 137 degrees apart). Saturation and lightness
+  // keep black text readable while neighbours stay apart (CIE76 distance >= 40; draw_test).
+  const int64_t hue = ((n % 360) * 137 % 360 + 360) % 360;
+  const double s = 0.65, l = 0.78;
   const double c = (1 - std::fabs(2 * l - 1)) * s;
   const double hp = static_cast<double>(hue) / 60.0;
   const double x = c * (1 - std::fabs(std::fmod(hp, 2.0) - 1));
@@ -137,6 +187,20 @@ std::string palette(int64_t n) {
   char buf[8];
   auto byte = [&](double v) { return static_cast<int>(std::lround((v + m) * 255)); };
   std::snprintf(buf, sizeof buf, "#%02x%02x%02x", byte(r), byte(g), byte(b));
+  return buf;
+}
+
+std::string colour_scale(int64_t v, int64_t lo, int64_t hi) {
+  // Five stops of matplotlib's viridis; linear in between. Integer geometry elsewhere, but a
+  // fraction here: IEEE double arithmetic is deterministic for these operations.
+  static constexpr int kStops[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+  const double t = hi == lo ? 0.0 : static_cast<double>(static_cast<__int128>(v) - lo) / static_cast<double>(static_cast<__int128>(hi) - lo);
+  const double at = std::clamp(t, 0.0, 1.0) * 4;
+  const int k = std::min(3, static_cast<int>(at));
+  const double f = at - k;
+  char buf[8];
+  auto mix = [&](int ch) { return static_cast<int>(std::lround(kStops[k][ch] + (kStops[k + 1][ch] - kStops[k][ch]) * f)); };
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", mix(0), mix(1), mix(2));
   return buf;
 }
 
@@ -172,7 +236,7 @@ std::string to_svg(const Picture& p) {
   int y = kMargin;
   body << "<text class=\"title\" x=\"" << kMargin << "\" y=\"" << y + 12 << "\" font-size=\"13\" font-weight=\"bold\">" << xml_escape(p.title) << "</text>\n";
   y += kLine + 8;
-  for (const auto& g : p.grids) y += draw_grid(body, g, kMargin, y);
+  for (const auto& g : p.grids) y += labelled(g) ? draw_grid(body, g, kMargin, y) : draw_unlabelled_grid(body, g, kMargin, y);
   if (!p.legend.empty()) {
     body << "<g class=\"legend\">\n";
     text(body, "caption", kMargin, y + kLine - 4, "legend");

@@ -1,8 +1,11 @@
 // The picture model every drawing builds (grids of cells, a legend, notes) and its SVG writer.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "tfspec/draw/draw.hpp"
 
 namespace tfspec::draw {
 
@@ -23,6 +26,7 @@ struct Cell {
   std::string title;    // the tooltip: everything about the cell in words
   Mark mark = Mark::None;
   std::string partial;  // non-empty: the owners hold Partial contributions (e.g. "sum over y")
+  std::optional<int64_t> value;  // the offset a layout picture's cell shows (its colour scale, its collisions)
 };
 
 // rows x cols cells, row-major.
@@ -48,6 +52,16 @@ struct Picture {
 
 // SpecError("draw-too-large") when a picture would hold more than kMaxCells cells.
 void require_drawable(int64_t cells, const std::string& what);
+
+// A grid of at most kLabelledCells cells is drawn with a text label and a tooltip per cell;
+// a larger one (up to kMaxCells) as small coloured squares, every kGroup-th row and column
+// numbered and a line between groups, so that 128 x 128 stays near 1 MB (README, "Pictures").
+inline constexpr int kGroup = 8;
+inline bool labelled(const Grid& g) { return g.rows * g.cols <= kLabelledCells; }
+
+// A colour scale for values in [lo, hi] (viridis-like: dark blue, teal, green, yellow), for the
+// unlabelled grids where the colour alone must say which offset is which.
+std::string colour_scale(int64_t v, int64_t lo, int64_t hi);
 std::string to_svg(const Picture& p);
 
 }  // namespace tfspec::draw

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
+#include <cmath>
 #include <set>
 
 #include "golden.hpp"
@@ -70,13 +72,16 @@ TEST(LayoutDraw, ComposedMarksOutOfDomainPositions) {
   for (const auto& c : select(svg, "//s:g[@data-kind='stage2']/s:g[@data-mark]")) EXPECT_EQ(c.at("data-mark"), "out-of-domain");
 }
 
-// TV (2,2):(2,1): thread t, value v at offset 2t + v. One row of 4 by default; the tile (2,2)
-// puts offset o at (o % 2, o / 2).
+// TV (2,2):(2,1): thread t, value v at offset 2t + v. The default tile holds the 4 offsets as
+// (2,2) (the smallest divisor r of 4 with r^2 >= 4 is 2), as does the tile (2,2) given: offset o
+// at (o % 2, o / 2).
 TEST(LayoutDraw, TvViewLabelsThreadAndValue) {
   const auto tv = parse_any_layout("(2,2):(2,1)");
-  EXPECT_EQ(labels(tv_svg(*tv), "tv"), (Labels{{{0, 0}, "T0V0"}, {{0, 1}, "T0V1"}, {{0, 2}, "T1V0"}, {{0, 3}, "T1V1"}}));
+  const Labels want = {{{0, 0}, "T0V0"}, {{1, 0}, "T0V1"}, {{0, 1}, "T1V0"}, {{1, 1}, "T1V1"}};
+  EXPECT_EQ(labels(tv_svg(*tv), "tv"), want);
   const std::string tiled = tv_svg(*tv, parse_inttuple("(2,2)"));
-  EXPECT_EQ(labels(tiled, "tv"), (Labels{{{0, 0}, "T0V0"}, {{1, 0}, "T0V1"}, {{0, 1}, "T1V0"}, {{1, 1}, "T1V1"}}));
+  EXPECT_EQ(labels(tiled, "tv"), want);
+  EXPECT_EQ(labels(tv_svg(*tv, parse_inttuple("(1,4)")), "tv"), (Labels{{{0, 0}, "T0V0"}, {{0, 1}, "T0V1"}, {{0, 2}, "T1V0"}, {{0, 3}, "T1V1"}}));
   // coloured by thread: T0V0 and T0V1 share a fill, T1V0 has another
   auto fill = [&](int r, int c) {
     return select(tiled, "//s:g[@class='cell'][@data-row='" + std::to_string(r) + "'][@data-col='" + std::to_string(c) + "']/s:rect")[0]["fill"];
@@ -85,11 +90,35 @@ TEST(LayoutDraw, TvViewLabelsThreadAndValue) {
   EXPECT_NE(fill(0, 0), fill(0, 1));
 }
 
-// (2,2):(1,1): T0V1 and T1V0 both land on offset 1 (stacked and marked).
+// Issue 25: `(8,8):(8,1) --tv` was one row of 64 cells. Offset o = 8t + v; the default tile
+// (8,8) puts it at (o % 8, o / 8) = (v, t): column t holds thread t's values top to bottom.
+TEST(LayoutDraw, TvDefaultTileIsNearSquare) {
+  const std::string svg = tv_svg(*parse_any_layout("(8,8):(8,1)"));
+  auto grid = select(svg, "//s:g[@class='grid']");
+  ASSERT_EQ(grid.size(), 1u);
+  EXPECT_EQ(grid[0]["data-rows"], "8");
+  EXPECT_EQ(grid[0]["data-cols"], "8");
+  Labels want;
+  for (int t = 0; t < 8; ++t)
+    for (int v = 0; v < 8; ++v) want[{v, t}] = "T" + std::to_string(t) + "V" + std::to_string(v);
+  EXPECT_EQ(labels(svg, "tv"), want);
+  EXPECT_LT(std::stoi(select(svg, "/s:svg")[0]["width"]), 600);  // was 5,224 px
+  // 32 offsets: divisors of 32 with r^2 >= 32 are 8, 16, 32, so (8,4); 6 offsets: (3,2); 7 (prime): (7,1).
+  auto shape_of = [](const char* l) {
+    auto g = select(tv_svg(*parse_any_layout(l)), "//s:g[@class='grid']");
+    return g[0]["data-rows"] + "x" + g[0]["data-cols"];
+  };
+  EXPECT_EQ(shape_of("(8,4):(4,1)"), "8x4");
+  EXPECT_EQ(shape_of("(3,2):(2,1)"), "3x2");
+  EXPECT_EQ(shape_of("(7,1):(1,0)"), "7x1");
+}
+
+// (2,2):(1,1): T0V1 and T1V0 both land on offset 1 (stacked and marked). Offsets 0..2: 3 is
+// prime, so the default tile is one column (3,1).
 TEST(LayoutDraw, TvViewMarksSharedOffsets) {
   const std::string svg = tv_svg(*parse_any_layout("(2,2):(1,1)"));
-  EXPECT_EQ(labels(svg, "tv"), (Labels{{{0, 0}, "T0V0"}, {{0, 1}, "T1V0 T0V1"}, {{0, 2}, "T1V1"}}));
-  EXPECT_EQ(marked(svg, "tv"), (std::vector<std::pair<int, int>>{{0, 1}}));
+  EXPECT_EQ(labels(svg, "tv"), (Labels{{{0, 0}, "T0V0"}, {{1, 0}, "T1V0 T0V1"}, {{2, 0}, "T1V1"}}));
+  EXPECT_EQ(marked(svg, "tv"), (std::vector<std::pair<int, int>>{{1, 0}}));
 }
 
 TEST(LayoutDraw, TvViewNeedsTwoModesAndATileThatHoldsTheOffsets) {
@@ -97,9 +126,11 @@ TEST(LayoutDraw, TvViewNeedsTwoModesAndATileThatHoldsTheOffsets) {
   EXPECT_EQ(error_id([] { tv_svg(*parse_any_layout("(2,2):(2,1)"), parse_inttuple("(2,1)")); }), "draw-tv-modes");
 }
 
-// README's check example: (2,4):(1,1) holds r + c; (1,0) and (0,1) share offset 1, so cells
-// (1,0) and (0,1) are marked, and nothing else.
-TEST(CheckDraw, MarksTheCollidingCoordinates) {
+// README's check example: (2,4):(1,1) holds r + c: row 0 holds 0 1 2 3, row 1 holds 1 2 3 4.
+// Offsets 1, 2 and 3 are each held by two cells, 0 and 4 by one: the six cells (0,1) (1,0),
+// (0,2) (1,1), (0,3) (1,2) collide (issue 25: only the witness pair was marked), (0,0) and (1,3)
+// do not. Each tooltip names the coordinate it collides with.
+TEST(CheckDraw, MarksEveryCollidingCoordinate) {
   const std::string svg = check_svg(*parse_any_layout("(2,4):(1,1)"));
   Labels want;
   for (int r = 0; r < 2; ++r)
@@ -107,10 +138,24 @@ TEST(CheckDraw, MarksTheCollidingCoordinates) {
   EXPECT_EQ(labels(svg, "offsets"), want);
   auto m = marked(svg, "offsets");
   std::sort(m.begin(), m.end());
-  EXPECT_EQ(m, (std::vector<std::pair<int, int>>{{0, 1}, {1, 0}}));
+  EXPECT_EQ(m, (std::vector<std::pair<int, int>>{{0, 1}, {0, 2}, {0, 3}, {1, 0}, {1, 1}, {1, 2}}));
+  auto title = [&](int r, int c) {
+    return select(svg, "//s:g[@class='cell'][@data-row='" + std::to_string(r) + "'][@data-col='" + std::to_string(c) + "']/s:title")[0]["#text"];
+  };
+  EXPECT_NE(title(0, 1).find("collides with (1,0)"), std::string::npos) << title(0, 1);
+  EXPECT_NE(title(1, 2).find("collides with (0,3)"), std::string::npos) << title(1, 2);
+  EXPECT_EQ(title(0, 0).find("collides"), std::string::npos) << title(0, 0);
   bool listed = false;
   for (const auto& n : select(svg, "//s:text[@class='note']")) listed |= n.at("#text").find("[layout-injective §2]") != std::string::npos;
   EXPECT_TRUE(listed);
+}
+
+// 4:0 puts all four coordinates on offset 0: each collides with the three others.
+TEST(CheckDraw, TooltipNamesEveryOtherHolder) {
+  const std::string svg = check_svg(*parse_any_layout("4:0"));
+  EXPECT_EQ(marked(svg, "offsets").size(), 4u);
+  const auto t = select(svg, "//s:g[@class='cell'][@data-row='2']/s:title")[0]["#text"];
+  EXPECT_NE(t.find("collides with 0, 1, 3"), std::string::npos) << t;
 }
 
 TEST(CheckDraw, InjectiveLayoutHasNoMarks) {
@@ -129,11 +174,11 @@ TEST(CheckDraw, MarksOutOfDomainPositions) {
   EXPECT_TRUE(listed);
 }
 
-// 64 x 65 = 4160 cells > kMaxCells.
+// Issue 25: a 128 x 128 tile draws; 128 x 129 = 16512 cells > kMaxCells = 16384.
 TEST(LayoutDraw, TooLargeIsAnInputErrorWithItsRule) {
-  EXPECT_EQ(error_id([] { layout_svg(*parse_any_layout("(64,65):(1,64)")); }), "draw-too-large");
-  EXPECT_EQ(error_id([] { check_svg(*parse_any_layout("(64,65):(1,64)")); }), "draw-too-large");
-  EXPECT_EQ(error_id([] { layout_svg(*parse_any_layout("(64,64):(1,64)")); }), "(no error)");
+  EXPECT_EQ(error_id([] { layout_svg(*parse_any_layout("(128,129):(1,128)")); }), "draw-too-large");
+  EXPECT_EQ(error_id([] { check_svg(*parse_any_layout("(128,129):(1,128)")); }), "draw-too-large");
+  EXPECT_EQ(error_id([] { layout_svg(*parse_any_layout("(128,128):(1,128)")); }), "(no error)");
   EXPECT_EQ(error_id([] { layout_svg(*parse_any_layout("(M,4):(1,M)")); }), "needs-concrete");
 }
 
@@ -145,6 +190,26 @@ TEST(LayoutDraw, SameInputSameBytes) {
   EXPECT_EQ(tv_svg(*parse_any_layout("(4,2):(2,1)")), tv_svg(*parse_any_layout("(4,2):(2,1)")));
 }
 
+namespace {
+// CIE76 colour distance of two #rrggbb (sRGB -> linear -> XYZ (D65) -> L*a*b*), written here
+// independently of the palette's HSL arithmetic.
+double delta_e(const std::string& a, const std::string& b) {
+  auto lab = [](const std::string& hex) {
+    double rgb[3];
+    for (int i = 0; i < 3; ++i) {
+      const double u = std::stoi(hex.substr(1 + 2 * i, 2), nullptr, 16) / 255.0;
+      rgb[i] = u <= 0.04045 ? u / 12.92 : std::pow((u + 0.055) / 1.055, 2.4);
+    }
+    const double x = (0.4124 * rgb[0] + 0.3576 * rgb[1] + 0.1805 * rgb[2]) / 0.95047, y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2],
+                 z = (0.0193 * rgb[0] + 0.1192 * rgb[1] + 0.9505 * rgb[2]) / 1.08883;
+    auto f = [](double t) { return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116; };
+    return std::array<double, 3>{116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+  };
+  const auto p = lab(a), q = lab(b);
+  return std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+}
+}  // namespace
+
 TEST(LayoutDraw, PaletteIsFixedAndDistinguishesNeighbours) {
   std::set<std::string> seen;
   for (int n = 0; n < 360; ++n) {
@@ -155,7 +220,15 @@ TEST(LayoutDraw, PaletteIsFixedAndDistinguishesNeighbours) {
   }
   EXPECT_GT(seen.size(), 300u);  // 360 distinct hues; rounding to bytes may merge a few
   EXPECT_EQ(palette(-1), palette(359));
-  EXPECT_EQ(palette(0), "#e8b0b0");  // hue 0, s 55%, l 80%: chroma 0.22, (0.91, 0.69, 0.69) * 255 = (232, 176, 176)
+  // hue 0, s 65%, l 78%: chroma (1 - |2*0.78 - 1|) * 0.65 = 0.286, m = 0.78 - 0.143 = 0.637:
+  // (0.923, 0.637, 0.637) * 255 = (235, 162, 162)
+  EXPECT_EQ(palette(0), "#eba2a2");
+  // Issue 25: devices #2 and #3 were nearly the same green (CIE76 distance 13). Every two
+  // consecutive values (devices, threads, offsets) now differ by at least 25.
+  EXPECT_GE(delta_e(palette(2), palette(3)), 25) << palette(2) << " " << palette(3);
+  double least = 1e9;
+  for (int n = 0; n < 360; ++n) least = std::min(least, delta_e(palette(n), palette(n + 1)));
+  EXPECT_GE(least, 25);
 }
 
 // One golden per kind; the expected labels above are the hand derivation, the golden pins the

@@ -116,7 +116,7 @@ TEST(ReshardDraw, PartialSourceIsAReduction) {
 TEST(ShardDraw, BadInputNamesTheReferencesRule) {
   // size(G) = 6 but the logical tensor has 7 elements (§7.1.1)
   EXPECT_EQ(error_id([] { shard_svg(shard("shard((2,3):(0,1); S(0),B; x=2,y=2)"), {7}, Storage::Rmem); }), "shard-size-match");
-  EXPECT_EQ(error_id([] { shard_svg(shard("shard((4097):(1); B; x=1)"), {4097}, Storage::Rmem); }), "draw-too-large");
+  EXPECT_EQ(error_id([] { shard_svg(shard("shard((16385):(1); B; x=1)"), {16385}, Storage::Rmem); }), "draw-too-large");
 }
 
 TEST(ShardDraw, SameInputSameBytes) {
@@ -218,7 +218,7 @@ TEST(ShardCheckDraw, InvalidLayoutIsListedNotDrawn) {
   EXPECT_TRUE(select(short_attrs, "//s:g[@class='grid']").empty());
   EXPECT_TRUE(any_note_starts(short_attrs, "violation: [shard-attrs-rank"));
   // a picture past kMaxCells is the caller's error, as for every picture
-  EXPECT_EQ(error_id([] { shard_check_svg(shard("shard((4097):(1); B; x=1)"), check_opts(Storage::Rmem)); }), "draw-too-large");
+  EXPECT_EQ(error_id([] { shard_check_svg(shard("shard((16385):(1); B; x=1)"), check_opts(Storage::Rmem)); }), "draw-too-large");
 }
 
 // ---- engines read back (§6, §7) ----

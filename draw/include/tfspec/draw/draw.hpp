@@ -19,7 +19,10 @@ namespace tfspec::draw {
 std::string xml_escape(const std::string& s);
 
 // The most cells (or owner stripes) one picture holds; more is SpecError("draw-too-large").
-inline constexpr int64_t kMaxCells = 4096;
+// 16384 holds a 128 x 128 tile; past kLabelledCells (64 x 64) a grid drops its per-cell labels
+// and keeps colours, group labels and a legend (picture.hpp), which bounds the file size.
+inline constexpr int64_t kMaxCells = 16384;
+inline constexpr int64_t kLabelledCells = 4096;
 
 // A layout as CuTe draws it: a rank-2 view, mode 0 down the rows and the remaining modes across
 // the columns (a rank-1 layout is one column), cell (r, c) holding L(r + rows * c) (D1) and
@@ -28,8 +31,9 @@ inline constexpr int64_t kMaxCells = 4096;
 std::string layout_svg(const LayoutBase& l);
 
 // The TV view of a layout whose two modes are (thread, value): the tile (rows, cols) of offsets
-// (default: one row of cosize cells), each offset o at (o % rows, o / rows), labelled T{t}V{v}
-// and coloured by thread. Offsets two (t, v) share are marked.
+// (default: the most nearly square tile of exactly max offset + 1 cells, rows >= cols, as CuTe's
+// TV pictures draw an (M, N) tile), each offset o at (o % rows, o / rows), labelled T{t}V{v} and
+// coloured by thread. Offsets two (t, v) share are marked.
 std::string tv_svg(const LayoutBase& l, const std::optional<IntTuple>& tile = std::nullopt);
 
 // The logical tensor (row-major, rows = shape[0]) with each element's owners (§6, §7.2, D3):
@@ -43,8 +47,9 @@ std::string shard_svg(const ShardLayout& sl, const std::vector<int64_t>& shape, 
 std::string reshard_svg(const ShardLayout& src, const ShardLayout& dst, const std::vector<int64_t>& shape, Storage src_storage,
                         Storage dst_storage);
 
-// The layout picture with what check_layout (§2) reports marked: a collision's two coordinates,
-// positions whose value falls outside the inner layout's domain (§4); every diagnostic listed.
+// The layout picture with what check_layout (§2) reports marked: every cell whose offset another
+// cell shares (layout-injective; the tooltip names the others), positions whose value falls
+// outside the inner layout's domain (§4); every diagnostic listed.
 std::string check_svg(const LayoutBase& l);
 
 // The shard check picture (§2, D3): the owners of every element as shard_svg draws them, with
@@ -62,9 +67,22 @@ std::string shard_check_svg(const ShardLayout& sl, const ShardCheckOptions& opts
 // Errors other than those of the engines' contents (an invalid layout, a wrong shape) are thrown.
 std::string assemble_svg(const Engines& engines, const ShardLayout& sl, const std::vector<int64_t>& shape);
 
-// The fill of every picture: a pastel #rrggbb, a fixed function of an integer (an offset, a
-// thread, a device); 360 consecutive values get distinct hues.
+// The fill of every labelled picture: a pastel #rrggbb, a fixed function of an integer (an
+// offset, a thread, a device). The hue steps by 137 degrees (near the golden angle, coprime with
+// 360): consecutive values differ by 137 degrees of hue, and 360 consecutive values get distinct
+// hues.
 std::string palette(int64_t n);
+
+// The terminal views of a layout (`tfspec layout print`), in the rank-2 view the pictures use
+// (mode 0 down the rows, the rest across; rank 1 is one column), of the final offsets (a
+// ComposedLayout's inner(offset + outer(c)), a ShardLayout's intra-engine offsets).
+// print_layout: CuTe's print_layout table: the layout, the column indices, then per row a
+// +---+ rule and `r  | o | o |`, each cell as wide as the widest of cosize's digits, any
+// offset and any column index. print_latex: CuTe's print_latex, a standalone TikZ picture (x
+// down, y across), each cell a node filled with the picture's colour of its offset, the grid,
+// and the row and column indices.
+std::string print_layout(const LayoutBase& l);
+std::string print_latex(const LayoutBase& l);
 
 // The same pictures without the XML declaration, to embed in HTML.
 std::string inline_svg(const std::string& svg);
