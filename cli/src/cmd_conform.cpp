@@ -23,7 +23,7 @@ namespace {
 struct ConformArgs {
   std::string impl = "reference";
   std::string corpus;
-  std::vector<std::string> filters, excludes;
+  std::vector<std::string> filters, excludes, tags;
   std::string xfail, json, junit, html, stderr_path;
   int timeout_ms = 10000;
   int max_consecutive_timeouts = conformance::kDefaultMaxConsecutiveTimeouts;
@@ -74,6 +74,7 @@ int conform(const ConformArgs& a) {
   RunOptions opts;
   opts.filters = a.filters;
   opts.excludes = a.excludes;
+  opts.tags = a.tags;
   if (!a.xfail.empty()) opts.expected_failures = read_id_list(a.xfail);
   opts.max_consecutive_timeouts = a.max_consecutive_timeouts;
   opts.deadline_seconds = a.deadline;
@@ -100,6 +101,7 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   sub->add_option("--filter", a->filters,
                   "run only cases matching a clause (§7, §7.1.2), an op (composition), an id prefix, or a glob over id, op or clause ('s3-*', 'shard.*'); repeatable");
   sub->add_option("--exclude", a->excludes, "skip the cases matching this (same forms as --filter); repeatable");
+  sub->add_option("--tag", a->tags, "run only cases carrying this corpus tag (e.g. limit); repeatable");
   sub->add_option("--timeout-ms", a->timeout_ms, "per-case reply timeout for a subprocess, >= 1 (default 10000)")->check(CLI::PositiveNumber);
   sub->add_option("--max-consecutive-timeouts", a->max_consecutive_timeouts,
                   "stop after this many consecutive timed-out cases, the rest reported as not run (default 5; 0: never)")

@@ -1,6 +1,7 @@
 // The run loop: handshake, one request per case, unsupported ops never sent.
 #include "tfspec/conformance/runner.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -113,17 +114,24 @@ std::string joined(const std::vector<std::string>& words, size_t at_most = 10) {
   return s;
 }
 
+bool tagged(const CorpusCase& c, const std::vector<std::string>& tags) {
+  if (tags.empty()) return true;
+  for (const auto& t : tags)
+    if (std::find(c.tags.begin(), c.tags.end(), t) != c.tags.end()) return true;
+  return false;
+}
+
 // The refusals that need no implementation: an empty selection, a stale expected failure.
 std::vector<const CorpusCase*> selection(const std::vector<CorpusCase>& cases, const RunOptions& opts) {
   std::vector<const CorpusCase*> out;
   std::set<std::string> ids;
   for (const auto& c : cases) {
     ids.insert(c.id);
-    if (selected(c, opts.filters, opts.excludes)) out.push_back(&c);
+    if (selected(c, opts.filters, opts.excludes) && tagged(c, opts.tags)) out.push_back(&c);
   }
   if (out.empty())
     fail(rule::kUsage, "no case matches --filter " + (opts.filters.empty() ? std::string("(none)") : joined(opts.filters)) +
-                           (opts.excludes.empty() ? std::string() : " --exclude " + joined(opts.excludes)) + " (" + std::to_string(cases.size()) +
+                           (opts.excludes.empty() ? std::string() : " --exclude " + joined(opts.excludes)) + (opts.tags.empty() ? std::string() : " --tag " + joined(opts.tags)) + " (" + std::to_string(cases.size()) +
                            " cases; a filter is a clause such as §7.1, an op such as composition, a case id prefix, or a glob such as 's3-*')");
   std::vector<std::string> stale;
   for (const auto& id : opts.expected_failures)

@@ -179,6 +179,15 @@ TEST(Trust, GlobsAndExcludesSelectCases) {
   EXPECT_TRUE(selected(c, {}, {"s3-*"}));
   EXPECT_FALSE(selected(c, {"s7-sugar"}, {"§7"}));
   EXPECT_FALSE(selected(c, {"sugar*"})) << "a glob matches the whole id, not a prefix";
+  // --tag: the corpus's `tags` member; the five `limit` cases of the corpus (spec/corpus/*.json).
+  RunOptions limits;
+  limits.tags = {"limit"};
+  auto reference = in_process(registry());
+  const Report tagged = run(corpus(), *reference, limits);
+  EXPECT_EQ(tagged.cases.size(), 5u);
+  for (const auto& o : tagged.cases) EXPECT_EQ(o.c->tags, std::vector<std::string>{"limit"}) << o.c->id;
+  limits.tags = {"no-such-tag"};
+  EXPECT_NE(refusal([&] { run(corpus(), *reference, limits); }).find("--tag no-such-tag"), std::string::npos);
   RunOptions everything_excluded;
   everything_excluded.excludes = {"*"};
   auto impl = in_process(registry());

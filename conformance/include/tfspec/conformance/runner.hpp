@@ -87,6 +87,7 @@ struct RunOptions {
   // (`*`, `?`, `[..]`; fnmatch) matched against the whole id, op or clause (`s3-*`, `shard.*`).
   std::vector<std::string> filters;
   std::vector<std::string> excludes;
+  std::vector<std::string> tags;  // when given, only cases carrying one of these corpus tags
   std::set<std::string> expected_failures;
   // Stop after this many consecutive timed-out cases (the implementation no longer answers);
   // the remaining cases are errored as not run. 0: never stop.
