@@ -1,13 +1,16 @@
 // `tfspec conform`: the corpus (spec/corpus/) against an implementation, clause by clause.
 //   --impl reference        the reference, in process
 //   --impl "CMD ARGS"       a subprocess speaking spec/PROTOCOL.md on stdin/stdout
-// Exit codes: 0 nothing failed or errored (expected failures and unsupported ops aside),
-// 1 some case failed or errored, 3 bad usage / corpus / an implementation that does not start.
+// Exit codes: 0 nothing failed, errored or passed unexpectedly (expected failures and unsupported
+// ops aside), 1 some case failed, errored or XPASSed (or was not run: the run stopped), 3 bad
+// usage / corpus / report file, an empty selection, stale expected failures, an implementation
+// that does not start or supports none of the selected ops; 128+N stopped by signal N.
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
+#include "run_control.hpp"
 #include "tfspec/conformance/fuzz.hpp"
 #include "tfspec/conformance/html_report.hpp"
 #include "tfspec/conformance/runner.hpp"
@@ -20,21 +23,18 @@ namespace {
 struct ConformArgs {
   std::string impl = "reference";
   std::string corpus;
-  std::vector<std::string> filters;
-  std::string xfail, json, junit, html, stderr_path = "/dev/null";
+  std::vector<std::string> filters, excludes, tags;
+  std::string xfail, json, junit, html, stderr_path;
   int timeout_ms = 10000;
+  int max_consecutive_timeouts = conformance::kDefaultMaxConsecutiveTimeouts;
+  double deadline = 0;
   bool quiet = false;
+  bool allow_unsupported = false;
   bool fuzz = false;
   double seconds = 10;
   uint64_t seed = 1;
   std::vector<std::string> fuzz_ops;
 };
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) fail(rule::kUsage, "cannot write " + path);
-}
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
@@ -54,6 +54,8 @@ int fuzz(const ConformArgs& a) {
   const FuzzOutcome r = conform_fuzz(protocol::OpRegistry::instance(), *impl, o);
   std::cout << "fuzz: " << r.cases << " cases in " << static_cast<int>(r.seconds) << " s, " << r.agreed << " agreed, " << r.skipped
             << " skipped (unsupported or undecided by the reference)\n";
+  // A run that asked nothing tested nothing: never a pass.
+  if (r.cases == 0) fail(rule::kUsage, "no case ran within --seconds " + std::to_string(a.seconds) + ": nothing was tested");
   if (!r.disagreement) return kOk;
   std::cout << "DISAGREEMENT after " << r.shrink_steps << " shrink steps: " << r.why << "\n"
             << "  request:   " << protocol::dump_line(r.request) << "\n"
@@ -71,13 +73,21 @@ int conform(const ConformArgs& a) {
   const auto cases = load_corpus(dir);
   RunOptions opts;
   opts.filters = a.filters;
+  opts.excludes = a.excludes;
+  opts.tags = a.tags;
   if (!a.xfail.empty()) opts.expected_failures = read_id_list(a.xfail);
+  opts.max_consecutive_timeouts = a.max_consecutive_timeouts;
+  opts.deadline_seconds = a.deadline;
+  opts.allow_unsupported = a.allow_unsupported;
+  opts.interrupted = &stop_signal();
+  catch_stop_signals();
   auto impl = a.impl == "reference" ? in_process(protocol::OpRegistry::instance()) : subprocess(a.impl, a.timeout_ms, a.stderr_path);
   const Report report = run(cases, *impl, opts);
-  std::cout << text_report(report, !a.quiet);
-  if (!a.json.empty()) write_file(a.json, json_report(report).dump(1) + "\n");
-  if (!a.junit.empty()) write_file(a.junit, junit_report(report));
-  if (!a.html.empty()) write_file(a.html, html_report(report));
+  std::cout << text_report(report, !a.quiet) << std::flush;
+  if (!a.json.empty()) write_report_file(a.json, json_report(report).dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
+  if (!a.junit.empty()) write_report_file(a.junit, junit_report(report));
+  if (!a.html.empty()) write_report_file(a.html, html_report(report));
+  if (stop_signal().load() != 0) return stopped_exit_code();
   return exit_code(report) == 0 ? kOk : kViolations;
 }
 
@@ -88,19 +98,28 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("conform", "Run the conformance corpus against an implementation (spec/corpus, spec/PROTOCOL.md)");
   sub->add_option("--impl", a->impl, "`reference` (in process) or a command speaking the protocol on stdin/stdout, e.g. \"python3 my_impl.py\"");
   sub->add_option("--corpus", a->corpus, "the corpus directory (default: this source tree's spec/corpus)");
-  sub->add_option("--filter", a->filters, "run only cases matching a clause (§7, §7.1.2), an op (composition) or an id prefix; repeatable");
-  sub->add_option("--timeout-ms", a->timeout_ms, "per-case reply timeout for a subprocess (default 10000)");
-  sub->add_option("--xfail", a->xfail, "expected failures: case ids, one per line (# comments); they do not fail the run");
+  sub->add_option("--filter", a->filters,
+                  "run only cases matching a clause (§7, §7.1.2), an op (composition), an id prefix, or a glob over id, op or clause ('s3-*', 'shard.*'); repeatable");
+  sub->add_option("--exclude", a->excludes, "skip the cases matching this (same forms as --filter); repeatable");
+  sub->add_option("--tag", a->tags, "run only cases carrying this corpus tag (e.g. limit); repeatable");
+  sub->add_option("--timeout-ms", a->timeout_ms, "per-case reply timeout for a subprocess, >= 1 (default 10000)")->check(CLI::PositiveNumber);
+  sub->add_option("--max-consecutive-timeouts", a->max_consecutive_timeouts,
+                  "stop after this many consecutive timed-out cases, the rest reported as not run (default 5; 0: never)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--deadline", a->deadline, "stop starting cases after this many seconds, the rest reported as not run")->check(positive_seconds());
+  sub->add_flag("--allow-unsupported", a->allow_unsupported, "accept a run in which the implementation supports none of the selected ops");
+  sub->add_option("--xfail", a->xfail,
+                  "expected failures: case ids, one per line (# comments); they do not fail the run, but one that passes (XPASS) does, and an id that names no case is an error");
   sub->add_option("--json", a->json, "write the report as JSON to this file");
   sub->add_option("--junit", a->junit, "write the report as JUnit XML to this file");
   sub->add_option("--html", a->html, "write the report as one self-contained HTML file (per-clause table, failures expandable, layout answers drawn)");
-  sub->add_option("--impl-stderr", a->stderr_path, "where the implementation's stderr goes (default /dev/null)");
+  sub->add_option("--impl-stderr", a->stderr_path, "also append the implementation's stderr to this file (its last lines are shown with each errored case)");
   sub->add_flag("--quiet", a->quiet, "print only the per-clause table");
   sub->add_flag("--fuzz", a->fuzz, "generated cases checked against the reference instead of the corpus; the first disagreement is shrunk");
-  sub->add_option("--seconds", a->seconds, "--fuzz: time budget (default 10)");
-  sub->add_option("--seed", a->seed, "--fuzz: seed (the run is reproducible by seed)");
+  sub->add_option("--seconds", a->seconds, "--fuzz: time budget, > 0 (default 10)")->check(positive_seconds());
+  sub->add_option("--seed", a->seed, "--fuzz: seed, 0 to 2^64-1 (the run is reproducible by seed)")->check(CLI::NonNegativeNumber);
   sub->add_option("--fuzz-op", a->fuzz_ops, "--fuzz: only these ops (default: size cosize eval coalesce filter injective complement composition logical_divide logical_product); repeatable");
-  sub->callback([a, &exit_code] { exit_code = conform(*a); });
+  sub->callback([a, &exit_code] { exit_code = reported([&] { return conform(*a); }); });
 }
 
 }  // namespace tfspec::cli

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "run_control.hpp"
 #include "tfspec/props/fuzz.hpp"
 
 namespace tfspec::cli {
@@ -19,6 +20,7 @@ struct FuzzArgs {
   uint64_t seed = 1;
   std::string op = "all";
   std::string replay, junit;
+  bool replay_given = false;
   int64_t max_cases = 0;
   bool quiet = false;
 };
@@ -58,14 +60,15 @@ std::string reproduce(const FuzzArgs& a, const std::string& case_text) {
   return "tfspec fuzz --backend " + a.backend + " --replay '" + case_text + "'";
 }
 
-void write_junit(const FuzzArgs& a, const props::FuzzResult* r, const std::string& skipped) {
+// `stopped`: why the run ended early or tested nothing (an error testcase), "" when neither.
+void write_junit(const FuzzArgs& a, const props::FuzzResult* r, const std::string& skipped, const std::string& stopped = "") {
   if (a.junit.empty()) return;
-  std::ofstream out(a.junit);
-  if (!out) fail(rule::kUsage, "cannot write the JUnit file " + a.junit);
+  std::ostringstream out;
   const auto& ops = a.op == "all" ? props::fuzz_ops() : std::vector<std::string>{a.op};
   const int failures = r && r->disagreement ? 1 : 0;
-  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"tfspec-fuzz\" tests=\"" << ops.size()
-      << "\" failures=\"" << failures << "\" skipped=\"" << (skipped.empty() ? 0 : ops.size()) << "\" time=\""
+  const int errors = stopped.empty() ? 0 : 1;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite name=\"tfspec-fuzz\" tests=\"" << ops.size() + errors
+      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << (skipped.empty() ? 0 : ops.size()) << "\" time=\""
       << (r ? r->seconds : 0.0) << "\">\n";
   for (const auto& op : ops) {
     out << "  <testcase classname=\"fuzz." << a.backend << "\" name=\"" << op << "\">";
@@ -83,42 +86,16 @@ void write_junit(const FuzzArgs& a, const props::FuzzResult* r, const std::strin
     }
     out << "</testcase>\n";
   }
+  if (errors)
+    out << "  <testcase classname=\"fuzz." << a.backend << "\" name=\"run\"><error message=\"" << xml_escape(stopped) << "\"/></testcase>\n";
   out << "</testsuite>\n</testsuites>\n";
+  write_report_file(a.junit, out.str());
 }
 
-int run(const FuzzArgs& a) {
-  std::unique_ptr<gpu::Backend> backend;
-  if (a.backend == "host") backend = gpu::make_host_backend();
-  else if (a.backend == "cuda") backend = gpu::make_cuda_backend();
-  else fail(rule::kUsage, "--backend is host or cuda, not '" + a.backend + "'");
-  if (a.op != "all" && std::find(props::fuzz_ops().begin(), props::fuzz_ops().end(), a.op) == props::fuzz_ops().end())
-    fail(rule::kUsage, "--op is all, offsets, crd2idx, gather, scatter or reshard, not '" + a.op + "'");
-  if (auto why = backend->unavailable()) {
-    const std::string msg = "backend " + a.backend + " unavailable: " + *why;
-    std::cout << "fuzz: SKIPPED, " << msg << " (exit " << kUnavailable << ", never a pass)" << std::endl;
-    write_junit(a, nullptr, msg);
-    return kUnavailable;
-  }
-  if (!a.replay.empty()) {
-    props::FuzzCase c = props::parse_fuzz_case(a.replay);
-    props::FuzzCheck r = props::check_fuzz_case(c, *backend);
-    std::cout << "case:      " << props::fuzz_case_text(c) << "\nreference: " << props::describe(r.reference) << "\n"
-              << std::left << std::setw(11) << (a.backend + ":") << props::describe(r.backend) << "\n";
-    const char* verdict = r.verdict == props::Verdict::Agree ? "AGREE" : r.verdict == props::Verdict::Skip ? "SKIP (undecided)" : "DISAGREE";
-    std::cout << "fuzz: " << verdict << std::endl;
-    return r.verdict == props::Verdict::Disagree ? kViolations : kOk;
-  }
-  props::FuzzOptions o;
-  o.seconds = a.seconds;
-  o.seed = a.seed;
-  o.op = a.op;
-  o.max_cases = a.max_cases;
-  o.progress = a.quiet ? nullptr : &std::cout;
-  read_shards(o);
-  std::cout << "fuzz: backend " << a.backend << ", op " << a.op << ", seed " << a.seed << ", shard " << o.shard_index << "/"
-            << o.total_shards << ", " << a.seconds << " s" << std::endl;
-  props::FuzzResult r = props::run_fuzz(*backend, o);
-  write_junit(a, &r, "");
+// The verdict and how far the run reached; `stopped_by` is the signal that ended it early (0: none).
+int summary(const FuzzArgs& a, const props::FuzzResult& r, int stopped_by) {
+  if (stopped_by)
+    std::cout << "fuzz: INTERRUPTED by signal " << stopped_by << ": the summary of the cases that ran (exit " << 128 + stopped_by << ")\n";
   if (r.disagreement) {
     std::cout << "fuzz: DISAGREEMENT in " << r.op << " after " << r.cases_before_failure << " cases (shrunk in " << r.shrink_steps
               << " steps)\n  case:      " << r.case_text << "\n  reference: " << props::describe(r.reference) << "\n  "
@@ -133,7 +110,7 @@ int run(const FuzzArgs& a) {
     refusals += s.refusals;
     skipped += s.skipped;
   }
-  std::cout << "fuzz: PASS, " << r.cases << " cases in " << std::fixed << std::setprecision(1) << r.seconds << " s, no disagreement ("
+  std::cout << "fuzz: " << (stopped_by ? "no disagreement so far" : "PASS") << ", " << r.cases << " cases in " << std::fixed << std::setprecision(1) << r.seconds << " s, no disagreement ("
             << per_op.str() << "; " << refusals << " refusals agreed, " << skipped << " undecided by the reference)" << std::endl;
   // How far the cases reached: sizes, and offsets past 2^31 (no 32-bit plan holds them, so the
   // backend's 64-bit path answered; issue 13 asks for both).
@@ -153,20 +130,71 @@ int run(const FuzzArgs& a) {
   return kOk;
 }
 
+int run(const FuzzArgs& a) {
+  std::unique_ptr<gpu::Backend> backend;
+  if (a.backend == "host") backend = gpu::make_host_backend();
+  else if (a.backend == "cuda") backend = gpu::make_cuda_backend();
+  else fail(rule::kUsage, "--backend is host or cuda, not '" + a.backend + "'");
+  if (a.op != "all" && std::find(props::fuzz_ops().begin(), props::fuzz_ops().end(), a.op) == props::fuzz_ops().end())
+    fail(rule::kUsage, "--op is all, offsets, crd2idx, gather, scatter or reshard, not '" + a.op + "'");
+  if (auto why = backend->unavailable()) {
+    const std::string msg = "backend " + a.backend + " unavailable: " + *why;
+    std::cout << "fuzz: SKIPPED, " << msg << " (exit " << kUnavailable << ", never a pass)" << std::endl;
+    write_junit(a, nullptr, msg);
+    return kUnavailable;
+  }
+  if (a.replay_given) {
+    props::FuzzCase c = props::parse_fuzz_case(a.replay);
+    props::FuzzCheck r = props::check_fuzz_case(c, *backend);
+    std::cout << "case:      " << props::fuzz_case_text(c) << "\nreference: " << props::describe(r.reference) << "\n"
+              << std::left << std::setw(11) << (a.backend + ":") << props::describe(r.backend) << "\n";
+    const char* verdict = r.verdict == props::Verdict::Agree ? "AGREE" : r.verdict == props::Verdict::Skip ? "SKIP (undecided)" : "DISAGREE";
+    std::cout << "fuzz: " << verdict << std::endl;
+    return r.verdict == props::Verdict::Disagree ? kViolations : kOk;
+  }
+  props::FuzzOptions o;
+  o.seconds = a.seconds;
+  o.seed = a.seed;
+  o.op = a.op;
+  o.max_cases = a.max_cases;
+  o.progress = a.quiet ? nullptr : &std::cout;
+  o.stop = &stop_signal();
+  read_shards(o);
+  catch_stop_signals();
+  std::cout << "fuzz: backend " << a.backend << ", op " << a.op << ", seed " << a.seed << ", shard " << o.shard_index << "/"
+            << o.total_shards << ", " << a.seconds << " s" << std::endl;
+  props::FuzzResult r = props::run_fuzz(*backend, o);
+  if (const int sig = stop_signal().load()) {
+    write_junit(a, &r, "", "interrupted by signal " + std::to_string(sig) + " after " + std::to_string(r.cases) + " cases");
+    summary(a, r, sig);
+    return stopped_exit_code();
+  }
+  // A run that executed no case tested nothing: never a pass.
+  if (r.cases == 0) {
+    const std::string why = "no case ran within --seconds " + std::to_string(a.seconds) + " (the budget ended before the first case): nothing was tested";
+    write_junit(a, &r, "", why);
+    fail(rule::kUsage, why);
+  }
+  write_junit(a, &r, "");
+  return summary(a, r, 0);
+}
+
 }  // namespace
 
 void add_fuzz_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<FuzzArgs>();
   auto* sub = app.add_subcommand("fuzz", "Differential fuzzing of the optimized backends against the reference (shrinks any disagreement)");
   sub->add_option("--backend", a->backend, "host or cuda")->capture_default_str();
-  sub->add_option("--seconds", a->seconds, "time budget")->capture_default_str();
-  sub->add_option("--seed", a->seed, "base seed (each batch derives its own)")->capture_default_str();
+  sub->add_option("--seconds", a->seconds, "time budget, > 0")->capture_default_str()->check(positive_seconds());
+  sub->add_option("--seed", a->seed, "base seed, 0 to 2^64-1 (each batch derives its own)")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--op", a->op, "all, offsets, crd2idx, gather, scatter or reshard")->capture_default_str();
-  sub->add_option("--max-cases", a->max_cases, "stop after this many cases (0: the time budget only)");
-  sub->add_option("--replay", a->replay, "run one case given in its text form (printed with every disagreement)");
+  sub->add_option("--max-cases", a->max_cases, "run at most this many cases, >= 1 (default: the time budget only)")->check(CLI::PositiveNumber);
+  auto* replay = sub->add_option("--replay", a->replay, "run one case given in its text form (printed with every disagreement)")
+                     ->check(non_empty("give the case text printed with a disagreement"));
   sub->add_option("--junit", a->junit, "write a JUnit XML report");
   sub->add_flag("--quiet", a->quiet, "no progress lines");
-  sub->callback([a, &exit_code] {
+  sub->callback([a, replay, &exit_code] {
+    a->replay_given = replay->count() > 0;
     exit_code = reported([&] { return run(*a); });
   });
 }

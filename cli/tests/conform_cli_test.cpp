@@ -50,4 +50,64 @@ TEST(Conform, FailuresAndUsageErrorsHaveTheirExitCodes) {
   EXPECT_EQ(run_tfspec("conform --corpus /nonexistent-dir").rc, 3);
 }
 
+// Issue 19, items 7, 15, 17: bad budgets, timeouts, seeds and expected-failure paths are refused.
+TEST(Conform, BadOptionValuesAreRefused) {
+  const std::string impl = " --impl " + shell_quote(std::string(TFSPEC_BINARY) + " serve");
+  for (const std::string& bad : std::vector<std::string>{"--timeout-ms 0", "--timeout-ms -1", "--xfail " + shell_quote(::testing::TempDir()),
+                                "--xfail /no/such/xfail.txt", "--deadline 0", "--deadline nan", "--max-consecutive-timeouts -1"}) {
+    auto r = run_tfspec("conform --quiet --filter §7.5 " + bad + impl);
+    EXPECT_EQ(r.rc, 3) << bad << ": " << r.out;
+    EXPECT_EQ(r.out.find("total"), std::string::npos) << bad << ": ran anyway:\n" << r.out;
+  }
+  for (const char* bad : {"--seconds nan", "--seconds 0", "--seconds -1", "--seed -1"}) {
+    auto r = run_tfspec(std::string("conform --fuzz --fuzz-op size ") + bad + impl);
+    EXPECT_EQ(r.rc, 3) << bad << ": " << r.out;
+  }
+  auto r = run_tfspec("conform --fuzz --fuzz-op size --seconds 1e-9" + impl);
+  EXPECT_NE(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("no case ran"), std::string::npos) << r.out;
+}
+
+// Item 14: every report file's write is checked.
+TEST(Conform, AReportFileThatCannotBeWrittenIsAnError) {
+  for (const char* opt : {"--json", "--junit", "--html"}) {
+    auto r = run_tfspec(std::string("conform --quiet --filter §7.5 ") + opt + " /dev/full");
+    EXPECT_EQ(r.rc, 3) << opt << ": " << r.out;
+    EXPECT_NE(r.out.find("cannot write the report file /dev/full"), std::string::npos) << opt << ": " << r.out;
+  }
+}
+
+// Issue 22: the day-one mistakes that used to give a green run that tested nothing.
+TEST(Conform, ARunThatWouldTestNothingFailsLoudly) {
+  auto r = run_tfspec("conform --quiet --filter compostion");
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("no case matches --filter compostion"), std::string::npos) << r.out;
+  EXPECT_EQ(run_tfspec("conform --quiet --filter '§9'").rc, 3);
+  r = run_tfspec("conform --quiet --filter §3 --impl cat");
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("supports none of the"), std::string::npos) << r.out;
+  EXPECT_EQ(run_tfspec("conform --quiet --filter §3 --impl cat --allow-unsupported").rc, 0);
+  r = run_tfspec("conform --quiet --impl /no/such/binary");
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("command not found"), std::string::npos) << r.out;
+  const std::string stale = ::testing::TempDir() + "/stale-xfail.txt";
+  std::ofstream(stale) << "s3-cosize-no-such-case  # misspelt\n";
+  r = run_tfspec("conform --quiet --filter §7.5 --xfail " + shell_quote(stale));
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("s3-cosize-no-such-case"), std::string::npos) << r.out;
+  const std::string passing = ::testing::TempDir() + "/xpass-xfail.txt";
+  std::ofstream(passing) << "s3-cosize\n";
+  r = run_tfspec("conform --filter s3-cosize --xfail " + shell_quote(passing));
+  EXPECT_EQ(r.rc, 1) << "an XPASS fails the run: " << r.out;
+  EXPECT_NE(r.out.find("XPASS s3-cosize"), std::string::npos) << r.out;
+}
+
+// Item 10: an adapter that stops answering stops the run after N consecutive timeouts.
+TEST(Conform, AnAdapterThatNeverAnswersStopsTheRun) {
+  const std::string silent = "read l; echo '{\"cmd\":\"start\",\"protocol\":1,\"ops\":[\"size\"]}'; sleep 60";
+  auto r = run_tfspec("conform --quiet --filter size --timeout-ms 100 --max-consecutive-timeouts 2 --impl " + shell_quote(silent));
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("STOPPED: stopped after 2 consecutive timeouts"), std::string::npos) << r.out;
+}
+
 }  // namespace

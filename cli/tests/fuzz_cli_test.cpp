@@ -1,6 +1,15 @@
 // `tfspec fuzz` end to end: a short host run passes, replay, sharding, usage errors, and the
 // CUDA backend either runs or says why not with exit 5 (never a silent pass).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 #include "run_tfspec.hpp"
 
@@ -44,6 +53,94 @@ TEST(FuzzCli, TheCudaBackendRunsOrSaysWhyNot) {
   }
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("fuzz: PASS"), std::string::npos) << r.out;
+}
+
+// Issue 19, item 7: a budget that never ends or runs nothing is refused; a run with no case is
+// never a PASS.
+TEST(FuzzCli, ABudgetThatIsNotAFinitePositiveNumberIsRefused) {
+  for (const char* s : {"nan", "inf", "0", "-1", "1e999", "abc"}) {
+    // --max-cases bounds the run should a budget be accepted (NaN never ends).
+    auto r = run_tfspec(std::string("fuzz --quiet --max-cases 20 --seconds ") + s);
+    EXPECT_EQ(r.rc, 3) << s << ": " << r.out;
+    EXPECT_NE(r.out.find("--seconds"), std::string::npos) << s << ": " << r.out;
+    EXPECT_EQ(r.out.find("PASS"), std::string::npos) << s << ": " << r.out;
+  }
+  auto r = run_tfspec("fuzz --quiet --seconds 1e-9");
+  EXPECT_NE(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.find("PASS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no case ran"), std::string::npos) << r.out;
+}
+
+// Item 17: --max-cases N runs exactly N cases (fewer only when the time is up); N < 1, an empty
+// replay and a negative seed are refused.
+TEST(FuzzCli, MaxCasesIsExactAndTheOtherOptionsAreChecked) {
+  for (int n : {1, 7, 250}) {
+    auto r = run_tfspec("fuzz --quiet --op offsets --seconds 60 --max-cases " + std::to_string(n));
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("fuzz: PASS, " + std::to_string(n) + " cases"), std::string::npos) << n << ": " << r.out;
+  }
+  for (const char* bad : {"--max-cases -5", "--max-cases 0", "--replay ''", "--seed -1"}) {
+    auto r = run_tfspec(std::string("fuzz --quiet --seconds 1 ") + bad);
+    EXPECT_EQ(r.rc, 3) << bad << ": " << r.out;
+    EXPECT_EQ(r.out.find("PASS"), std::string::npos) << bad << ": " << r.out;
+  }
+}
+
+// Item 14: a report that cannot be written is an error, not a silent loss.
+TEST(FuzzCli, AJunitFileThatCannotBeWrittenIsAnError) {
+  auto r = run_tfspec("fuzz --quiet --max-cases 10 --junit /dev/full");
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("cannot write the report file /dev/full"), std::string::npos) << r.out;
+  r = run_tfspec("fuzz --quiet --max-cases 10 --junit /no/such/dir/report.xml");
+  EXPECT_EQ(r.rc, 3) << r.out;
+}
+
+// Item 16: SIGINT stops the run at a case boundary with the summary and the JUnit file, exit 130.
+TEST(FuzzCli, SigintPrintsTheSummaryWritesTheReportAndExits130) {
+  const std::string dir = ::testing::TempDir();
+  const std::string out_path = dir + "/fuzz_sigint_out.txt", junit = dir + "/fuzz_sigint.xml";
+  std::remove(junit.c_str());
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // exec directly: a shell would start a background job with SIGINT ignored
+    const int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1), dup2(fd, 2);
+    execl(TFSPEC_BINARY, "tfspec", "fuzz", "--seconds", "120", "--seed", "5", "--junit", junit.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until it has started fuzzing (its first progress line), then interrupt.
+  for (int i = 0; i < 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream in(out_path);
+    std::stringstream s;
+    s << in.rdbuf();
+    if (s.str().find(" cases/s") != std::string::npos) break;
+  }
+  kill(pid, SIGINT);
+  int status = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(30)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      FAIL() << "no exit within 30 s of SIGINT";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::ifstream in(out_path);
+  std::stringstream out;
+  out << in.rdbuf();
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal, not stopped by it:\n" << out.str();
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out.str();
+  EXPECT_NE(out.str().find("fuzz: INTERRUPTED by signal 2"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("no disagreement so far, "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("fuzz: largest cases:"), std::string::npos) << out.str();
+  std::ifstream x(junit);
+  ASSERT_TRUE(x.good()) << "no JUnit file";
+  std::stringstream xml;
+  xml << x.rdbuf();
+  EXPECT_NE(xml.str().find("<error message=\"interrupted by signal 2 after "), std::string::npos) << xml.str();
+  EXPECT_NE(xml.str().find("</testsuites>"), std::string::npos) << xml.str();
 }
 
 }  // namespace

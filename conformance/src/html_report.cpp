@@ -75,7 +75,9 @@ std::string html_report(const Report& r) {
   std::snprintf(line, sizeof line, "%zu cases in %.2f s", r.cases.size(), r.seconds);
   o << "<p>implementation <code>" << draw::xml_escape(dump(r.implementation)) << "</code>; " << line;
   if (r.restarts) o << "; restarted " << r.restarts << " time(s)";
-  o << "</p>\n<h2>Per clause</h2>\n<table class=\"clauses\">\n<tr><th>clause</th><th>pass</th><th>fail</th><th>errored</th><th>unsupported</th><th>xfail</th><th>xpass</th></tr>\n";
+  o << "</p>\n";
+  if (!r.stopped.empty()) o << "<p class=\"stopped\"><strong>Stopped:</strong> " << draw::xml_escape(r.stopped) << "; the cases after it were not run (errored).</p>\n";
+  o << "<h2>Per clause</h2>\n<table class=\"clauses\">\n<tr><th>clause</th><th>pass</th><th>fail</th><th>errored</th><th>unsupported</th><th>xfail</th><th>xpass</th></tr>\n";
   for (const auto& [clause, n] : j["clauses"].items()) counts_row(o, clause, n, "clause");
   counts_row(o, "total", j["summary"], "total");
   o << "</table>\n";
@@ -85,7 +87,7 @@ std::string html_report(const Report& r) {
   for (size_t i = 0; i < r.cases.size(); ++i) {
     const Json& c = j["cases"][i];
     const std::string status = c["status"];
-    if (status != "fail" && status != "errored" && status != "xpass") continue;
+    if ((status != "fail" && status != "errored" && status != "xpass") || c.value("not_run", false)) continue;
     ++listed;
     cases << "<details class=\"case " << status << "\" id=\"case-" << draw::xml_escape(c["id"]) << "\"><summary>" << draw::xml_escape(status) << " " << draw::xml_escape(c["id"])
           << " [" << draw::xml_escape(c["clause"]) << " " << draw::xml_escape(c["op"]) << "] (" << draw::xml_escape(r.cases[i].c->file) << ")</summary>\n<dl>\n";
@@ -94,6 +96,7 @@ std::string html_report(const Report& r) {
     if (c.contains("expected")) item("expected", dump(c["expected"]));
     if (c.contains("actual")) item("actual", dump(c["actual"]));
     if (c.contains("detail")) item("why", c["detail"].get<std::string>());
+    if (c.contains("stderr")) item("stderr (last lines)", c["stderr"].get<std::string>());
     if (!r.cases[i].c->note.empty()) item("note", r.cases[i].c->note);
     cases << "</dl>\n";
     if (pictured < kMaxPicturedFailures) {

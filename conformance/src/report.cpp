@@ -31,19 +31,8 @@ struct ByClause {
 
 std::map<std::string, Counts, ByClause> per_clause(const Report& r) {
   std::map<std::string, Counts, ByClause> out;
-  for (const auto& o : r.cases) {
-    Report one;
-    one.cases.push_back(o);
-    Counts c = one.totals();
-    Counts& t = out[o.c->clause];
-    t.pass += c.pass, t.fail += c.fail, t.unsupported += c.unsupported, t.errored += c.errored, t.xfail += c.xfail, t.xpass += c.xpass;
-  }
+  for (const auto& o : r.cases) out[o.c->clause].add(outcome_name(o));
   return out;
-}
-
-std::string status_name(const CaseOutcome& o) {
-  if (o.expected_failure) return o.status == Status::Pass ? "xpass" : "xfail";
-  return std::string(protocol::to_string(o.status));
 }
 
 Json expected_of(const CorpusCase& c) {
@@ -55,6 +44,12 @@ std::string clip(const std::string& s, size_t n = 400) { return s.size() <= n ? 
 
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
+int not_run_count(const Report& r) {
+  int n = 0;
+  for (const auto& o : r.cases) n += o.not_run;
+  return n;
+}
+
 // A clause padded to 9 display columns (`§` is two bytes, one column).
 std::string clause_cell(const std::string& c) {
   size_t columns = 0;
@@ -64,35 +59,56 @@ std::string clause_cell(const std::string& c) {
 
 }  // namespace
 
-std::string text_report(const Report& r, bool list_failures) {
-  std::ostringstream out;
-  out << "implementation: " << dump(r.implementation) << "\n\n";
+namespace {
+
+void table(std::ostringstream& out, const Report& r) {
   char line[160];
-  std::snprintf(line, sizeof line, "%-9s %6s %6s %8s %12s %6s\n", "clause", "pass", "fail", "errored", "unsupported", "xfail");
+  std::snprintf(line, sizeof line, "%-9s %6s %6s %8s %12s %6s %6s\n", "clause", "pass", "fail", "errored", "unsupported", "xfail", "xpass");
   out << line;
   for (const auto& [clause, n] : per_clause(r)) {
-    std::snprintf(line, sizeof line, "%6d %6d %8d %12d %6d\n", n.pass, n.fail, n.errored, n.unsupported, n.xfail);
+    std::snprintf(line, sizeof line, "%6d %6d %8d %12d %6d %6d\n", n.pass, n.fail, n.errored, n.unsupported, n.xfail, n.xpass);
     out << clause_cell(clause) << " " << line;
   }
   const Counts t = r.totals();
-  std::snprintf(line, sizeof line, "%-9s %6d %6d %8d %12d %6d\n", "total", t.pass, t.fail, t.errored, t.unsupported, t.xfail);
+  std::snprintf(line, sizeof line, "%-9s %6d %6d %8d %12d %6d %6d\n", "total", t.pass, t.fail, t.errored, t.unsupported, t.xfail, t.xpass);
   out << line;
-  if (t.xpass) out << t.xpass << " expected failure(s) passed: remove them from the expected-failures file\n";
+}
+
+void case_text(std::ostringstream& out, const CaseOutcome& o) {
+  const std::string outcome = outcome_name(o);
+  out << "\n" << (outcome == "xpass" ? "XPASS" : outcome == "fail" ? "FAIL" : "ERRORED") << " " << o.c->id << " [" << o.c->clause << " "
+      << o.c->op << "] (" << o.c->file << ")\n";
+  out << "  args:     " << clip(dump(protocol::case_request(*o.c, 0)["args"])) << "\n";
+  out << "  expected: " << clip(dump(expected_of(*o.c))) << "\n";
+  if (!o.actual.is_null()) out << "  actual:   " << clip(dump(o.actual)) << "\n";
+  if (outcome == "xpass") out << "  why:      an expected failure passed: remove " << o.c->id << " from the expected-failures file\n";
+  else if (!o.detail.empty()) out << "  why:      " << clip(o.detail) << "\n";
+  if (!o.stderr_tail.empty()) {
+    std::istringstream lines(o.stderr_tail);
+    std::string l;
+    while (std::getline(lines, l)) out << "  stderr:   " << l << "\n";
+  }
+  if (!o.c->note.empty()) out << "  note:     " << clip(o.c->note) << "\n";
+}
+
+}  // namespace
+
+std::string text_report(const Report& r, bool list_failures) {
+  std::ostringstream out;
+  out << "implementation: " << dump(r.implementation) << "\n\n";
+  table(out, r);
+  const Counts t = r.totals();
+  if (t.xpass) out << t.xpass << " expected failure(s) passed (XPASS, a failure): remove them from the expected-failures file\n";
+  if (!r.stopped.empty()) out << "STOPPED: " << r.stopped << "; " << not_run_count(r) << " case(s) not run (counted as errored)\n";
   if (r.restarts) out << "the implementation was restarted " << r.restarts << " time(s)\n";
+  char line[96];
   std::snprintf(line, sizeof line, "%zu cases in %.2f s\n", r.cases.size(), r.seconds);
   out << line;
   if (!list_failures) return out.str();
   for (const auto& o : r.cases) {
-    const bool bad = !o.expected_failure && (o.status == Status::Fail || o.status == Status::Errored);
-    const bool xpass = o.expected_failure && o.status == Status::Pass;
-    if (!bad && !xpass) continue;
-    out << "\n" << (xpass ? "XPASS" : o.status == Status::Fail ? "FAIL" : "ERRORED") << " " << o.c->id << " [" << o.c->clause << " "
-        << o.c->op << "] (" << o.c->file << ")\n";
-    out << "  args:     " << clip(dump(protocol::case_request(*o.c, 0)["args"])) << "\n";
-    out << "  expected: " << clip(dump(expected_of(*o.c))) << "\n";
-    if (!o.actual.is_null()) out << "  actual:   " << clip(dump(o.actual)) << "\n";
-    if (!o.detail.empty()) out << "  why:      " << clip(o.detail) << "\n";
-    if (!o.c->note.empty()) out << "  note:     " << clip(o.c->note) << "\n";
+    const std::string outcome = outcome_name(o);
+    if (o.not_run || (outcome != "fail" && outcome != "errored" && outcome != "xpass")) continue;
+    case_text(out, o);
   }
   return out.str();
 }
@@ -106,45 +122,75 @@ Json json_report(const Report& r) {
   for (const auto& [clause, n] : per_clause(r)) clauses[clause] = counts(n);
   Json cases = Json::array();
   for (const auto& o : r.cases) {
-    Json c{{"id", o.c->id}, {"clause", o.c->clause}, {"op", o.c->op}, {"status", status_name(o)}};
+    Json c{{"id", o.c->id}, {"clause", o.c->clause}, {"op", o.c->op}, {"status", outcome_name(o)}};
     if (o.status != Status::Pass && o.status != Status::Unsupported) {
       c["expected"] = expected_of(*o.c);
       if (!o.actual.is_null()) c["actual"] = o.actual;
       c["args"] = protocol::case_request(*o.c, 0)["args"];
     }
     if (!o.detail.empty()) c["detail"] = o.detail;
+    if (c["status"] == "xpass") c["detail"] = "an expected failure passed: remove it from the expected-failures file";
+    if (!o.stderr_tail.empty()) c["stderr"] = o.stderr_tail;
+    if (o.not_run) c["not_run"] = true;
+    c["seconds"] = o.seconds;
     cases.push_back(std::move(c));
   }
-  return Json{{"implementation", r.implementation}, {"summary", counts(t)}, {"clauses", clauses},
-              {"restarts", r.restarts}, {"seconds", r.seconds}, {"cases", cases}};
+  Json j{{"implementation", r.implementation}, {"summary", counts(t)}, {"clauses", clauses},
+         {"restarts", r.restarts}, {"seconds", r.seconds}, {"cases", cases}};
+  if (!r.stopped.empty()) j["stopped"] = r.stopped;
+  return j;
 }
+
+namespace {
+
+// One testcase element; its kind decides the child: failure (fail, xpass), error (errored),
+// skipped (unsupported, xfail), none (pass). The attribute counts are made from the same kinds.
+void junit_case(std::ostringstream& out, const CaseOutcome& o) {
+  const std::string outcome = outcome_name(o);
+  char time[32];
+  std::snprintf(time, sizeof time, "%.6f", o.seconds);
+  out << "    <testcase classname=\"" << draw::xml_escape(o.c->clause + "." + o.c->op) << "\" name=\"" << draw::xml_escape(o.c->id)
+      << "\" time=\"" << time << "\"";
+  std::string what = "expected " + dump(expected_of(*o.c)) + ", actual " + dump(o.actual) + ": " + o.detail;
+  if (!o.stderr_tail.empty()) what += "\nimplementation stderr (last lines):\n" + o.stderr_tail;
+  if (outcome == "pass") {
+    out << "/>\n";
+  } else if (outcome == "xfail") {
+    out << "><skipped message=\"expected failure (" << draw::xml_escape(std::string(protocol::to_string(o.status))) << ")\"/></testcase>\n";
+  } else if (outcome == "unsupported") {
+    out << "><skipped message=\"unsupported\"/></testcase>\n";
+  } else if (outcome == "xpass") {
+    out << "><failure type=\"xpass\" message=\"XPASS: an expected failure passed; remove " << draw::xml_escape(o.c->id)
+        << " from the expected-failures file\"/></testcase>\n";
+  } else if (outcome == "errored") {
+    out << "><error type=\"errored\" message=\"" << draw::xml_escape(clip(o.detail, 200)) << "\">" << draw::xml_escape(what) << "</error></testcase>\n";
+  } else {
+    out << "><failure type=\"fail\" message=\"" << draw::xml_escape(clip(o.detail, 200)) << "\">" << draw::xml_escape(what) << "</failure></testcase>\n";
+  }
+}
+
+std::string junit_counts(size_t tests, const Counts& n, double seconds) {
+  char time[32];
+  std::snprintf(time, sizeof time, "%.6f", seconds);
+  return "tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(n.fail + n.xpass) + "\" errors=\"" + std::to_string(n.errored) +
+         "\" skipped=\"" + std::to_string(n.unsupported + n.xfail) + "\" time=\"" + time + "\"";
+}
+
+}  // namespace
 
 std::string junit_report(const Report& r) {
   std::map<std::string, std::vector<const CaseOutcome*>, ByClause> groups;
   for (const auto& o : r.cases) groups[o.c->clause].push_back(&o);
-  const Counts t = r.totals();
+  const auto clauses = per_clause(r);
   std::ostringstream out;
-  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"tfspec conform\" tests=\"" << r.cases.size() << "\" failures=\""
-      << t.fail << "\" errors=\"" << t.errored << "\">\n";
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"tfspec conform\" " << junit_counts(r.cases.size(), r.totals(), r.seconds)
+      << ">\n";
   for (const auto& [clause, list] : groups) {
-    Counts n = per_clause(r).at(clause);
-    out << "  <testsuite name=\"" << draw::xml_escape(clause) << "\" tests=\"" << list.size() << "\" failures=\"" << n.fail << "\" errors=\""
-        << n.errored << "\" skipped=\"" << n.unsupported + n.xfail << "\">\n";
-    for (const CaseOutcome* o : list) {
-      out << "    <testcase classname=\"" << draw::xml_escape(clause + "." + o->c->op) << "\" name=\"" << draw::xml_escape(o->c->id) << "\"";
-      const std::string what = "expected " + dump(expected_of(*o->c)) + ", actual " + dump(o->actual) + ": " + o->detail;
-      if (o->expected_failure && o->status != Status::Pass) {
-        out << "><skipped message=\"expected failure\"/></testcase>\n";
-      } else if (o->status == Status::Pass && !o->expected_failure) {
-        out << "/>\n";
-      } else if (o->status == Status::Unsupported) {
-        out << "><skipped message=\"unsupported\"/></testcase>\n";
-      } else if (o->status == Status::Errored) {
-        out << "><error message=\"" << draw::xml_escape(clip(o->detail, 200)) << "\">" << draw::xml_escape(what) << "</error></testcase>\n";
-      } else {
-        out << "><failure message=\"" << draw::xml_escape(clip(o->detail, 200)) << "\">" << draw::xml_escape(what) << "</failure></testcase>\n";
-      }
-    }
+    double seconds = 0;
+    for (const CaseOutcome* o : list) seconds += o->seconds;
+    out << "  <testsuite name=\"" << draw::xml_escape(clause) << "\" " << junit_counts(list.size(), clauses.at(clause), seconds) << ">\n";
+    if (!r.stopped.empty()) out << "    <properties><property name=\"stopped\" value=\"" << draw::xml_escape(r.stopped) << "\"/></properties>\n";
+    for (const CaseOutcome* o : list) junit_case(out, *o);
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";

@@ -1,7 +1,13 @@
 // The run loop: handshake, one request per case, unsupported ops never sent.
 #include "tfspec/conformance/runner.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fnmatch.h>
 #include <fstream>
 #include <sstream>
 
@@ -22,7 +28,7 @@ class InProcess : public Implementation {
   // Through the wire text, as a subprocess would receive it.
   Reply answer(const Json& request) {
     bool stop = false;
-    return Reply{protocol::serve_line(reg_, protocol::dump_line(request), stop), ""};
+    return Reply{protocol::serve_line(reg_, protocol::dump_line(request), stop), "", false, ""};
   }
   const protocol::OpRegistry& reg_;
 };
@@ -31,20 +37,23 @@ class InProcess : public Implementation {
 
 std::unique_ptr<Implementation> in_process(const protocol::OpRegistry& reg) { return std::make_unique<InProcess>(reg); }
 
+std::string outcome_name(const CaseOutcome& o) {
+  if (o.expected_failure && !o.not_run) return o.status == Status::Pass ? "xpass" : "xfail";
+  return std::string(protocol::to_string(o.status));
+}
+
+void Counts::add(const std::string& outcome) {
+  if (outcome == "pass") ++pass;
+  else if (outcome == "fail") ++fail;
+  else if (outcome == "unsupported") ++unsupported;
+  else if (outcome == "errored") ++errored;
+  else if (outcome == "xfail") ++xfail;
+  else if (outcome == "xpass") ++xpass;
+}
+
 Counts Report::totals() const {
   Counts n;
-  for (const auto& o : cases) {
-    if (o.expected_failure) {
-      (o.status == Status::Pass ? n.xpass : n.xfail)++;
-      continue;
-    }
-    switch (o.status) {
-      case Status::Pass: ++n.pass; break;
-      case Status::Fail: ++n.fail; break;
-      case Status::Unsupported: ++n.unsupported; break;
-      case Status::Errored: ++n.errored; break;
-    }
-  }
+  for (const auto& o : cases) n.add(outcome_name(o));
   return n;
 }
 
@@ -59,8 +68,10 @@ std::vector<CorpusCase> load_corpus(const std::string& dir) {
 }
 
 std::set<std::string> read_id_list(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(rule::kUsage, path + " is a directory, not a file of case ids (one per line)");
   std::ifstream in(path);
-  if (!in) fail(rule::kUsage, "cannot read " + path);
+  if (!in) fail(rule::kUsage, "cannot read " + path + ": " + std::strerror(errno));
   std::set<std::string> out;
   std::string line;
   while (std::getline(in, line)) {
@@ -68,62 +79,155 @@ std::set<std::string> read_id_list(const std::string& path) {
     std::string id;
     if (words >> id) out.insert(id);
   }
+  if (in.bad()) fail(rule::kUsage, "cannot read " + path + ": " + std::strerror(errno));
   return out;
 }
 
-bool selected(const CorpusCase& c, const std::vector<std::string>& filters) {
+namespace {
+
+// One filter against one case: a glob (`*`, `?`, `[...]`) matches the whole id, op or clause;
+// `§7` a clause and its sub-clauses; otherwise an op name or an id prefix.
+bool matches(const CorpusCase& c, const std::string& f) {
+  if (f.find_first_of("*?[") != std::string::npos)
+    return fnmatch(f.c_str(), c.id.c_str(), 0) == 0 || fnmatch(f.c_str(), c.op.c_str(), 0) == 0 || fnmatch(f.c_str(), c.clause.c_str(), 0) == 0;
+  if (f.rfind("§", 0) == 0) return c.clause == f || c.clause.rfind(f + ".", 0) == 0;  // §7 selects §7.1 (not §70)
+  return c.op == f || c.id.rfind(f, 0) == 0;
+}
+
+}  // namespace
+
+bool selected(const CorpusCase& c, const std::vector<std::string>& filters, const std::vector<std::string>& excludes) {
+  for (const auto& x : excludes)
+    if (matches(c, x)) return false;
   if (filters.empty()) return true;
-  for (const auto& f : filters) {
-    if (f.rfind("§", 0) == 0) {
-      // §7 selects §7, §7.1, §7.1.2 (not §70); §7.1 selects §7.1 and §7.1.x.
-      if (c.clause == f || c.clause.rfind(f + ".", 0) == 0) return true;
-    } else if (c.op == f || c.id.rfind(f, 0) == 0) {
-      return true;
-    }
-  }
+  for (const auto& f : filters)
+    if (matches(c, f)) return true;
   return false;
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& words, size_t at_most = 10) {
+  std::string s;
+  for (size_t i = 0; i < words.size() && i < at_most; ++i) s += (i ? ", " : "") + words[i];
+  if (words.size() > at_most) s += ", … (" + std::to_string(words.size()) + " in all)";
+  return s;
+}
+
+bool tagged(const CorpusCase& c, const std::vector<std::string>& tags) {
+  if (tags.empty()) return true;
+  for (const auto& t : tags)
+    if (std::find(c.tags.begin(), c.tags.end(), t) != c.tags.end()) return true;
+  return false;
+}
+
+// The refusals that need no implementation: an empty selection, a stale expected failure.
+std::vector<const CorpusCase*> selection(const std::vector<CorpusCase>& cases, const RunOptions& opts) {
+  std::vector<const CorpusCase*> out;
+  std::set<std::string> ids;
+  for (const auto& c : cases) {
+    ids.insert(c.id);
+    if (selected(c, opts.filters, opts.excludes) && tagged(c, opts.tags)) out.push_back(&c);
+  }
+  if (out.empty())
+    fail(rule::kUsage, "no case matches --filter " + (opts.filters.empty() ? std::string("(none)") : joined(opts.filters)) +
+                           (opts.excludes.empty() ? std::string() : " --exclude " + joined(opts.excludes)) + (opts.tags.empty() ? std::string() : " --tag " + joined(opts.tags)) + " (" + std::to_string(cases.size()) +
+                           " cases; a filter is a clause such as §7.1, an op such as composition, a case id prefix, or a glob such as 's3-*')");
+  std::vector<std::string> stale;
+  for (const auto& id : opts.expected_failures)
+    if (!ids.count(id)) stale.push_back(id);
+  if (!stale.empty())
+    fail(rule::kUsage, "the expected failures name " + std::to_string(stale.size()) + " case id(s) that are not in the corpus (stale or misspelt): " + joined(stale));
+  return out;
+}
+
+void refuse_if_nothing_supported(const std::vector<const CorpusCase*>& picked, const std::set<std::string>& ops, Implementation& impl) {
+  for (const CorpusCase* c : picked)
+    if (ops.count(c->op)) return;
+  impl.stop();
+  fail(rule::kUsage, "the implementation supports none of the " + std::to_string(picked.size()) + " selected cases' ops (its handshake lists " +
+                         (ops.empty() ? std::string("no ops") : std::to_string(ops.size()) + " other ops") +
+                         "): nothing would be tested; --allow-unsupported accepts such a run");
+}
+
+// Why the run stops before the next case, or "".
+std::string stop_reason(const RunOptions& opts, int consecutive_timeouts, double elapsed) {
+  if (opts.interrupted && opts.interrupted->load() != 0)
+    return "interrupted by signal " + std::to_string(opts.interrupted->load());
+  if (opts.max_consecutive_timeouts > 0 && consecutive_timeouts >= opts.max_consecutive_timeouts)
+    return "stopped after " + std::to_string(consecutive_timeouts) + " consecutive timeouts (the implementation no longer answers; --max-consecutive-timeouts)";
+  if (opts.deadline_seconds > 0 && elapsed >= opts.deadline_seconds) {
+    char s[96];
+    std::snprintf(s, sizeof s, "the deadline of %g s was reached (--deadline)", opts.deadline_seconds);
+    return s;
+  }
+  return "";
+}
+
+CaseOutcome ask_case(const CorpusCase& c, Implementation& impl, int64_t seq, bool& timed_out) {
+  CaseOutcome o;
+  o.c = &c;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Reply reply = impl.ask(protocol::case_request(c, seq));
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  o.stderr_tail = reply.stderr_tail;
+  timed_out = reply.timed_out;
+  if (!reply.problem.empty()) {
+    o.status = Status::Errored;
+    o.detail = reply.problem;
+  } else {
+    auto j = protocol::judge(c, reply.json);
+    o.status = j.status;
+    o.detail = j.detail;
+    o.actual = j.actual;
+  }
+  if (o.status != Status::Errored) o.stderr_tail.clear();  // kept where it explains something
+  return o;
+}
+
+}  // namespace
+
 Report run(const std::vector<CorpusCase>& cases, Implementation& impl, const RunOptions& opts) {
   const auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  const std::vector<const CorpusCase*> picked = selection(cases, opts);
   Report r;
   const Json hello = impl.start();
   r.implementation = hello.value("implementation", Json::object());
   std::set<std::string> ops;
   for (const auto& op : hello.value("ops", Json::array()))
     if (op.is_string()) ops.insert(op.get<std::string>());
+  if (!opts.allow_unsupported) refuse_if_nothing_supported(picked, ops, impl);
   int64_t seq = 0;
-  for (const auto& c : cases) {
-    if (!selected(c, opts.filters)) continue;
+  int consecutive_timeouts = 0;
+  for (const CorpusCase* c : picked) {
+    if (r.stopped.empty()) r.stopped = stop_reason(opts, consecutive_timeouts, elapsed());
     CaseOutcome o;
-    o.c = &c;
-    o.expected_failure = opts.expected_failures.count(c.id) > 0;
-    if (!ops.count(c.op)) {
+    o.c = c;
+    if (!r.stopped.empty()) {
+      o.status = Status::Errored;
+      o.not_run = true;
+      o.detail = "not run: " + r.stopped;
+    } else if (!ops.count(c->op)) {
       o.status = Status::Unsupported;
       o.detail = "op not listed in the handshake";
     } else {
-      const Reply reply = impl.ask(protocol::case_request(c, ++seq));
-      if (!reply.problem.empty()) {
-        o.status = Status::Errored;
-        o.detail = reply.problem;
-      } else {
-        auto j = protocol::judge(c, reply.json);
-        o.status = j.status;
-        o.detail = j.detail;
-        o.actual = j.actual;
-      }
+      bool timed_out = false;
+      o = ask_case(*c, impl, ++seq, timed_out);
+      consecutive_timeouts = timed_out ? consecutive_timeouts + 1 : 0;
     }
+    o.expected_failure = opts.expected_failures.count(c->id) > 0;
     r.cases.push_back(std::move(o));
   }
   impl.stop();
   r.restarts = impl.restarts();
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.seconds = elapsed();
   return r;
 }
 
 int exit_code(const Report& r) {
   const Counts n = r.totals();
-  return n.fail + n.errored == 0 ? 0 : 1;
+  return n.fail + n.errored + n.xpass == 0 ? 0 : 1;
 }
 
 std::string default_corpus_dir() { return TFSPEC_CORPUS_DIR; }

@@ -36,9 +36,9 @@ Fixture sample() {
   f.cases[2].op = "shard.mesh";
   f.cases[2].expect = Json(4);
   f.report.implementation = Json{{"name", "planted <bugs> & co"}};
-  f.report.cases.push_back({&f.cases[0], Status::Pass, false, "", Json("4:1")});
-  f.report.cases.push_back({&f.cases[1], Status::Fail, false, "result differs", Json{{"kind", "layout"}, {"shape", {2, 2}}, {"stride", {1, 8}}}});
-  f.report.cases.push_back({&f.cases[2], Status::Errored, false, "the implementation crashed", Json()});
+  f.report.cases.push_back({&f.cases[0], Status::Pass, false, "", Json("4:1"), false, 0, ""});
+  f.report.cases.push_back({&f.cases[1], Status::Fail, false, "result differs", Json{{"kind", "layout"}, {"shape", {2, 2}}, {"stride", {1, 8}}}, false, 0, ""});
+  f.report.cases.push_back({&f.cases[2], Status::Errored, false, "the implementation crashed", Json(), false, 0, ""});
   return f;
 }
 

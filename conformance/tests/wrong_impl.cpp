@@ -2,7 +2,8 @@
 // protocol with planted departures, each in one clause, and the ways a process can misbehave.
 //   §1 shape_div never refuses (answers `a`)        §3 cosize is one short (the largest offset)
 //   §6 shard.check drops partial-reduction          complement: `skipped`; shard.mesh: not listed
-//   depth: crashes       rank of (): hangs          domain_rank: echoes a wrong seq
+//   depth: crashes (SIGABRT, after two lines on stderr)   rank of (): hangs
+//   domain_rank: echoes a wrong seq
 //   crd2crd: answers a line that is not JSON
 // `--honest` serves the reference unchanged (the subprocess path at 100%).
 #include <cstdlib>
@@ -24,7 +25,10 @@ namespace {
 Json wrong(const protocol::OpRegistry& reg, const Json& req, Json reply) {
   const std::string op = req.value("op", "");
   const Json& args = req.contains("args") ? req["args"] : Json();
-  if (op == "depth") std::abort();
+  if (op == "depth") {
+    std::cerr << "wrong-toy: depth is not implemented\nwrong-toy: aborting" << std::endl;
+    std::abort();
+  }
   if (op == "rank" && args.value("t", Json()) == Json::array()) std::this_thread::sleep_for(std::chrono::hours(1));
   if (op == "domain_rank") reply["seq"] = 424242;
   if (op == "crd2crd") return Json("not json {");

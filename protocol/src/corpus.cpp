@@ -287,6 +287,8 @@ CorpusFile load_corpus_file(const std::string& path) {
     if (j.contains("options")) c.options = j["options"];
     if (j.contains("decisions"))
       for (const auto& d : j["decisions"]) c.decisions.push_back(d);
+    if (j.contains("tags"))
+      for (const auto& t : j["tags"]) c.tags.push_back(t);
     c.file = path;
     f.cases.push_back(std::move(c));
   }

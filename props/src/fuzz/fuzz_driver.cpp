@@ -42,13 +42,15 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
   double last_report = 0;
   int64_t last_size = 0, cases_at_report = 0;
   const int total = std::max(1, o.total_shards);
+  auto stopping = [&] { return o.stop && o.stop->load() != 0; };
   for (uint64_t b = 0;; ++b) {
-    if (elapsed() >= o.seconds || (o.max_cases > 0 && res.cases >= o.max_cases)) break;
+    if (elapsed() >= o.seconds || (o.max_cases > 0 && res.cases >= o.max_cases) || stopping()) break;
     if (static_cast<int>(b % static_cast<uint64_t>(total)) != o.shard_index) continue;
     const std::string op = ops[(b / static_cast<uint64_t>(total)) % ops.size()];
     bool failing = false;  // after the first failure every call is a shrink step
     FuzzResult* r = &res;
     auto property = [&] {
+      if (stopping()) return;  // the rest of the batch passes without a case: it ends at once
       FuzzCase c = *gen_fuzz_case(op);
       FuzzCheck check = check_fuzz_case(c, backend, policy);
       if (failing) ++r->shrink_steps;
@@ -82,7 +84,8 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
     };
     rc::detail::TestParams params;
     params.seed = props::batch_seed(o.seed, b);
-    params.maxSuccess = o.batch;
+    // The last batch is cut to what --max-cases leaves (a disagreement's shrink steps are not cases).
+    params.maxSuccess = o.max_cases > 0 ? static_cast<int>(std::min<int64_t>(o.batch, o.max_cases - res.cases)) : o.batch;
     params.maxSize = 100;
     rc::detail::checkProperty(rc::detail::toProperty(property), rc::detail::TestMetadata{}, params);
     if (res.disagreement) break;

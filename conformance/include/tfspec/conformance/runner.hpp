@@ -3,6 +3,7 @@
 // per-clause reports. The runner owns robustness: a timeout, a crash, a malformed or missing
 // line or a wrong seq is recorded for that case as errored, the process restarted, the run goes on.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <set>
 #include <string>
@@ -20,6 +21,8 @@ using protocol::Status;
 struct Reply {
   Json json;
   std::string problem;
+  bool timed_out = false;    // no reply within the per-case timeout
+  std::string stderr_tail;   // the last lines the implementation wrote to stderr during this case
 };
 
 class Implementation {
@@ -38,9 +41,13 @@ class Implementation {
 
 // The registry's ops answered by serve_line, in this process.
 std::unique_ptr<Implementation> in_process(const protocol::OpRegistry& reg);
-// `/bin/sh -c COMMAND` with the protocol on its stdin/stdout (stderr goes to stderr_path, or is
-// discarded); each reply must arrive within timeout_ms.
-std::unique_ptr<Implementation> subprocess(const std::string& command, int timeout_ms, const std::string& stderr_path = "/dev/null");
+// `/bin/sh -c COMMAND` with the protocol on its stdin/stdout; each reply must arrive within
+// timeout_ms. Its stderr is read by the runner: the last kStderrTailLines lines written during a
+// case travel with that case's reply, and every line is also appended to stderr_path when given.
+// A command that cannot start (not found, not executable, no handshake) is a SpecError (usage)
+// naming why, with the exit status and the stderr tail.
+inline constexpr int kStderrTailLines = 20;
+std::unique_ptr<Implementation> subprocess(const std::string& command, int timeout_ms, const std::string& stderr_path = "");
 
 struct CaseOutcome {
   const CorpusCase* c = nullptr;
@@ -48,10 +55,19 @@ struct CaseOutcome {
   bool expected_failure = false;  // listed in the expected-failures file
   std::string detail;
   Json actual;
+  bool not_run = false;      // errored because the run stopped before it (consecutive timeouts, deadline)
+  double seconds = 0;        // wall time of the exchange
+  std::string stderr_tail;   // the implementation's stderr during the case (errored cases keep it)
 };
+
+// What a case counts as in every report (text, JSON, JUnit, HTML): pass, fail, errored,
+// unsupported, xfail (an expected failure that failed, errored or was unsupported) or xpass (an
+// expected failure that passed: a failure of the run). A case not run is errored, listed or not.
+std::string outcome_name(const CaseOutcome& o);
 
 struct Counts {
   int pass = 0, fail = 0, unsupported = 0, errored = 0, xfail = 0, xpass = 0;
+  void add(const std::string& outcome);
 };
 
 struct Report {
@@ -59,22 +75,37 @@ struct Report {
   std::vector<CaseOutcome> cases;
   int restarts = 0;
   double seconds = 0;
+  std::string stopped;  // why the run stopped early (the cases after it are errored, not_run); "" when it did not
   Counts totals() const;
 };
 
+inline constexpr int kDefaultMaxConsecutiveTimeouts = 5;
+
 struct RunOptions {
-  // A case runs when it matches any filter (none: every case): a clause prefix (`§7`, `§7.1`),
-  // an op name (`composition`, `shard.check`) or a case id prefix.
+  // A case runs when it matches any filter (none: every case) and no exclude: a clause prefix
+  // (`§7`, `§7.1`), an op name (`composition`, `shard.check`), a case id prefix, or a glob
+  // (`*`, `?`, `[..]`; fnmatch) matched against the whole id, op or clause (`s3-*`, `shard.*`).
   std::vector<std::string> filters;
+  std::vector<std::string> excludes;
+  std::vector<std::string> tags;  // when given, only cases carrying one of these corpus tags
   std::set<std::string> expected_failures;
+  // Stop after this many consecutive timed-out cases (the implementation no longer answers);
+  // the remaining cases are errored as not run. 0: never stop.
+  int max_consecutive_timeouts = kDefaultMaxConsecutiveTimeouts;
+  double deadline_seconds = 0;   // stop starting cases after this much wall time (0: none)
+  bool allow_unsupported = false;  // accept a run in which the implementation supports no selected op
+  const std::atomic<int>* interrupted = nullptr;  // a signal number set by a handler: stop before the next case
 };
 
 // Every case file of a directory (validated against the format; SpecError when one is not).
 std::vector<CorpusCase> load_corpus(const std::string& dir);
 // Case ids, one per line, `#` starts a comment.
 std::set<std::string> read_id_list(const std::string& path);
-bool selected(const CorpusCase& c, const std::vector<std::string>& filters);
+bool selected(const CorpusCase& c, const std::vector<std::string>& filters, const std::vector<std::string>& excludes = {});
 
+// Refuses (SpecError, usage) before any case runs: a selection that matches no case, an expected
+// failure that names no case of `cases`, and (after the handshake, unless allow_unsupported) an
+// implementation that supports none of the selected cases' ops.
 Report run(const std::vector<CorpusCase>& cases, Implementation& impl, const RunOptions& opts);
 
 // The per-clause table, then each failure and errored case with its id, args, expected and actual.
@@ -84,7 +115,7 @@ std::string text_report(const Report& r, bool list_failures = true);
 Json json_report(const Report& r);
 // JUnit XML: one testsuite per clause, one testcase per case.
 std::string junit_report(const Report& r);
-// 0 when nothing failed or errored (expected failures aside), else 1.
+// 0 when nothing failed, errored or passed unexpectedly (an XPASS is a failure), else 1.
 int exit_code(const Report& r);
 
 // The corpus directory of the source tree this binary was built from.

@@ -2,6 +2,7 @@
 // type for every operation, its text form (the replay string), the two answers and the verdict,
 // and the time-bounded RapidCheck driver behind `tfspec fuzz`.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -75,9 +76,10 @@ struct FuzzOptions {
   uint64_t seed = 1;
   std::string op = "all";
   int shard_index = 0, total_shards = 1;  // GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS
-  int64_t max_cases = 0;                  // 0: until the time is up
+  int64_t max_cases = 0;                  // at most this many cases (exact); 0: until the time is up
   int batch = 100;                        // cases per RapidCheck run (one seed each)
   std::ostream* progress = nullptr;       // a progress line about once a second
+  const std::atomic<int>* stop = nullptr;  // non-zero (a signal handler's flag): stop before the next case
 };
 struct FuzzStats {
   int64_t cases = 0, refusals = 0, skipped = 0;

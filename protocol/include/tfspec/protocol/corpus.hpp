@@ -29,6 +29,7 @@ struct CorpusCase {
   Compare compare = Compare::Meaning;
   Json options = Json::object();           // e.g. {"domain":"extend"}; sent merged into args
   std::vector<std::string> decisions;      // decisions of spec/ the case records (D3, A1, ...)
+  std::vector<std::string> tags;           // free-form (`limit`, ...): `tfspec conform --tag`
   std::string file;     // the case file it came from (for messages)
 };
 

@@ -1,0 +1,67 @@
+// What `fuzz` and `conform` share about a long run: the option checks of a time budget, the
+// report files (a write that fails is an input error, exit 3, never a silent loss), and stopping
+// at a case boundary on SIGINT / SIGTERM (README, "Exit codes": 128 + the signal number).
+#pragma once
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec::cli {
+
+// A budget in seconds: a finite number > 0 (NaN never ends, 0 or less runs nothing).
+inline CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) || v <= 0)
+          return "must be a finite number of seconds > 0, not '" + s + "'";
+        return "";
+      },
+      "SECONDS > 0");
+}
+
+// A non-empty string (an empty one would silently mean "not given").
+inline CLI::Validator non_empty(const std::string& why) {
+  return CLI::Validator([why](std::string& s) -> std::string { return s.empty() ? "must not be empty: " + why : ""; }, "TEXT");
+}
+
+// Writes a report file whole: open, write, flush and close checked (`/dev/full` is refused).
+inline void write_report_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) fail(rule::kUsage, "cannot open the report file " + path + ": " + std::strerror(errno));
+  out << text;
+  out.flush();
+  const bool written = static_cast<bool>(out);
+  out.close();
+  if (!written || out.fail()) fail(rule::kUsage, "cannot write the report file " + path + ": " + std::strerror(errno ? errno : EIO));
+}
+
+// The signal that asked the run to stop (0: none). Handlers only store the number; the loops
+// read it between cases.
+inline std::atomic<int> g_stop_signal{0};  // constant-initialized: safe to touch in a handler
+inline std::atomic<int>& stop_signal() { return g_stop_signal; }
+
+inline void catch_stop_signals() {
+  static_assert(std::atomic<int>::is_always_lock_free, "read in a signal handler");
+  struct sigaction sa {};
+  sa.sa_handler = [](int sig) { g_stop_signal.store(sig); };
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+// The exit code of a run stopped by a signal: 128 + its number (130 for SIGINT), as a shell says.
+inline int stopped_exit_code() { return 128 + stop_signal().load(); }
+
+}  // namespace tfspec::cli
