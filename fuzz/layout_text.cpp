@@ -1,14 +1,56 @@
 // Fuzz target: the layout notation (IntTuple, expressions, Layout, ComposedLayout text).
 // Findings: crashes, non-SpecError exceptions, and print -> parse not being the identity (text
 // and JSON); small concrete layouts are also checked (injectivity walk) and drawn (the offset
-// picture and the check picture, issue 14: an SVG document or a SpecError, nothing else).
+// picture and the check picture, issue 14: an SVG document or a SpecError, nothing else), and
+// printed (issue 25); symbolic ones are bound to small values and drawn.
 #include "fuzz_support.hpp"
 #include "tfspec/draw/draw.hpp"
+#include "tfspec/reference/bind.hpp"
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/rules.hpp"
 
 using namespace tfspec;
+
+// The pictures and the terminal print (issue 25) of a small concrete layout: an SVG document, a
+// table ending in its +---+ rule, a TikZ document, or a SpecError; nothing else.
+static void draw_small(const LayoutBase& l, const std::string& printed) {
+  try {
+    if (product_int(l.shape()) > 256) return;  // small ones only, so the target keeps its speed
+  } catch (const SpecError&) {
+    return;
+  }
+  for (auto draw : {draw::layout_svg, draw::check_svg}) {
+    try {
+      const std::string svg = draw(l);
+      FUZZ_CHECK(svg.starts_with("<?xml") && svg.ends_with("</svg>\n"), printed);
+    } catch (const SpecError&) {
+    }
+  }
+  try {
+    FUZZ_CHECK(draw::print_layout(l).ends_with("+\n"), printed);
+    FUZZ_CHECK(draw::print_latex(l).ends_with("\\end{document}\n"), printed);
+  } catch (const SpecError&) {
+  }
+}
+
+// `--bind`: every symbol given a small value (2, 3, ...); the bound layout has no symbol left and
+// draws like any concrete one.
+static void bound(const LayoutBase& l, const std::string& printed) {
+  const std::set<std::string> symbols = layout_symbols(l);
+  if (symbols.empty()) return;
+  Bindings b;
+  int64_t v = 2;
+  for (const auto& n : symbols) b[n] = v++;
+  LayoutPtr c;
+  try {
+    c = bind_symbols(l, b);
+  } catch (const SpecError&) {
+    return;
+  }
+  FUZZ_CHECK(layout_symbols(*c).empty(), printed);
+  draw_small(*c, to_string(*c));
+}
 
 static void layout_round_trip(const std::string& text) {
   LayoutPtr l;
@@ -27,15 +69,9 @@ static void layout_round_trip(const std::string& text) {
       if (product_int(l->shape()) <= (1 << 14)) (void)check_layout(*l);
     } catch (const SpecError&) {
     }
-    for (auto draw : {draw::layout_svg, draw::check_svg}) {  // small ones only, so the target keeps its speed
-      try {
-        if (product_int(l->shape()) > 256) break;
-        const std::string svg = draw(*l);
-        FUZZ_CHECK(svg.starts_with("<?xml") && svg.ends_with("</svg>\n"), printed);
-      } catch (const SpecError&) {
-      }
-    }
+    draw_small(*l, printed);
   }
+  bound(*l, printed);
 }
 
 static void pieces(const std::string& text) {
