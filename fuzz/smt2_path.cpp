@@ -106,7 +106,9 @@ void check_and_reset(const Scratch& s, const std::string& what) {
 }
 
 bool smt2_rule(const std::string& r) {
-  return r == "protocol-smt2-name" || r == "protocol-smt2-refused" || r == "protocol-smt2-exists" || r == "prove-smt2-write";
+  for (const RuleId* id : {&rule::kProtocolSmt2Name, &rule::kProtocolSmt2Refused, &rule::kProtocolSmt2Exists, &rule::kProveSmt2Write})
+    if (r == id->id) return true;
+  return false;
 }
 
 }  // namespace
