@@ -1,4 +1,5 @@
 // `tfspec serve`: the reference as a newline-delimited JSON process (spec/PROTOCOL.md).
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -15,7 +16,9 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("serve", "Answer newline-delimited JSON requests on stdin (spec/PROTOCOL.md)");
   sub->add_option("--smt2-dir", *dir, "the directory prove.* requests may write SMT-LIB files into (refused without it)")->check(CLI::ExistingDirectory);
   sub->callback([opts, dir, &exit_code] {
-    if (!dir->empty()) opts->smt2_dir = *dir;
+    // Resolved once, here: the operator's DIR may itself be a symlink; below it nothing is
+    // resolved by path again (protocol::create_smt2_file opens DIR with O_NOFOLLOW).
+    if (!dir->empty()) opts->smt2_dir = std::filesystem::canonical(*dir).string();
     std::ios::sync_with_stdio(false);
     std::string line;
     bool stop = false;

@@ -31,3 +31,12 @@ TEST(ProveRules, ShardMeshSizeIsALimit) {
 TEST(ProveRules, Smt2Write) {
   expect_rule("prove injective '(M,N):(1,M)' --smt2 /nonexistent-tfspec-dir/x", 3, "prove-smt2-write");
 }
+
+// Issue 19: a divisor is a mesh extent (>= 1). Before, `-3 | 6` was REFUTED while its JSON said
+// remainder 0, and `0 | 0` printed "0 does not divide 0".
+TEST(ProveRules, DivisorNonPositive) {
+  expect_rule("prove divides -- 6 -3", 3, "prove-divisor-nonpositive");
+  expect_rule("prove divides 0 0", 3, "prove-divisor-nonpositive");
+  expect_rule("prove divides 'M*3' -3 --assume 'M == 3037000499'", 3, "prove-divisor-nonpositive");
+  expect_rule("prove divides 'M*3' -3 --assume 'M*M == 1000000000000'", 3, "prove-divisor-nonpositive");
+}

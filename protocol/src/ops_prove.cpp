@@ -4,6 +4,7 @@
 #include <z3++.h>
 
 #include "tfspec/protocol/prove_ops.hpp"
+#include "tfspec/protocol/smt2_dir.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/prove.hpp"
@@ -37,8 +38,15 @@ ProveOptions options(const Json& a) {
     o.timeout_ms = a["timeout_ms"].get<unsigned>();
   }
   if (a.contains("smt2")) {
-    if (!a["smt2"].is_string() || a["smt2"].get<std::string>().empty()) fail(rule::kProveUsage, "\"smt2\" is a non-empty path prefix");
-    o.smt2_prefix = a["smt2"].get<std::string>();
+    const Json& s = a["smt2"];
+    if (s.is_object() && s.contains("dir") && s.contains("name")) {  // confined by serve (serve.cpp, confine_smt2)
+      const std::string dir = s["dir"].get<std::string>();
+      o.smt2_prefix = s["name"].get<std::string>();
+      o.smt2_create = [dir](const std::string& file, const std::string& text) { return create_smt2_file(dir, file, text); };
+    } else {
+      if (!s.is_string() || s.get<std::string>().empty()) fail(rule::kProveUsage, "\"smt2\" is a non-empty path prefix");
+      o.smt2_prefix = s.get<std::string>();
+    }
   }
   return o;
 }

@@ -1,8 +1,7 @@
 // serve_line: one JSON-lines request answered through the op registry (spec/PROTOCOL.md).
 #include "tfspec/protocol/serve.hpp"
 
-#include <filesystem>
-
+#include "tfspec/protocol/smt2_dir.hpp"
 #include "tfspec/protocol/wire.hpp"
 
 namespace tfspec::protocol {
@@ -20,16 +19,20 @@ Json handshake(const OpRegistry& reg) {
 }
 
 // The `smt2` argument of prove ops names a file prefix on the server's machine: confined to the
-// directory the server was started with, refused otherwise.
+// directory the server was started with, refused otherwise (issue 8). Issue 19: the name is one
+// plain file name (check_smt2_name), and the op creates its files through create_smt2_file
+// (no symlink followed, nothing replaced): the argument becomes {"dir", "name"}, a form only
+// the server can give, since a client's non-string smt2 is refused here.
 void confine_smt2(Json& args, const ServeOptions& opts) {
   if (!args.contains("smt2")) return;
   if (!opts.smt2_dir) fail(rule::kProtocolSmt2Refused, "this server writes no SMT-LIB files: start it with `tfspec serve --smt2-dir DIR`");
   if (!args["smt2"].is_string()) fail(rule::kProveUsage, "\"smt2\" is a file name prefix");
-  std::filesystem::path p(args["smt2"].get<std::string>());
-  bool escapes = p.empty() || p.is_absolute();
-  for (const auto& part : p) escapes = escapes || part == "..";
-  if (escapes) fail(rule::kProtocolSmt2Refused, "\"smt2\" must be a relative name inside the server's --smt2-dir (no '..', not absolute)");
-  args["smt2"] = (std::filesystem::path(*opts.smt2_dir) / p).string();
+  const std::string name = args["smt2"].get<std::string>();
+  if (!name.empty() && (name[0] == '/' || name == ".." || name.rfind("../", 0) == 0 || name.find("/../") != std::string::npos ||
+                        (name.size() >= 3 && name.compare(name.size() - 3, 3, "/..") == 0)))
+    fail(rule::kProtocolSmt2Refused, "\"smt2\" must be a name inside the server's --smt2-dir (no '..', not absolute)");
+  check_smt2_name(name);
+  args["smt2"] = Json{{"dir", *opts.smt2_dir}, {"name", name}};
 }
 
 Json answer(const OpRegistry& reg, const Json& req, const Json& seq, const ServeOptions& opts) {

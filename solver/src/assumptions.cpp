@@ -95,10 +95,15 @@ std::vector<Relation> parse_assumption(const std::string& text) {
   return out;
 }
 
-Assumptions make_assumptions(const std::vector<std::string>& texts, const std::set<std::string>& goal_symbols) {
+Assumptions make_assumptions(const std::vector<std::string>& texts, const std::set<std::string>& goal_symbols,
+                             const std::function<bool()>& expired) {
   Assumptions a;
   a.symbols = goal_symbols;
   for (const auto& t : texts) {
+    if (expired && expired()) {
+      a.unread = texts.size() - a.texts.size();
+      return a;
+    }
     for (auto& r : parse_assumption(t)) {
       collect_vars(r.lhs, a.symbols);
       collect_vars(r.rhs, a.symbols);

@@ -124,18 +124,28 @@ std::optional<int64_t> model_int(const z3::model& m, const z3::expr& e) {
   return out;
 }
 
-void write_smt2(z3::context& ctx, const std::vector<z3::expr>& assertions, const std::string& logic, const std::string& path,
-                const std::string& comment) {
+std::string write_smt2(z3::context& ctx, const std::vector<z3::expr>& assertions, const std::string& logic, const std::string& path,
+                       const std::string& comment, const std::function<std::string(const std::string&, const std::string&)>& create) {
   z3::solver s(ctx);
   for (const auto& a : assertions) s.add(a);
+  const std::string text = "; tfspec prove: " + comment + "\n; sat = a counterexample exists, unsat = the goal holds\n" +
+                           "(set-logic " + logic + ")\n" + s.to_smt2() + "(exit)\n";
+  if (create) return create(path, text);
   std::ofstream out(path);
   if (!out) fail(rule::in(rule::kProveSmt2Write, "§2"), "cannot write " + path);
-  out << "; tfspec prove: " << comment << "\n; sat = a counterexample exists, unsat = the goal holds\n";
-  out << "(set-logic " << logic << ")\n" << s.to_smt2() << "(exit)\n";
+  out << text;
+  out.close();
+  if (!out) fail(rule::in(rule::kProveSmt2Write, "§2"), "cannot write " + path + " (the write failed)");
+  return path;
 }
 
-Budget::Budget(z3::context& ctx, unsigned total_ms)
-    : ctx_(ctx), start_(Clock::now()), deadline_(start_ + std::chrono::milliseconds(total_ms)), armed_until_(deadline_) {
+Budget::Budget(z3::context& ctx, unsigned total_ms, std::function<Clock::time_point()> clock)
+    : ctx_(ctx),
+      clock_(std::move(clock)),
+      start_(now()),
+      deadline_(start_ + std::chrono::milliseconds(total_ms)),
+      real_deadline_(Clock::now() + std::chrono::milliseconds(total_ms)),
+      armed_until_(real_deadline_) {
   thread_ = std::thread([this] { watch(); });
 }
 
@@ -148,10 +158,10 @@ Budget::~Budget() {
   thread_.join();
 }
 
-double Budget::elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+double Budget::elapsed_s() const { return std::chrono::duration<double>(now() - start_).count(); }
 
 unsigned Budget::remaining_ms() const {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - now()).count();
   return left > 0 ? static_cast<unsigned>(left) : 0u;
 }
 
@@ -165,7 +175,7 @@ void Budget::arm(unsigned ms) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     armed_ = true;
-    armed_until_ = std::min(deadline_, Clock::now() + std::chrono::milliseconds(ms));
+    armed_until_ = std::min(real_deadline_, Clock::now() + std::chrono::milliseconds(ms));
   }
   cv_.notify_all();
 }
@@ -183,7 +193,7 @@ void Budget::disarm() {
 void Budget::watch() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
-    const auto until = armed_ ? std::min(armed_until_, deadline_) : deadline_;
+    const auto until = armed_ ? std::min(armed_until_, real_deadline_) : real_deadline_;
     if (Clock::now() >= until) {
       ctx_.interrupt();
       cv_.wait_for(lock, std::chrono::milliseconds(10));
@@ -229,11 +239,17 @@ QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, co
   // ms stopped a 0.4 s bit-vector proof), hence 20000 per ms.
   p.set("rlimit", limits.rlimit ? limits.rlimit : std::min<unsigned>(limits.timeout_ms, 200000u) * 20000u + 1000u);
   s.set(p);
-  for (const auto& a : assertions) s.add(a);
+  QueryOutcome q;
+  for (size_t i = 0; i < assertions.size(); ++i) {  // many assumptions: the limit holds here too
+    if (limits.budget && i % 256 == 0 && limits.budget->expired()) {
+      q.reason = "time limit";
+      return q;
+    }
+    s.add(assertions[i]);
+  }
   if (!smt2_path.empty()) write_smt2(ctx, assertions, logic, smt2_path, comment);
   s.push();
   auto start = std::chrono::steady_clock::now();
-  QueryOutcome q;
   if (limits.budget) {
     if (limits.budget->expired()) {
       q.reason = "time limit";

@@ -221,11 +221,15 @@ struct Pipeline {
     return confirm(method, "the solver's", *b, [&] { return spec.replay(m, *b); });
   }
 
-  std::string smt2_path(const std::string& name) {
+  // `--smt2`: PREFIX-NAME.smt2, created through o.smt2_create when set (serve --smt2-dir).
+  Smt2Export exporter(const std::string& name) {
     if (o.smt2_prefix.empty()) return {};
-    std::string p = o.smt2_prefix + "-" + name + ".smt2";
-    r.smt2_files.push_back(p);
-    return p;
+    return [this, name](const std::vector<z3::expr>& all, const std::string& logic, const std::string& comment) {
+      r.smt2_files.push_back(write_smt2(enc.ctx(), all, logic, o.smt2_prefix + "-" + name + ".smt2", comment, o.smt2_create));
+    };
+  }
+  void export_obligation(const std::string& name, const std::vector<z3::expr>& all, const std::string& comment) {
+    if (auto out = exporter(name)) out(all, spec.logic, comment);
   }
 
   std::vector<z3::expr> obligation(const std::vector<z3::expr>& extra) {
@@ -264,7 +268,8 @@ struct Pipeline {
   // One Z3 strategy; true when it decided (or found a bug).
   bool z3_strategy(const std::string& method, const std::vector<z3::expr>& extra, const std::string& scope, double fraction) {
     std::vector<z3::expr> all = obligation(extra);
-    QueryOutcome q = check(enc.ctx(), all, limits(fraction), spec.logic, smt2_path(spec.goal + "-" + method), spec.goal + " (" + method + ")");
+    export_obligation(spec.goal + "-" + method, all, spec.goal + " (" + method + ")");
+    QueryOutcome q = check(enc.ctx(), all, limits(fraction), spec.logic, "", "");
     if (q.result == z3::unsat) {
       r.attempts.push_back(method + ": unsat in " + ms(q.seconds));
       proved(method, scope);
@@ -296,7 +301,7 @@ struct Pipeline {
   // Overflow goals over 64-bit bit-vectors within the declared bounds; true when it decided.
   bool bitvector_strategy() {
     const std::string method = "z3-bitvector";
-    BitvectorOutcome q = spec.bitvector(as, limits(0.5), smt2_path(spec.goal + "-" + method));
+    BitvectorOutcome q = spec.bitvector(as, limits(0.5), exporter(spec.goal + "-" + method));
     if (q.result == z3::unsat) {
       r.attempts.push_back(method + ": unsat in " + ms(q.seconds));
       proved(method, "within declared bounds");
@@ -482,10 +487,7 @@ struct Pipeline {
         r.attempts.push_back("reference: decided on the concrete objects");
         if (cx) refuted("reference", std::move(*cx));
         else proved("reference", "all values");
-        if (!o.smt2_prefix.empty()) {
-          std::vector<z3::expr> all = obligation({});
-          write_smt2(enc.ctx(), all, spec.logic, smt2_path(spec.goal + "-z3-unbounded"), spec.goal);
-        }
+        export_obligation(spec.goal + "-z3-unbounded", obligation({}), spec.goal);
         return;
       } catch (const SpecError& e) {
         r.attempts.push_back(std::string("reference: undecided: ") + e.what());
@@ -496,10 +498,8 @@ struct Pipeline {
       if (auto m = spec.structural(base, budget)) {
         r.attempts.push_back(*m + ": proved in " + ms(since(t)));
         proved(*m, "all values");
-        if (!o.smt2_prefix.empty()) {  // still export the obligation so that another solver can check it
-          std::vector<z3::expr> all = obligation({});
-          write_smt2(enc.ctx(), all, spec.logic, smt2_path(spec.goal + "-z3-unbounded"), spec.goal + " (z3-unbounded)");
-        }
+        // still export the obligation so that another solver can check it
+        export_obligation(spec.goal + "-z3-unbounded", obligation({}), spec.goal + " (z3-unbounded)");
         return;
       }
       r.attempts.push_back("structural: does not apply (" + ms(since(t)) + ")");
@@ -545,12 +545,26 @@ ProveResult unknown_result(const GoalSpec& spec, const std::string& reason) {
   return r;
 }
 
+static ProveResult out_of_time(const GoalSpec& spec, const Budget& budget, const std::string& phase, size_t done, size_t total) {
+  ProveResult r = unknown_result(spec, "time limit reached while " + phase + " (" + std::to_string(done) + " of " +
+                                           std::to_string(total) + ") after " + ms(budget.elapsed_s()));
+  r.seconds = budget.elapsed_s();
+  return r;
+}
+
 ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o, Budget& budget) {
-  Pipeline p{enc, spec, o, budget, make_assumptions(o.assume, spec.symbols), {}, {}, {}, false, {}, 0};
+  // Issue 19: the time limit covers reading and encoding the assumptions, however many there are.
+  const auto expired = [&budget] { return budget.expired(); };
+  Assumptions as = make_assumptions(o.assume, spec.symbols, expired);
+  if (as.unread) return out_of_time(spec, budget, "reading the assumptions", o.assume.size() - as.unread, o.assume.size());
+  Pipeline p{enc, spec, o, budget, std::move(as), {}, {}, {}, false, {}, 0};
   p.r.goal = spec.goal;
   p.r.clause = spec.clause;
   p.r.assumptions = p.as.texts;
-  for (const auto& rel : p.as.relations) p.relation_terms.push_back(enc.relation(rel));
+  for (const auto& rel : p.as.relations) {
+    if (expired()) return out_of_time(spec, budget, "encoding the assumptions", p.relation_terms.size(), p.as.relations.size());
+    p.relation_terms.push_back(enc.relation(rel));
+  }
   p.base = p.relation_terms;
   // Well-formedness, each condition once (issue 9: no duplicates in the output).
   std::vector<std::string> seen;
@@ -568,10 +582,8 @@ ProveResult run_goal(Encoder& enc, GoalSpec& spec, const ProveOptions& o, Budget
   p.r.wellformed = seen;
   try {
     p.run();
-    if (!o.smt2_prefix.empty() && p.r.smt2_files.empty()) {  // decided without Z3: export the obligation anyway
-      std::vector<z3::expr> all = p.obligation({});
-      write_smt2(enc.ctx(), all, spec.logic, p.smt2_path(spec.goal + "-z3-unbounded"), spec.goal + " (z3-unbounded)");
-    }
+    if (p.r.smt2_files.empty())  // decided without Z3: export the obligation anyway
+      p.export_obligation(spec.goal + "-z3-unbounded", p.obligation({}), spec.goal + " (z3-unbounded)");
   } catch (const z3::exception& e) {  // interrupted outside check(): the time limit
     p.r.verdict = Verdict::Unknown;
     p.r.attempts.push_back(std::string("z3: ") + e.msg() + (budget.expired() ? " (time limit)" : ""));

@@ -17,6 +17,9 @@ struct Counterexample {
   std::string text;  // one line: what fails, and where
 };
 
+// Exports one obligation (`--smt2`): its assertions, logic and a comment; empty when not asked.
+using Smt2Export = std::function<void(const std::vector<z3::expr>&, const std::string& logic, const std::string& comment)>;
+
 // A goal as the pipeline sees it. `negated` is the counterexample condition over the symbols and
 // the goal's own auxiliary variables (coordinates, ...).
 struct GoalSpec {
@@ -35,7 +38,7 @@ struct GoalSpec {
   // layout too large for the reference): then the model is merely unusable.
   std::function<std::optional<Counterexample>(const z3::model&, const Bindings&)> replay;
   // Overflow goals: the obligation over 64-bit bit-vectors within the declared bounds.
-  std::function<BitvectorOutcome(const Assumptions&, const Limits&, const std::string& smt2_path)> bitvector;
+  std::function<BitvectorOutcome(const Assumptions&, const Limits&, const Smt2Export& out)> bitvector;
   // Decides one concrete instance with the reference: nullopt when the goal holds there.
   // Throws SpecError when the instance cannot be decided (int64 overflow, enumeration limit).
   std::function<std::optional<Counterexample>(const Bindings&)> concrete;

@@ -160,7 +160,7 @@ bool walk(Explorer& x, z3::context& ctx, const FlatModes& a, const FlatModes& b)
 
 ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOptions& o) {
   z3::context ctx;
-  Budget budget(ctx, o.timeout_ms);
+  Budget budget(ctx, o.timeout_ms, o.clock);
   Encoder enc(ctx);
   FlatModes fa = flat_modes(enc, a, "a"), fb = flat_modes(enc, b, "b");
   GoalSpec g = two_layout_goal("admissible", "§3", a, b, fa, fb);
@@ -180,7 +180,8 @@ ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOption
 
   // The refusal paths, pruned under the assumptions; the pipeline then decides their disjunction.
   std::vector<z3::expr> base;
-  Assumptions as = make_assumptions(o.assume, g.symbols);
+  Assumptions as = make_assumptions(o.assume, g.symbols, [&budget] { return budget.expired(); });
+  if (as.unread) return unknown_result(g, "time limit reached while reading the assumptions");
   for (const auto& r : as.relations) base.push_back(enc.relation(r));
   base.insert(base.end(), g.wellformed.begin(), g.wellformed.end());
   z3::expr refused = ctx.bool_val(false);

@@ -137,12 +137,11 @@ std::vector<z3::expr> fits_bitvector_obligation(z3::context& ctx, BvEncoder& bv,
 }
 
 BitvectorOutcome fits_bitvector(z3::context& ctx, const Layout& l, int bits, const Assumptions& as, const Limits& limits,
-                                const std::string& smt2) {
-  if (!smt2.empty()) {  // the same obligation in plain SMT-LIB
+                                const Smt2Export& out) {
+  if (out) {  // the same obligation in plain SMT-LIB
     BvEncoder portable(ctx, true);
     z3::expr ignored = ctx.bool_val(false);
-    write_smt2(ctx, fits_bitvector_obligation(ctx, portable, l, bits, as, ignored), "QF_BV", smt2,
-               "fits-int" + std::to_string(bits) + " (z3-bitvector)");
+    out(fits_bitvector_obligation(ctx, portable, l, bits, as, ignored), "QF_BV", "fits-int" + std::to_string(bits) + " (z3-bitvector)");
   }
   BvEncoder bv(ctx, false);
   z3::expr dim_overflow = ctx.bool_val(false);
@@ -169,7 +168,7 @@ BitvectorOutcome fits_bitvector(z3::context& ctx, const Layout& l, int bits, con
 
 ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOptions& o) {
   z3::context ctx;
-  Budget budget(ctx, o.timeout_ms);
+  Budget budget(ctx, o.timeout_ms, o.clock);
   Encoder enc(ctx);
   FlatModes f = flat_modes(enc, l, "layout");
   z3::expr e = enc.dim(size);
@@ -227,7 +226,7 @@ ProveResult prove_in_bounds(const Layout& l, const ShapeDim& size, const ProveOp
 ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o) {
   if (bits != 32 && bits != 64) fail(rule::in(rule::kProveUsage, "§3"), "fits: the width must be 32 or 64 bits");
   z3::context ctx;
-  Budget budget(ctx, o.timeout_ms);
+  Budget budget(ctx, o.timeout_ms, o.clock);
   Encoder enc(ctx);
   FlatModes f = flat_modes(enc, l, "layout");
   GoalSpec g;
@@ -261,8 +260,8 @@ ProveResult prove_fits(const Layout& l, int bits, const ProveOptions& o) {
   };
   g.replay = [check_instance](const z3::model&, const Bindings& b) { return check_instance(b); };
   g.concrete = check_instance;
-  g.bitvector = [&ctx, &l, bits](const Assumptions& as, const Limits& limits, const std::string& smt2) {
-    return fits_bitvector(ctx, l, bits, as, limits, smt2);
+  g.bitvector = [&ctx, &l, bits](const Assumptions& as, const Limits& limits, const Smt2Export& out) {
+    return fits_bitvector(ctx, l, bits, as, limits, out);
   };
   return run_goal(enc, g, o, budget);
 }

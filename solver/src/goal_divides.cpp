@@ -109,6 +109,7 @@ void constant_moduli(const ShapeDim& d, std::vector<int64_t>& out) {
 constexpr int64_t kMaxResidueVectors = int64_t{1} << 16;
 
 std::optional<std::string> by_residues(const std::vector<Division>& ds, const std::vector<std::string>& texts, const Budget& budget) {
+  if (budget.expired()) return std::nullopt;
   int64_t m = 1;
   std::set<std::string> vars;
   for (const auto& d : ds) {
@@ -117,7 +118,8 @@ std::optional<std::string> by_residues(const std::vector<Division>& ds, const st
     m = std::lcm(m, std::abs(*c));
     collect_vars(d.extent, vars);
   }
-  Assumptions as = make_assumptions(texts, vars);
+  Assumptions as = make_assumptions(texts, vars, [&budget] { return budget.expired(); });
+  if (as.unread) return std::nullopt;
   std::vector<int64_t> moduli;
   for (const auto& rel : as.relations) {
     constant_moduli(rel.lhs, moduli);
@@ -138,7 +140,7 @@ std::optional<std::string> by_residues(const std::vector<Division>& ds, const st
   for (const auto& n : names) r[n] = 0;
   const i128 count = vectors(m);
   for (i128 i = 0; i < count; ++i) {
-    if ((i & 1023) == 0 && budget.expired()) return std::nullopt;
+    if (budget.expired()) return std::nullopt;  // each vector: it evaluates every assumption
     i128 rest = i;
     for (const auto& n : names) {
       r[n] = static_cast<int64_t>(rest % m);
@@ -155,11 +157,30 @@ std::optional<std::string> by_residues(const std::vector<Division>& ds, const st
   return "residues";
 }
 
+// Issue 19 / spec/PROVE.md "divides": a divisor is a mesh extent (§5, §6), so it exists only as an
+// integer >= 1. A divisor without symbols is checked here, before any strategy runs; a symbolic
+// one is >= 1 as a well-formedness condition (positive_wellformed below), which every strategy
+// and every replay respects, so no strategy ever sees a divisor below 1.
+void require_positive_divisors(const std::vector<Division>& ds) {
+  for (const auto& d : ds) {
+    std::set<std::string> vars;
+    collect_vars(d.divisor, vars);
+    if (!vars.empty()) continue;
+    Exact v = eval_exact(d.divisor, Bindings{});
+    if (v.ok() && v.value >= 1) continue;
+    const std::string text = tfspec::to_string(d.divisor);
+    const std::string value = v.ok() ? i128_string(v.value) : "undefined";
+    fail(rule::kProveDivisorNonpositive, "the divisor " + text + (value == text ? "" : " = " + value) +
+                                             " is not a mesh extent (an integer >= 1)" + (d.label.empty() ? "" : " (" + d.label + ")"));
+  }
+}
+
 }  // namespace
 
 ProveResult prove_divisions(const std::vector<Division>& ds, const ProveOptions& o) {
+  require_positive_divisors(ds);
   z3::context ctx;
-  Budget budget(ctx, o.timeout_ms);
+  Budget budget(ctx, o.timeout_ms, o.clock);
   Encoder enc(ctx);
   GoalSpec g;
   g.goal = "divides";
@@ -183,9 +204,12 @@ ProveResult prove_divisions(const std::vector<Division>& ds, const ProveOptions&
       Exact n = eval_exact(d.extent, b), dv = eval_exact(d.divisor, b);
       if (!n.ok() || !dv.ok()) fail(rule::in(rule::kProveUndecided, "§6"), "the extent or divisor cannot be evaluated at " + to_string(b));
       const i128 vn = n.value, vd = dv.value;
-      if (vd >= 1 && mod_floor(vn, vd) == 0) continue;
+      // Unreachable: a constant divisor is checked up front, a symbolic one is >= 1 wherever
+      // the pipeline looks (well-formedness). Reaching it is a tfspec bug, never a verdict.
+      if (vd < 1) fail(rule::kProveInternal, "divides: an instance with the divisor " + i128_string(vd) + " < 1 at " + to_string(b));
+      if (mod_floor(vn, vd) == 0) continue;
       Counterexample cx;
-      cx.json = Json{{"symbols", bindings_json(b)}, {"extent", json(vn)}, {"divisor", json(vd)}, {"remainder", json(vd == 0 ? vn : mod_floor(vn, vd))}};
+      cx.json = Json{{"symbols", bindings_json(b)}, {"extent", json(vn)}, {"divisor", json(vd)}, {"remainder", json(mod_floor(vn, vd))}};
       if (!d.label.empty()) cx.json["split"] = d.label;
       cx.text = at(b) + i128_string(vd) + " does not divide " + i128_string(vn) + (d.label.empty() ? "" : " (" + d.label + ")");
       return cx;

@@ -34,7 +34,7 @@ constexpr int64_t kMaxCompare = int64_t{1} << 20;  // concrete comparison, point
 
 ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOptions& o) {
   z3::context ctx;
-  Budget budget(ctx, o.timeout_ms);
+  Budget budget(ctx, o.timeout_ms, o.clock);
   Encoder enc(ctx);
   FlatModes fa = flat_modes(enc, a, "a"), fb = flat_modes(enc, b, "b");
   GoalSpec g = two_layout_goal("equivalent", "§3", a, b, fa, fb);

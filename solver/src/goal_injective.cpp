@@ -94,7 +94,7 @@ constexpr int64_t kMaxInstanceSize = int64_t{1} << 20;  // the search's per-inst
 
 ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
   z3::context ctx;
-  Budget budget(ctx, o.timeout_ms);
+  Budget budget(ctx, o.timeout_ms, o.clock);
   Encoder enc(ctx);
   FlatModes f = flat_modes(enc, l, "layout");
   GoalSpec g;

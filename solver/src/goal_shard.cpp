@@ -64,7 +64,7 @@ ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, c
   }
 
   z3::context ctx;
-  Budget budget(ctx, o.timeout_ms);
+  Budget budget(ctx, o.timeout_ms, o.clock);
   Encoder enc(ctx);
   GoalSpec g;
   g.goal = "shard";

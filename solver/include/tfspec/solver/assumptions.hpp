@@ -4,6 +4,7 @@
 // `c <= M`, `M < c`, `M == c` are extracted per symbol for the bounded strategies.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -45,12 +46,16 @@ struct Assumptions {
   std::vector<Relation> relations;
   std::map<std::string, SymbolBounds> bounds;
   std::set<std::string> symbols;  // every symbol named by an assumption or the goal
+  size_t unread = 0;              // texts left unread because `expired` said so (then incomplete)
 };
 
 // Parses one assumption (a chain `e1 op e2 [op e3 ...]`); SpecError("prove-assumption-syntax").
 std::vector<Relation> parse_assumption(const std::string& text);
 // The assumptions for a goal over `goal_symbols`, with the default lower bound added.
-Assumptions make_assumptions(const std::vector<std::string>& texts, const std::set<std::string>& goal_symbols);
+// `expired` (the verdict's time limit) is polled before each text: reading stops there, with
+// `unread` set, so that however many assumptions a caller passes the limit holds (issue 19).
+Assumptions make_assumptions(const std::vector<std::string>& texts, const std::set<std::string>& goal_symbols,
+                             const std::function<bool()>& expired = {});
 // Whether every relation holds under the bindings (false where one is undefined, e.g. `% 0`).
 bool holds(const Assumptions& a, const Bindings& b);
 std::string to_string(Rel r);

@@ -3,6 +3,8 @@
 // REFUTED (a counterexample replayed on the concrete layout by the reference first) or UNKNOWN
 // (reason, time spent). Never a guess: encodings and strategies are described in spec/PROVE.md.
 #pragma once
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,11 @@ struct ProveOptions {
   // with a generous timeout makes a verdict independent of machine load (the tests use that).
   unsigned rlimit = 0;
   std::string smt2_prefix;          // non-empty: write each obligation to PREFIX-NAME.smt2
+  // Creates one exported file: gets PREFIX-NAME.smt2 and the text, returns the path to report,
+  // throws SpecError. Set by `serve --smt2-dir` (protocol::create_smt2_file: inside the
+  // directory, never through a symlink, never over an existing file). Unset: an ordinary file
+  // at that path (the CLI's `--smt2`, on the user's own file system; an old file is replaced).
+  std::function<std::string(const std::string& file, const std::string& text)> smt2_create;
   int64_t max_instances = 4096;     // largest declared box the exhaustive strategy enumerates
   int64_t search_instances = 2000;  // instances the small-instance search checks before Z3
   int64_t max_search = 200000;      // instances checked in all (the time budget stops it too)
@@ -26,6 +33,9 @@ struct ProveOptions {
   // `search`: the reference on small symbol values (growing boxes) to refute; `exhaustive`: a
   // declared box enumerated completely proves the goal within it.
   bool structural = true, z3_unbounded = true, z3_bitvector = true, z3_bounded = true, exhaustive = true, search = true;
+  // Tests only: the clock the time limit's polls read (unset: steady_clock), so that a test can
+  // show where the deadline is checked without measuring time. Z3's watchdog keeps the real clock.
+  std::function<std::chrono::steady_clock::time_point()> clock;
 };
 
 enum class Verdict { Proved, Refuted, Unknown };
