@@ -45,7 +45,12 @@ void print_goals() {
 
 int run(const ProveState& st) {
   const Op* op = OpRegistry::instance().find("prove", st.goal);
-  if (!op) fail(rule::kUsage, "unknown goal '" + st.goal + "' (try tfspec prove --list)");
+  if (!op) {
+    std::vector<std::string> goals;
+    for (const auto& o : OpRegistry::instance().ops())
+      if (o.group == "prove") goals.push_back(o.name);
+    fail(rule::kUsage, "unknown goal '" + st.goal + "'" + did_you_mean(st.goal, goals) + " (tfspec prove --list shows them all)");
+  }
   std::vector<Param> positional;
   size_t required = 0;
   for (const auto& p : op->params)
@@ -54,9 +59,10 @@ int run(const ProveState& st) {
       required += p.optional ? 0 : 1;
     }
   if (st.args.size() < required || st.args.size() > positional.size()) {
-    std::string sig;
-    for (const auto& p : positional) sig += " " + (p.optional ? "[" + p.name + "]" : p.name);
-    fail(rule::kUsage, "'prove " + st.goal + "' takes" + sig + " (" + std::to_string(st.args.size()) + " given)");
+    Op shown = *op;  // the goal as the command line spells it: positional parameters only
+    shown.name = "prove " + op->name;
+    shown.params = positional;
+    fail(rule::kUsage, protocol::arity_message(shown, st.args.size()));
   }
   Json args = Json::object();
   for (size_t i = 0; i < st.args.size(); ++i) args[positional[i].name] = protocol::arg_from_text(positional[i].type, st.args[i]);

@@ -135,3 +135,16 @@ TEST(Usability, RepeatedFilterOptionsEachTakeOne) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Usability, ProveGoalsReadNaturally) {
+  auto r = tfspec::testing::run_tfspec("prove injective");
+  EXPECT_EQ(r.rc, 3);
+  EXPECT_NE(r.out.find("`prove injective` takes 1 argument (layout); 0 given"), std::string::npos) << r.out;
+  r = tfspec::testing::run_tfspec("prove injectve '(M,N):(1,M)'");
+  EXPECT_EQ(r.rc, 3);
+  EXPECT_NE(r.out.find("did you mean `injective`?"), std::string::npos) << r.out;
+}
+
+}  // namespace
