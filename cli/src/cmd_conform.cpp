@@ -51,9 +51,15 @@ int fuzz(const ConformArgs& a) {
   o.seconds = a.seconds;
   o.seed = a.seed;
   o.ops = a.fuzz_ops;
+  o.stop = &stop_signal();
+  catch_stop_signals();
   const FuzzOutcome r = conform_fuzz(protocol::OpRegistry::instance(), *impl, o);
   std::cout << "fuzz: " << r.cases << " cases in " << static_cast<int>(r.seconds) << " s, " << r.agreed << " agreed, " << r.skipped
             << " skipped (unsupported or undecided by the reference)\n";
+  if (const int sig = stop_signal().load()) {
+    std::cout << "fuzz: INTERRUPTED by signal " << sig << (r.disagreement ? " (the disagreement below may be partly shrunk)" : ", no disagreement so far") << "\n";
+    if (!r.disagreement) return stopped_exit_code();
+  }
   // A run that asked nothing tested nothing: never a pass.
   if (r.cases == 0) fail(rule::kUsage, "no case ran within --seconds " + std::to_string(a.seconds) + ": nothing was tested");
   if (!r.disagreement) return kOk;
@@ -63,7 +69,7 @@ int fuzz(const ConformArgs& a) {
             << "  impl:      " << protocol::dump_line(r.impl) << "\n"
             << "reproduce: printf '%s\\n' " << shell_quote(R"({"cmd":"start","protocol":1})") << " "
             << shell_quote(protocol::dump_line(r.request)) << " | " << a.impl << "\n";
-  return kViolations;
+  return stop_signal().load() ? stopped_exit_code() : kViolations;
 }
 
 int conform(const ConformArgs& a) {
