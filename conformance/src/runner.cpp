@@ -192,6 +192,8 @@ Report run(const std::vector<CorpusCase>& cases, Implementation& impl, const Run
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   const std::vector<const CorpusCase*> picked = selection(cases, opts);
   Report r;
+  if (opts.deadline_seconds > 0)
+    impl.set_deadline(t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts.deadline_seconds)));
   const Json hello = impl.start();
   r.implementation = hello.value("implementation", Json::object());
   std::set<std::string> ops;

@@ -145,6 +145,22 @@ TEST(Trust, ConsecutiveTimeoutsStopTheRun) {
   EXPECT_EQ(json_report(r)["stopped"], r.stopped);
 }
 
+// A case in flight when the deadline passes waits no longer for its reply than the deadline.
+TEST(Trust, TheDeadlineCutsTheCaseInFlight) {
+  RunOptions o = filtered({"size"});
+  o.deadline_seconds = 0.5;
+  o.max_consecutive_timeouts = 0;
+  auto impl = subprocess(kSilent, 60000);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Report r = run(corpus(), *impl, o);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(seconds, 3.0) << "a 60 s per-case timeout did not hold the 0.5 s deadline up";
+  ASSERT_GT(r.cases.size(), 1u);
+  EXPECT_EQ(r.cases[0].detail, "no reply before the run's deadline (--deadline)");
+  EXPECT_TRUE(r.cases[1].not_run);
+  EXPECT_NE(r.stopped.find("deadline of 0.5 s"), std::string::npos) << r.stopped;
+}
+
 TEST(Trust, TheDeadlineAndASignalStopTheRunBetweenCases) {
   RunOptions o;
   o.deadline_seconds = 0.3;

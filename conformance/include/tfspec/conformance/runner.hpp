@@ -4,6 +4,7 @@
 // line or a wrong seq is recorded for that case as errored, the process restarted, the run goes on.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -37,6 +38,9 @@ class Implementation {
   virtual void stop() = 0;
   // Subprocess restarts after errored cases (0 in process).
   virtual int restarts() const { return 0; }
+  // No reply is awaited past this instant (the run's --deadline): a case in flight then ends as
+  // timed out, so the deadline holds within a restart rather than a whole per-case timeout.
+  virtual void set_deadline(std::chrono::steady_clock::time_point) {}
 };
 
 // The registry's ops answered by serve_line, in this process.
