@@ -5,6 +5,8 @@
 // ops aside), 1 some case failed, errored or XPASSed (or was not run: the run stopped), 3 bad
 // usage / corpus / report file, an empty selection, stale expected failures, an implementation
 // that does not start or supports none of the selected ops; 128+N stopped by signal N.
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -24,7 +26,7 @@ struct ConformArgs {
   std::string impl = "reference";
   std::string corpus;
   std::vector<std::string> filters, excludes, tags;
-  std::string xfail, json, junit, html, stderr_path;
+  std::string xfail, json, junit, html, stderr_path, rerun_failed;
   int timeout_ms = 10000;
   int max_consecutive_timeouts = conformance::kDefaultMaxConsecutiveTimeouts;
   double deadline = 0;
@@ -51,9 +53,15 @@ int fuzz(const ConformArgs& a) {
   o.seconds = a.seconds;
   o.seed = a.seed;
   o.ops = a.fuzz_ops;
+  o.stop = &stop_signal();
+  catch_stop_signals();
   const FuzzOutcome r = conform_fuzz(protocol::OpRegistry::instance(), *impl, o);
   std::cout << "fuzz: " << r.cases << " cases in " << static_cast<int>(r.seconds) << " s, " << r.agreed << " agreed, " << r.skipped
             << " skipped (unsupported or undecided by the reference)\n";
+  if (const int sig = stop_signal().load()) {
+    std::cout << "fuzz: INTERRUPTED by signal " << sig << (r.disagreement ? " (the disagreement below may be partly shrunk)" : ", no disagreement so far") << "\n";
+    if (!r.disagreement) return stopped_exit_code();
+  }
   // A run that asked nothing tested nothing: never a pass.
   if (r.cases == 0) fail(rule::kUsage, "no case ran within --seconds " + std::to_string(a.seconds) + ": nothing was tested");
   if (!r.disagreement) return kOk;
@@ -63,7 +71,7 @@ int fuzz(const ConformArgs& a) {
             << "  impl:      " << protocol::dump_line(r.impl) << "\n"
             << "reproduce: printf '%s\\n' " << shell_quote(R"({"cmd":"start","protocol":1})") << " "
             << shell_quote(protocol::dump_line(r.request)) << " | " << a.impl << "\n";
-  return kViolations;
+  return stop_signal().load() ? stopped_exit_code() : kViolations;
 }
 
 int conform(const ConformArgs& a) {
@@ -75,6 +83,12 @@ int conform(const ConformArgs& a) {
   opts.filters = a.filters;
   opts.excludes = a.excludes;
   opts.tags = a.tags;
+  if (!a.rerun_failed.empty()) opts.only_ids = failed_ids(a.rerun_failed);
+  if (!a.quiet) {
+    opts.progress = &std::cerr;
+    opts.live = isatty(2);
+    opts.progress_seconds = opts.live ? 0.2 : 5;
+  }
   if (!a.xfail.empty()) opts.expected_failures = read_id_list(a.xfail);
   opts.max_consecutive_timeouts = a.max_consecutive_timeouts;
   opts.deadline_seconds = a.deadline;
@@ -102,6 +116,7 @@ void add_conform_command(CLI::App& app, int& exit_code) {
                   "run only cases matching a clause (§7, §7.1.2), an op (composition), an id prefix, or a glob over id, op or clause ('s3-*', 'shard.*'); repeatable");
   sub->add_option("--exclude", a->excludes, "skip the cases matching this (same forms as --filter); repeatable");
   sub->add_option("--tag", a->tags, "run only cases carrying this corpus tag (e.g. limit); repeatable");
+  sub->add_option("--rerun-failed", a->rerun_failed, "run only the cases a previous --json report marks fail, errored or xpass");
   sub->add_option("--timeout-ms", a->timeout_ms, "per-case reply timeout for a subprocess, >= 1 (default 10000)")->check(CLI::PositiveNumber);
   sub->add_option("--max-consecutive-timeouts", a->max_consecutive_timeouts,
                   "stop after this many consecutive timed-out cases, the rest reported as not run (default 5; 0: never)")

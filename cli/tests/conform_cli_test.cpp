@@ -110,4 +110,31 @@ TEST(Conform, AnAdapterThatNeverAnswersStopsTheRun) {
   EXPECT_NE(r.out.find("STOPPED: stopped after 2 consecutive timeouts"), std::string::npos) << r.out;
 }
 
+// SIGINT stops the run before the next case: the table of what ran, the reports written, exit 130.
+TEST(Conform, SigintStopsTheRunWithItsReports) {
+  using namespace tfspec::testing;
+  const std::string tag = std::to_string(getpid());  // ctest may run another build's copy at once
+  const std::string out_path = ::testing::TempDir() + "/conform_sigint_out" + tag + ".txt", json = ::testing::TempDir() + "/conform_sigint" + tag + ".json";
+  std::remove(json.c_str());
+  std::remove((out_path + ".stderr").c_str());  // appended to, and read for the start
+  // Answers the handshake, then nothing: each case waits out its 1 s timeout.
+  const std::string silent = "echo \"started\" >&2; read l; echo '{\"cmd\":\"start\",\"protocol\":1,\"ops\":[\"size\"]}'; sleep 60";
+  const pid_t pid = spawn_tfspec({"conform", "--quiet", "--filter", "size", "--timeout-ms", "1000", "--max-consecutive-timeouts", "0",
+                                  "--impl-stderr", out_path + ".stderr", "--json", json, "--impl", silent},
+                                 out_path);
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for_output(out_path + ".stderr", "started", 10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(pid, SIGINT);
+  const int status = wait_or_kill(pid, 20);
+  const std::string out = read_file(out_path);
+  ASSERT_NE(status, -1) << "no exit within 20 s of SIGINT:\n" << out;
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  EXPECT_NE(out.find("STOPPED: interrupted by signal 2"), std::string::npos) << out;
+  const tfspec::Json j = tfspec::Json::parse(read_file(json));
+  EXPECT_EQ(j["stopped"], "interrupted by signal 2");
+  EXPECT_GT(j["summary"]["errored"].get<int>(), 0);
+}
+
 }  // namespace

@@ -1,15 +1,6 @@
 // `tfspec fuzz` end to end: a short host run passes, replay, sharding, usage errors, and the
 // CUDA backend either runs or says why not with exit 5 (never a silent pass).
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <fstream>
-#include <sstream>
-#include <thread>
 
 #include "run_tfspec.hpp"
 
@@ -98,49 +89,25 @@ TEST(FuzzCli, AJunitFileThatCannotBeWrittenIsAnError) {
 // Item 16: SIGINT stops the run at a case boundary with the summary and the JUnit file, exit 130.
 TEST(FuzzCli, SigintPrintsTheSummaryWritesTheReportAndExits130) {
   const std::string dir = ::testing::TempDir();
-  const std::string out_path = dir + "/fuzz_sigint_out.txt", junit = dir + "/fuzz_sigint.xml";
+  const std::string tag = std::to_string(getpid());  // ctest may run another build's copy at once
+  const std::string out_path = dir + "/fuzz_sigint_out" + tag + ".txt", junit = dir + "/fuzz_sigint" + tag + ".xml";
   std::remove(junit.c_str());
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {  // exec directly: a shell would start a background job with SIGINT ignored
-    const int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1), dup2(fd, 2);
-    execl(TFSPEC_BINARY, "tfspec", "fuzz", "--seconds", "120", "--seed", "5", "--junit", junit.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  // Wait until it has started fuzzing (its first progress line), then interrupt.
-  for (int i = 0; i < 200; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::ifstream in(out_path);
-    std::stringstream s;
-    s << in.rdbuf();
-    if (s.str().find(" cases/s") != std::string::npos) break;
-  }
+  std::remove(out_path.c_str());  // a previous run's output would look like this one's progress
+  const pid_t pid = spawn_tfspec({"fuzz", "--seconds", "120", "--seed", "5", "--junit", junit}, out_path);
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(wait_for_output(out_path, " cases/s", 10)) << "no progress line: " << read_file(out_path);  // it is fuzzing
   kill(pid, SIGINT);
-  int status = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(30)) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      FAIL() << "no exit within 30 s of SIGINT";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  std::ifstream in(out_path);
-  std::stringstream out;
-  out << in.rdbuf();
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal, not stopped by it:\n" << out.str();
-  EXPECT_EQ(WEXITSTATUS(status), 130) << out.str();
-  EXPECT_NE(out.str().find("fuzz: INTERRUPTED by signal 2"), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("no disagreement so far, "), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("fuzz: largest cases:"), std::string::npos) << out.str();
-  std::ifstream x(junit);
-  ASSERT_TRUE(x.good()) << "no JUnit file";
-  std::stringstream xml;
-  xml << x.rdbuf();
-  EXPECT_NE(xml.str().find("<error message=\"interrupted by signal 2 after "), std::string::npos) << xml.str();
-  EXPECT_NE(xml.str().find("</testsuites>"), std::string::npos) << xml.str();
+  const int status = wait_or_kill(pid, 30);
+  const std::string out = read_file(out_path);
+  ASSERT_NE(status, -1) << "no exit within 30 s of SIGINT:\n" << out;
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal, not stopped by it:\n" << out;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  EXPECT_NE(out.find("fuzz: INTERRUPTED by signal 2"), std::string::npos) << out;
+  EXPECT_NE(out.find("no disagreement so far, "), std::string::npos) << out;
+  EXPECT_NE(out.find("fuzz: largest cases:"), std::string::npos) << out;
+  const std::string xml = read_file(junit);
+  EXPECT_NE(xml.find("<error message=\"interrupted by signal 2 after "), std::string::npos) << xml;
+  EXPECT_NE(xml.find("</testsuites>"), std::string::npos) << xml;
 }
 
 }  // namespace

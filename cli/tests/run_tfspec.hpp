@@ -1,10 +1,17 @@
 // Runs the `tfspec` binary for end-to-end tests (shared by every cli test file).
 #pragma once
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -48,6 +55,51 @@ inline CommandResult run_tfspec(const std::string& args, const std::string& stdi
   int status = pclose(p);
   if (!in_file.empty()) std::remove(in_file.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+// `tfspec ARGS...` started directly (no shell: a shell would start a background job with SIGINT
+// ignored), stdout and stderr to out_path; returns its pid (-1 on failure).
+inline pid_t spawn_tfspec(const std::vector<std::string>& args, const std::string& out_path) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  const int fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(fd, 1), dup2(fd, 2);
+  std::vector<char*> argv{const_cast<char*>("tfspec")};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(TFSPEC_BINARY, argv.data());
+  _exit(127);
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The wait status of pid, killing it after `seconds` (then -1).
+inline int wait_or_kill(pid_t pid, int seconds) {
+  int status = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(seconds)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return status;
+}
+
+// Polls out_path until it holds `text` (at most `seconds`).
+inline bool wait_for_output(const std::string& out_path, const std::string& text, int seconds) {
+  for (int i = 0; i < seconds * 20; ++i) {
+    if (read_file(out_path).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
 }
 
 inline std::string last_line(const std::string& s) {

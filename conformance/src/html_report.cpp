@@ -14,6 +14,12 @@ namespace {
 
 std::string dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
+// At most n bytes of s, not cutting a UTF-8 sequence.
+std::string utf8_prefix(const std::string& s, size_t n) {
+  while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
 // The picture of an answer that is a layout (a layout object, or layout text with a stride or a
 // composition), or "" when it is not one or cannot be drawn.
 std::string picture_of(const Json& answer) {
@@ -90,7 +96,13 @@ std::string html_report(const Report& r) {
     if ((status != "fail" && status != "errored" && status != "xpass") || c.value("not_run", false)) continue;
     ++listed;
     cases << "<details class=\"case " << status << "\" id=\"case-" << draw::xml_escape(c["id"]) << "\"><summary>" << draw::xml_escape(status) << " " << draw::xml_escape(c["id"])
-          << " [" << draw::xml_escape(c["clause"]) << " " << draw::xml_escape(c["op"]) << "] (" << draw::xml_escape(r.cases[i].c->file) << ")</summary>\n<dl>\n";
+          << " [" << draw::xml_escape(c["clause"]) << " " << draw::xml_escape(c["op"]) << "] (" << draw::xml_escape(r.cases[i].c->file) << ")";
+    // The collapsed line says why (issue 22), clipped; the full text is inside.
+    if (c.contains("detail")) {
+      const std::string why = c["detail"].get<std::string>();
+      cases << ": <span class=\"why\">" << draw::xml_escape(why.size() <= 120 ? why : utf8_prefix(why, 120) + "…") << "</span>";
+    }
+    cases << "</summary>\n<dl>\n";
     auto item = [&](const char* key, const std::string& text) { cases << "<dt>" << key << "</dt><dd><pre>" << draw::xml_escape(text) << "</pre></dd>\n"; };
     if (c.contains("args")) item("args", dump(c["args"]));
     if (c.contains("expected")) item("expected", dump(c["expected"]));

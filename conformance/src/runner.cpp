@@ -96,6 +96,22 @@ bool matches(const CorpusCase& c, const std::string& f) {
 
 }  // namespace
 
+std::set<std::string> failed_ids(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(rule::kUsage, path + " is a directory, not a JSON report (--json)");
+  std::ifstream in(path);
+  if (!in) fail(rule::kUsage, "cannot read " + path + ": " + std::strerror(errno));
+  const Json j = Json::parse(in, nullptr, false);
+  if (!j.is_object() || !j.contains("cases") || !j["cases"].is_array()) fail(rule::kUsage, path + " is not a conform --json report");
+  std::set<std::string> out;
+  for (const auto& c : j["cases"]) {
+    const std::string status = c.is_object() ? c.value("status", "") : "";
+    if ((status == "fail" || status == "errored" || status == "xpass") && c.contains("id") && c["id"].is_string()) out.insert(c["id"].get<std::string>());
+  }
+  if (out.empty()) fail(rule::kUsage, path + " records no failed, errored or xpass case: nothing to rerun");
+  return out;
+}
+
 bool selected(const CorpusCase& c, const std::vector<std::string>& filters, const std::vector<std::string>& excludes) {
   for (const auto& x : excludes)
     if (matches(c, x)) return false;
@@ -114,6 +130,15 @@ std::string joined(const std::vector<std::string>& words, size_t at_most = 10) {
   return s;
 }
 
+void progress_line(const RunOptions& opts, const Report& r, size_t total, double seconds, bool last) {
+  const Counts n = r.totals();
+  char line[160];
+  std::snprintf(line, sizeof line, "conform: %zu/%zu cases, %d failed, %d errored, %d xpass, %.0f s", r.cases.size(), total, n.fail, n.errored,
+                n.xpass, seconds);
+  if (opts.live) *opts.progress << "\r" << line << "\x1b[K" << (last ? "\n" : "") << std::flush;
+  else *opts.progress << line << "\n" << std::flush;
+}
+
 bool tagged(const CorpusCase& c, const std::vector<std::string>& tags) {
   if (tags.empty()) return true;
   for (const auto& t : tags)
@@ -127,7 +152,8 @@ std::vector<const CorpusCase*> selection(const std::vector<CorpusCase>& cases, c
   std::set<std::string> ids;
   for (const auto& c : cases) {
     ids.insert(c.id);
-    if (selected(c, opts.filters, opts.excludes) && tagged(c, opts.tags)) out.push_back(&c);
+    if (selected(c, opts.filters, opts.excludes) && tagged(c, opts.tags) && (opts.only_ids.empty() || opts.only_ids.count(c.id)))
+      out.push_back(&c);
   }
   if (out.empty())
     fail(rule::kUsage, "no case matches --filter " + (opts.filters.empty() ? std::string("(none)") : joined(opts.filters)) +
@@ -192,6 +218,8 @@ Report run(const std::vector<CorpusCase>& cases, Implementation& impl, const Run
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   const std::vector<const CorpusCase*> picked = selection(cases, opts);
   Report r;
+  if (opts.deadline_seconds > 0)
+    impl.set_deadline(t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts.deadline_seconds)));
   const Json hello = impl.start();
   r.implementation = hello.value("implementation", Json::object());
   std::set<std::string> ops;
@@ -200,6 +228,7 @@ Report run(const std::vector<CorpusCase>& cases, Implementation& impl, const Run
   if (!opts.allow_unsupported) refuse_if_nothing_supported(picked, ops, impl);
   int64_t seq = 0;
   int consecutive_timeouts = 0;
+  double next_progress = opts.progress_seconds;
   for (const CorpusCase* c : picked) {
     if (r.stopped.empty()) r.stopped = stop_reason(opts, consecutive_timeouts, elapsed());
     CaseOutcome o;
@@ -218,7 +247,12 @@ Report run(const std::vector<CorpusCase>& cases, Implementation& impl, const Run
     }
     o.expected_failure = opts.expected_failures.count(c->id) > 0;
     r.cases.push_back(std::move(o));
+    if (opts.progress && elapsed() >= next_progress) {
+      progress_line(opts, r, picked.size(), elapsed(), false);
+      next_progress = elapsed() + opts.progress_seconds;
+    }
   }
+  if (opts.progress && opts.live) progress_line(opts, r, picked.size(), elapsed(), true);  // the final count, the line ended
   impl.stop();
   r.restarts = impl.restarts();
   r.seconds = elapsed();

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -152,6 +153,7 @@ class Subprocess : public Implementation {
   }
 
   int restarts() const override { return restarts_; }
+  void set_deadline(Clock::time_point at) override { run_deadline_ = at; }
 
  private:
   bool launch(std::string& problem) {
@@ -234,7 +236,7 @@ class Subprocess : public Implementation {
 
   // One line within the timeout; blank lines are skipped. Stderr is read meanwhile.
   bool read_line(Json& out, std::string& problem, bool& timed_out) {
-    const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms_);
+    const auto deadline = std::min(Clock::now() + std::chrono::milliseconds(timeout_ms_), run_deadline_);
     for (;;) {
       size_t nl = buffer_.find('\n');
       if (nl != std::string::npos) {
@@ -251,7 +253,8 @@ class Subprocess : public Implementation {
       }
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) {
-        problem = "no reply within " + std::to_string(timeout_ms_) + " ms (--timeout-ms)";
+        problem = deadline == run_deadline_ ? std::string("no reply before the run's deadline (--deadline)")
+                                            : "no reply within " + std::to_string(timeout_ms_) + " ms (--timeout-ms)";
         timed_out = true;
         return false;
       }
@@ -290,6 +293,7 @@ class Subprocess : public Implementation {
 
   std::string command_;
   int timeout_ms_;
+  Clock::time_point run_deadline_ = Clock::time_point::max();
   std::string stderr_path_;
   int stderr_file_ = -1;
   pid_t pid_ = -1;

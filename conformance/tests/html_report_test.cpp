@@ -60,6 +60,11 @@ TEST(HtmlReport, WellFormedWithTheClauseTableAndEachFailure) {
   EXPECT_NE(failures[0]["#text"].find("(2,2):(8,1)"), std::string::npos);
   EXPECT_NE(failures[0]["#text"].find("README: (4,8):(8,1)"), std::string::npos);
   EXPECT_NE(failures[1]["#text"].find("the implementation crashed"), std::string::npos);
+  // The collapsed line says why.
+  auto whys = select(html, "//h:details/h:summary/h:span[@class='why']");
+  ASSERT_EQ(whys.size(), 2u);
+  EXPECT_EQ(whys[0]["#text"], "result differs");
+  EXPECT_EQ(whys[1]["#text"], "the implementation crashed");
   EXPECT_NE(select(html, "//h:title")[0]["#text"].find("planted <bugs> & co"), std::string::npos);  // escaped, read back
 }
 

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <fstream>
 #include <regex>
+#include <sstream>
+#include <unistd.h>
 
 #include "tfspec/conformance/html_report.hpp"
 #include "tfspec/conformance/runner.hpp"
@@ -145,6 +148,22 @@ TEST(Trust, ConsecutiveTimeoutsStopTheRun) {
   EXPECT_EQ(json_report(r)["stopped"], r.stopped);
 }
 
+// A case in flight when the deadline passes waits no longer for its reply than the deadline.
+TEST(Trust, TheDeadlineCutsTheCaseInFlight) {
+  RunOptions o = filtered({"size"});
+  o.deadline_seconds = 0.5;
+  o.max_consecutive_timeouts = 0;
+  auto impl = subprocess(kSilent, 60000);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Report r = run(corpus(), *impl, o);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(seconds, 3.0) << "a 60 s per-case timeout did not hold the 0.5 s deadline up";
+  ASSERT_GT(r.cases.size(), 1u);
+  EXPECT_EQ(r.cases[0].detail, "no reply before the run's deadline (--deadline)");
+  EXPECT_TRUE(r.cases[1].not_run);
+  EXPECT_NE(r.stopped.find("deadline of 0.5 s"), std::string::npos) << r.stopped;
+}
+
 TEST(Trust, TheDeadlineAndASignalStopTheRunBetweenCases) {
   RunOptions o;
   o.deadline_seconds = 0.3;
@@ -163,6 +182,32 @@ TEST(Trust, TheDeadlineAndASignalStopTheRunBetweenCases) {
   const Report i = run(corpus(), *impl, interrupted);
   EXPECT_EQ(i.stopped, "interrupted by signal 2");
   EXPECT_EQ(i.totals().errored, static_cast<int>(corpus().size()));
+}
+
+// --rerun-failed: the failed, errored and xpass ids of a JSON report, and only those run again.
+TEST(Trust, RerunFailedRunsOnlyTheFailuresOfAReport) {
+  RunOptions o = filtered({"size", "cosize"});
+  o.expected_failures = {"s3-cosize"};  // passes in the reference: an xpass
+  auto impl = in_process(registry());
+  const Report first = run(corpus(), *impl, o);
+  const std::string path = ::testing::TempDir() + "/rerun-" + std::to_string(getpid()) + ".json";
+  std::ofstream(path) << json_report(first).dump();
+  EXPECT_EQ(failed_ids(path), std::set<std::string>{"s3-cosize"});
+  RunOptions again;
+  again.only_ids = failed_ids(path);
+  std::ostringstream progress;
+  again.progress = &progress;
+  again.progress_seconds = 0;
+  auto impl2 = in_process(registry());
+  const Report second = run(corpus(), *impl2, again);
+  ASSERT_EQ(second.cases.size(), 1u);
+  EXPECT_EQ(second.cases[0].c->id, "s3-cosize");
+  EXPECT_EQ(progress.str(), "conform: 1/1 cases, 0 failed, 0 errored, 0 xpass, 0 s\n");
+  std::ofstream(path) << R"({"cases":[{"id":"s3-cosize","status":"pass"}]})";
+  EXPECT_NE(refusal([&] { failed_ids(path); }).find("nothing to rerun"), std::string::npos);
+  std::ofstream(path) << "not json";
+  EXPECT_NE(refusal([&] { failed_ids(path); }).find("not a conform --json report"), std::string::npos);
+  std::remove(path.c_str());
 }
 
 TEST(Trust, GlobsAndExcludesSelectCases) {

@@ -2,6 +2,7 @@
 // of the reference; the first disagreement is shrunk by RapidCheck and reported with a one-line
 // reproduction. Time-bounded and reproducible by seed.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@ struct FuzzOptions {
   uint64_t seed = 1;
   int batch = 50;                 // cases per RapidCheck run (one derived seed each)
   std::vector<std::string> ops;   // empty: every op fuzz_ops() lists
+  const std::atomic<int>* stop = nullptr;  // non-zero (a signal handler's flag): stop before the next case
 };
 
 struct FuzzOutcome {

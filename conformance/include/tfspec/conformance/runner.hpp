@@ -4,7 +4,9 @@
 // line or a wrong seq is recorded for that case as errored, the process restarted, the run goes on.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <memory>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +39,9 @@ class Implementation {
   virtual void stop() = 0;
   // Subprocess restarts after errored cases (0 in process).
   virtual int restarts() const { return 0; }
+  // No reply is awaited past this instant (the run's --deadline): a case in flight then ends as
+  // timed out, so the deadline holds within a restart rather than a whole per-case timeout.
+  virtual void set_deadline(std::chrono::steady_clock::time_point) {}
 };
 
 // The registry's ops answered by serve_line, in this process.
@@ -88,6 +93,12 @@ struct RunOptions {
   std::vector<std::string> filters;
   std::vector<std::string> excludes;
   std::vector<std::string> tags;  // when given, only cases carrying one of these corpus tags
+  std::set<std::string> only_ids;  // when given, only these case ids (--rerun-failed)
+  // A progress line (cases done of all, failures so far, seconds) every progress_seconds, on
+  // `progress` when set; `live` rewrites one line in place (a terminal).
+  std::ostream* progress = nullptr;
+  double progress_seconds = 5;
+  bool live = false;
   std::set<std::string> expected_failures;
   // Stop after this many consecutive timed-out cases (the implementation no longer answers);
   // the remaining cases are errored as not run. 0: never stop.
@@ -101,6 +112,8 @@ struct RunOptions {
 std::vector<CorpusCase> load_corpus(const std::string& dir);
 // Case ids, one per line, `#` starts a comment.
 std::set<std::string> read_id_list(const std::string& path);
+// The ids of the cases a JSON report (json_report) marks fail, errored or xpass.
+std::set<std::string> failed_ids(const std::string& report_path);
 bool selected(const CorpusCase& c, const std::vector<std::string>& filters, const std::vector<std::string>& excludes = {});
 
 // Refuses (SpecError, usage) before any case runs: a selection that matches no case, an expected
