@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
 shift
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(layout_text shard_text roundtrip serve_line)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(layout_text shard_text roundtrip serve_line reshard_plan_request)
 if ! command -v clang++ >/dev/null; then
   echo "fuzz: clang++ not found; skipping the libFuzzer targets"
   exit 0
