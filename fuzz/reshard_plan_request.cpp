@@ -1,5 +1,6 @@
 // Fuzz target: multigpu.reshard-plan requests (issue 19). The input is up to three lines: SRC,
-// DST (ShardLayout text: shard(...) or sugar `... on MESH`) and SHAPE (e.g. `(8,4)`). Inputs
+// DST (ShardLayout text: shard(...) or sugar `... on MESH`) and SHAPE (e.g. `(8,4)`), or, when it
+// starts with 'S', bytes that build such a request (structured(), below). Inputs
 // that read are bounded (at most 16 devices per mesh, 256 elements) so each run is fast, then
 // planned twice: through serve_line (the op a client reaches) and through plan_reshard.
 // Findings: a crash or a non-SpecError exception, a serve reply that is not one line of JSON with
@@ -123,11 +124,78 @@ bool ascii(const std::string& s) {
   return true;
 }
 
+// Structured mode (an input starting with 'S'): the bytes choose a mesh of 1-3 axes (extents
+// 1-4, at most 16 devices), a tensor of 1-3 dims and each axis's attr in SRC and DST (Split of a
+// dim, Broadcast, Partial sum / max / min), written as sugar whose Splits always divide; DST is
+// on the same mesh or, one time in four, on one axis over the same devices. Random text rarely
+// reads as two valid layouts, so this is what exercises the planner's patterns.
+struct Bytes {
+  const unsigned char* p;
+  size_t n;
+  int next(int mod) { return n ? (n--, *p++ % mod) : 0; }
+};
+
+std::string sugar(const std::vector<int64_t>& dims, const std::vector<int>& attrs, const std::vector<std::string>& names,
+                  const std::vector<int64_t>& extents) {
+  static const char* kPartial[] = {"P()", "P(\"max\")", "P(\"min\")"};
+  std::string text = "(", where, mesh;
+  for (size_t j = 0; j < dims.size(); ++j) {
+    text += (j ? ", " : "") + std::to_string(dims[j]);
+    for (size_t a = 0; a < attrs.size(); ++a)
+      if (attrs[a] == static_cast<int>(j)) text += " @ m." + names[a];
+  }
+  for (size_t a = 0; a < attrs.size(); ++a) {
+    if (attrs[a] <= -2) where += (where.empty() ? " where " : ",") + names[a] + "=" + kPartial[-2 - attrs[a]];
+    mesh += (a ? "," : "") + names[a] + "=" + std::to_string(extents[a]);
+  }
+  return text + ")" + where + " on " + mesh;
+}
+
+// attr codes: j >= 0 Split of dim j (one axis per dim: a later axis on a taken dim is Broadcast),
+// -1 Broadcast, -2 - r Partial with reduction r.
+std::vector<int> attrs_of(Bytes& b, size_t axes, size_t rank) {
+  std::vector<int> out;
+  std::vector<bool> taken(rank, false);
+  for (size_t a = 0; a < axes; ++a) {
+    const int c = b.next(6);
+    int code = c == 0 ? -1 : c <= 2 ? b.next(static_cast<int>(rank)) : -2 - (c - 3);
+    if (code >= 0 && taken[static_cast<size_t>(code)]) code = -1;
+    if (code >= 0) taken[static_cast<size_t>(code)] = true;
+    out.push_back(code);
+  }
+  return out;
+}
+
+Request structured(Bytes b) {
+  const std::vector<std::string> names = {"x", "y", "z"};
+  const size_t axes = 1 + static_cast<size_t>(b.next(3)), rank = 1 + static_cast<size_t>(b.next(3));
+  std::vector<int64_t> extents;
+  int64_t devices = 1;
+  for (size_t a = 0; a < axes; ++a) {
+    extents.push_back(devices * 4 <= kMaxDevices ? 1 + b.next(4) : 1);
+    devices *= extents.back();
+  }
+  const std::vector<int> src = attrs_of(b, axes, rank);
+  const bool one_axis = b.next(4) == 0;
+  const std::vector<int> dst = one_axis ? attrs_of(b, 1, rank) : attrs_of(b, axes, rank);
+  std::vector<int64_t> dims;
+  for (size_t j = 0; j < rank; ++j) {
+    int64_t d = 1 + b.next(3);
+    for (size_t a = 0; a < axes; ++a)
+      if (src[a] == static_cast<int>(j) || (!one_axis && dst[a] == static_cast<int>(j))) d *= extents[a];
+    if (one_axis && dst[0] == static_cast<int>(j)) d *= devices;
+    dims.push_back(d);
+  }
+  std::string shape = "(";
+  for (size_t j = 0; j < rank; ++j) shape += (j ? "," : "") + std::to_string(dims[j]);
+  return {sugar(dims, src, names, extents), one_axis ? sugar(dims, dst, {"w"}, {devices}) : sugar(dims, dst, names, extents), shape + ")"};
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   if (size > 1024) return 0;  // three short lines; longer texts are the text targets' business
-  const Request r = split(fuzz::text_of(data, size));
+  const Request r = size > 0 && data[0] == 'S' ? structured(Bytes{data + 1, size - 1}) : split(fuzz::text_of(data, size));
   const auto in = read_bounded(r);
   if (!in) {
     // Unreadable inputs are cheap refusals on the serve path too; readable but large ones are
