@@ -6,7 +6,6 @@
 
 #include "commands.hpp"
 #include "tfspec/protocol/serve.hpp"
-#include "tfspec/protocol/wire.hpp"
 
 namespace tfspec::cli {
 
@@ -15,19 +14,16 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   auto dir = std::make_shared<std::string>();
   auto* sub = app.add_subcommand("serve", "Answer newline-delimited JSON requests on stdin (spec/PROTOCOL.md)");
   sub->add_option("--smt2-dir", *dir, "the directory prove.* requests may write SMT-LIB files into (refused without it)")->check(CLI::ExistingDirectory);
+  sub->add_option("--max-line-bytes", opts->max_line_bytes,
+                  "the longest request line in bytes (default 1048576); a longer one is answered with protocol-line-too-long")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 40));
   sub->callback([opts, dir, &exit_code] {
     // Resolved once, here: the operator's DIR may itself be a symlink; below it nothing is
     // resolved by path again (protocol::create_smt2_file opens DIR with O_NOFOLLOW).
     if (!dir->empty()) opts->smt2_dir = std::filesystem::canonical(*dir).string();
     std::ios::sync_with_stdio(false);
-    std::string line;
-    bool stop = false;
-    const auto& reg = protocol::OpRegistry::instance();
-    while (!stop && std::getline(std::cin, line)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      std::cout << protocol::dump_line(protocol::serve_line(reg, line, stop, *opts)) << "\n" << std::flush;
-    }
-    exit_code = kOk;
+    const auto end = protocol::serve(std::cin, std::cout, std::cerr, protocol::OpRegistry::instance(), *opts);
+    exit_code = end == protocol::ServeEnd::Done ? kOk : kInputError;  // a reply that could not be written (README "Exit codes")
   });
 }
 

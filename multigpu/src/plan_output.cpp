@@ -132,34 +132,53 @@ std::string to_text(const Plan& plan) {
   return o.str();
 }
 
-Json to_json(const Plan& plan) {
-  Json steps = Json::array();
-  for (const auto& step : plan.steps) {
-    if (const auto* l = std::get_if<LocalCopy>(&step)) {
-      Json runs = Json::array();
-      for (const auto& r : l->runs) runs.push_back(Json::array({r.from, r.to, r.len}));
-      steps.push_back(Json{{"op", "local_copy"}, {"device", l->device}, {"from", to_string(l->from)}, {"to", to_string(l->to)}, {"runs", runs}});
-      continue;
-    }
-    const auto& c = std::get<Collective>(step);
-    Json j{{"op", nccl_name(c.kind)}, {"mesh_axis", c.mesh_axis}, {"groups", c.groups}};
-    j["reduction"] = c.reduction.empty() ? Json(nullptr) : Json(c.reduction);
-    if (c.kind == CollectiveKind::AllToAll || c.kind == CollectiveKind::SendRecv) {
-      Json ts = Json::array();
-      for (const auto& t : c.transfers)
-        ts.push_back(Json{{"from", t.from_device}, {"to", t.to_device}, {"send_offset", t.send_offset}, {"recv_offset", t.recv_offset}, {"count", t.count}});
-      j["transfers"] = ts;
-    } else {
-      j["count"] = c.count;
-      Json send = Json::array(), recv = Json::array();
-      for (const auto& [d, p] : c.send) send.push_back(place_json(d, p));
-      for (const auto& [d, p] : c.recv) recv.push_back(place_json(d, p));
-      j["send"] = send;
-      j["recv"] = recv;
-    }
-    steps.push_back(j);
+// nlohmann's ~basic_json is noexcept and frees an array through a stack it allocates, as large as
+// the array: a bad_alloc while a large array is half built would be thrown again there and
+// terminate the process (issue 19, item 4). Large arrays are therefore built as std::vector<Json>,
+// whose elements are freed one by one, and moved into a Json only when complete; nothing large is
+// copied.
+namespace {
+
+using Items = std::vector<Json>;
+
+Json array_of(Items&& items) { return Json(std::move(items)); }
+
+Json step_json(const LocalCopy& l) {
+  Items runs;
+  runs.reserve(l.runs.size());
+  for (const auto& r : l.runs) runs.push_back(Json::array({r.from, r.to, r.len}));
+  return Json{{"op", "local_copy"}, {"device", l.device}, {"from", to_string(l.from)}, {"to", to_string(l.to)}, {"runs", array_of(std::move(runs))}};
+}
+
+Json step_json(const Collective& c) {
+  Items groups;
+  for (const auto& g : c.groups) groups.push_back(g);
+  Json j{{"op", nccl_name(c.kind)}, {"mesh_axis", c.mesh_axis}, {"groups", array_of(std::move(groups))}};
+  j["reduction"] = c.reduction.empty() ? Json(nullptr) : Json(c.reduction);
+  if (c.kind == CollectiveKind::AllToAll || c.kind == CollectiveKind::SendRecv) {
+    Items ts;
+    ts.reserve(c.transfers.size());
+    for (const auto& t : c.transfers)
+      ts.push_back(Json{{"from", t.from_device}, {"to", t.to_device}, {"send_offset", t.send_offset}, {"recv_offset", t.recv_offset}, {"count", t.count}});
+    j["transfers"] = array_of(std::move(ts));
+    return j;
   }
-  Json buffers = Json::array(), bytes = Json::array();
+  j["count"] = c.count;
+  Items send, recv;
+  for (const auto& [d, p] : c.send) send.push_back(place_json(d, p));
+  for (const auto& [d, p] : c.recv) recv.push_back(place_json(d, p));
+  j["send"] = array_of(std::move(send));
+  j["recv"] = array_of(std::move(recv));
+  return j;
+}
+
+}  // namespace
+
+Json to_json(const Plan& plan) {
+  Items steps;
+  steps.reserve(plan.steps.size());
+  for (const auto& step : plan.steps) std::visit([&](const auto& s) { steps.push_back(step_json(s)); }, step);
+  Items buffers, bytes;
   auto size_of = [](const std::map<int64_t, int64_t>& m, int64_t d) { return m.count(d) ? m.at(d) : 0; };
   for (int64_t d : plan.devices) {
     buffers.push_back(Json{{"device", d},
@@ -170,8 +189,12 @@ Json to_json(const Plan& plan) {
     const DeviceBytes b = plan.bytes.count(d) ? plan.bytes.at(d) : DeviceBytes{};
     bytes.push_back(Json{{"device", d}, {"sent", b.sent}, {"received", b.received}});
   }
-  return Json{{"pattern", plan.pattern}, {"elem_bytes", plan.elem_bytes}, {"mesh_axes", plan.axis_names}, {"devices", plan.devices},
-              {"buffers", buffers},      {"steps", steps},                 {"bytes", bytes},                {"total_bytes", plan.total_bytes()}};
+  Json j{{"pattern", plan.pattern}, {"elem_bytes", plan.elem_bytes}, {"mesh_axes", plan.axis_names}, {"devices", plan.devices}};
+  j["buffers"] = array_of(std::move(buffers));
+  j["steps"] = array_of(std::move(steps));
+  j["bytes"] = array_of(std::move(bytes));
+  j["total_bytes"] = plan.total_bytes();
+  return j;
 }
 
 }  // namespace tfspec::multigpu

@@ -1,6 +1,11 @@
 // serve_line: one JSON-lines request answered through the op registry (spec/PROTOCOL.md).
 #include "tfspec/protocol/serve.hpp"
 
+#include <filesystem>
+#include <istream>
+#include <new>
+#include <ostream>
+
 #include "tfspec/protocol/smt2_dir.hpp"
 #include "tfspec/protocol/wire.hpp"
 
@@ -44,7 +49,9 @@ Json answer(const OpRegistry& reg, const Json& req, const Json& seq, const Serve
   try {
     confine_smt2(args, opts);
     OpResult r = op->run(args);
-    return Json{{"seq", seq}, {"result", r.json}};
+    Json reply{{"seq", seq}};
+    reply["result"] = std::move(r.json);  // not copied: a plan's JSON may be hundreds of MB
+    return reply;
   } catch (const SpecError& e) {
     return Json{{"seq", seq}, {"error", error_json(e.diagnostic())}};
   } catch (const Json::exception& e) {
@@ -56,9 +63,7 @@ Json answer(const OpRegistry& reg, const Json& req, const Json& seq, const Serve
   }
 }
 
-}  // namespace
-
-Json serve_line(const OpRegistry& reg, const std::string& line, bool& stop, const ServeOptions& opts) {
+Json answer_line(const OpRegistry& reg, const std::string& line, bool& stop, const ServeOptions& opts) {
   // Nesting beyond any legal request is dropped while parsing (copying or printing a 10^5-deep
   // document would recurse that deep): the request is then answered with nesting-too-deep.
   bool too_deep = false;
@@ -85,6 +90,67 @@ Json serve_line(const OpRegistry& reg, const std::string& line, bool& stop, cons
   Json seq = req.contains("seq") && !req["seq"].is_structured() ? req["seq"] : Json(nullptr);
   if (too_deep) return reply_error(seq, rule::kNestingTooDeep, "request nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   return answer(reg, req, seq, opts);
+}
+
+bool blank(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
+
+// The reply as one line; a reply too large to print is replaced by a resource-limit error.
+std::string reply_text(const OpRegistry& reg, const std::string& line, bool& stop, const ServeOptions& opts) {
+  Json seq = nullptr;
+  try {
+    Json reply = serve_line(reg, line, stop, opts);
+    if (reply.contains("seq")) seq = reply["seq"];
+    return dump_line(reply);
+  } catch (const std::bad_alloc&) {
+    return dump_line(reply_error(seq, rule::kResourceLimit, "out of memory while printing the reply"));
+  }
+}
+
+}  // namespace
+
+Json serve_line(const OpRegistry& reg, const std::string& line, bool& stop, const ServeOptions& opts) {
+  try {
+    return answer_line(reg, line, stop, opts);
+  } catch (const std::bad_alloc&) {  // while parsing the request (an op's own run is guarded in answer)
+    return reply_error(nullptr, rule::kResourceLimit, "out of memory while reading the request");
+  }
+}
+
+bool read_line(std::istream& in, std::string& line, size_t max_bytes, size_t& length) {
+  line.clear();
+  length = 0;
+  std::streambuf* sb = in.rdbuf();
+  for (int c = sb->sbumpc();; c = sb->sbumpc()) {
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return length > 0;
+    }
+    if (c == '\n') return true;
+    if (length++ < max_bytes) line.push_back(static_cast<char>(c));  // past the cap: counted, dropped
+  }
+}
+
+Json line_too_long_reply(size_t length, size_t max_bytes) {
+  return reply_error(nullptr, rule::kProtocolLineTooLong,
+                     "the request line holds " + std::to_string(length) + " bytes, more than the server's limit of " + std::to_string(max_bytes) +
+                         " (tfspec serve --max-line-bytes)");
+}
+
+ServeEnd serve(std::istream& in, std::ostream& out, std::ostream& err, const OpRegistry& reg, const ServeOptions& opts) {
+  std::string line;
+  size_t length = 0;
+  bool stop = false;
+  while (!stop && read_line(in, line, opts.max_line_bytes, length)) {
+    if (length <= opts.max_line_bytes && blank(line)) continue;
+    const std::string reply = length > opts.max_line_bytes ? dump_line(line_too_long_reply(length, opts.max_line_bytes)) : reply_text(reg, line, stop, opts);
+    out << reply << '\n';
+    out.flush();
+    if (!out) {  // e.g. stdout is /dev/full or a closed file: the answers are lost, so stop
+      err << "error: cannot write the reply to standard output (" << (length > opts.max_line_bytes ? "a too-long line" : "a request") << "); stopping\n";
+      return ServeEnd::WriteFailed;
+    }
+  }
+  return ServeEnd::Done;
 }
 
 }  // namespace tfspec::protocol

@@ -9,6 +9,9 @@
 namespace tfspec::solver {
 namespace {
 
+// e.what() with the whole message: what() is a C string, cut at an embedded NUL (issue 19).
+std::string full_text(const SpecError& e) { return "[" + e.rule() + " " + e.clause() + "] " + e.diagnostic().message; }
+
 [[noreturn]] void syntax(const std::string& text, const std::string& why) {
   fail(rule::kProveAssumptionSyntax, "assumption '" + text + "': " + why);
 }
@@ -87,7 +90,7 @@ std::vector<Relation> parse_assumption(const std::string& text) {
     try {
       dims.push_back(parse_dim(p));
     } catch (const SpecError& e) {
-      syntax(text, e.what());
+      syntax(text, full_text(e));
     }
   }
   std::vector<Relation> out;

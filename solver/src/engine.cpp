@@ -15,6 +15,9 @@
 namespace tfspec::solver {
 namespace {
 
+// e.what() with the whole message: what() is a C string, cut at an embedded NUL (issue 19).
+std::string full_text(const SpecError& e) { return "[" + e.rule() + " " + e.clause() + "] " + e.diagnostic().message; }
+
 using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -195,10 +198,10 @@ struct Pipeline {
         cx = replay();
       } catch (const SpecError& e) {
         if (is_limit(e)) {
-          r.attempts.push_back(method + ": " + source + " counterexample at " + to_string(b) + " cannot be replayed: " + e.what());
+          r.attempts.push_back(method + ": " + source + " counterexample at " + to_string(b) + " cannot be replayed: " + full_text(e));
           return Replay::Unusable;
         }
-        why = e.what();
+        why = full_text(e);
       }
     }
     if (cx) {
@@ -382,7 +385,7 @@ struct Pipeline {
       try {
         cx = spec.concrete(b);
       } catch (const SpecError& e) {
-        if (st.undecided++ == 0) st.first_undecided = "at " + to_string(b) + ": " + e.what();
+        if (st.undecided++ == 0) st.first_undecided = "at " + to_string(b) + ": " + full_text(e);
         continue;
       }
       if (cx) {
@@ -490,7 +493,7 @@ struct Pipeline {
         export_obligation(spec.goal + "-z3-unbounded", obligation({}), spec.goal);
         return;
       } catch (const SpecError& e) {
-        r.attempts.push_back(std::string("reference: undecided: ") + e.what());
+        r.attempts.push_back(std::string("reference: undecided: ") + full_text(e));
       }
     }
     if (spec.structural && o.structural) {

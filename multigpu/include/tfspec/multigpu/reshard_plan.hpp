@@ -88,6 +88,27 @@ int64_t dtype_bytes(std::string_view name);
 ShardLayout materialize_for_devices(const ShardLayout& sl, const std::vector<int64_t>& shape);
 Plan plan_reshard(const ShardLayout& src, const ShardLayout& dst, const std::vector<int64_t>& shape, int64_t elem_bytes = 4);
 
+// The planner's limits (spec/MULTIGPU.md "Size"). Each layout holds at most 2^20 (device,
+// element) pairs: past that the reference cannot check it (its injectivity walk stops there), so
+// reading or materializing it is refused with injectivity-undecided before the planner runs.
+// Within that, the plan's size is estimated from the meshes and the local shapes before anything
+// is enumerated; past kMaxPlanBytes plan_reshard refuses with resource-limit (a Limit, exit 2).
+inline constexpr int64_t kMaxPlanBytes = int64_t{1} << 30;
+
+// An upper bound on what a plan holds, from the materialized layouts: every collective costs each
+// device a group entry, places and a local copy; every (device, element) pair a view slot, map
+// entries and, unmerged, up to one run per copy; every transfer its record (spec/MULTIGPU.md).
+struct PlanEstimate {
+  int64_t devices = 0, src_pairs = 0, dst_pairs = 0;
+  int64_t collectives = 0;  // at most: one per mesh axis and per SRC Partial axis, plus one send/recv group
+  int64_t copies = 0;       // element copies at most: pack + write-back per reduced axis, pack and unpack
+  int64_t transfers = 0;    // at most: min(DST pairs, devices^2)
+  int64_t bytes = 0;        // the estimated peak memory, saturating at INT64_MAX
+};
+PlanEstimate estimate_plan(const ShardLayout& src, const ShardLayout& dst);
+// resource-limit when the estimate passes kMaxPlanBytes.
+void check_plan_limits(const ShardLayout& src, const ShardLayout& dst);
+
 // The simulator: device -> buffer (int64 data). Runs every step on host buffers; Partial values
 // are reduced by the collective's reduction. Src buffers must have the plan's sizes.
 using DeviceBuffers = std::map<int64_t, std::vector<int64_t>>;
