@@ -109,7 +109,7 @@ void BM_InjectiveDefaultRank8Refute(benchmark::State& state) {
 }
 BENCHMARK(BM_InjectiveDefaultRank8Refute)->Unit(benchmark::kMillisecond);
 
-void BM_Issue9Examples(benchmark::State& state) {
+void BM_ProveReadmeExamples(benchmark::State& state) {
   const int which = static_cast<int>(state.range(0));
   int decided = 1;
   for (auto _ : state) {
@@ -127,7 +127,7 @@ void BM_Issue9Examples(benchmark::State& state) {
   }
   state.counters["decided"] = decided;
 }
-BENCHMARK(BM_Issue9Examples)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ProveReadmeExamples)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
 
 void fits(benchmark::State& state, const ProveOptions& o) {
   const int rank = static_cast<int>(state.range(0));

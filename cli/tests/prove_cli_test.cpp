@@ -95,7 +95,7 @@ TEST(ProveServe, ProveOpsAnswerWithVerdicts) {
 
 // Issue 9, end to end: every example's verdict as an exit code (1 REFUTED, 0 PROVED, 3 input
 // error; never 4). The hand derivations are in solver/tests/issue9_test.cpp, one line each here.
-TEST(ProveCliIssue9, EveryExampleGivesItsVerdict) {
+TEST(ProveCliVerdicts, EveryExampleGivesItsVerdict) {
   const std::string m40 = [] {
     std::string s = "M";
     for (int i = 1; i < 40; ++i) s += "*M";
@@ -141,7 +141,7 @@ TEST(ProveCliIssue9, EveryExampleGivesItsVerdict) {
 
 // --timeout bounds the whole verdict, Z3 included (a watchdog interrupts it), in `serve` too: a
 // slow request no longer blocks the next one.
-TEST(ProveCliIssue9, TheTimeoutIsAHardLimit) {
+TEST(ProveCliVerdicts, TheTimeoutIsAHardLimit) {
   std::string m32 = "M";
   for (int i = 1; i < 32; ++i) m32 += "*M";
   auto t0 = std::chrono::steady_clock::now();
@@ -164,7 +164,7 @@ TEST(ProveCliIssue9, TheTimeoutIsAHardLimit) {
 }
 
 // (M,M):(1,M): the condition M >= 1 is printed once.
-TEST(ProveCliIssue9, ConditionsArePrintedOnce) {
+TEST(ProveCliVerdicts, ConditionsArePrintedOnce) {
   auto r = tfspec("prove injective '(M,M):(1,M)'");
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("where the objects exist: M >= 1\n"), std::string::npos) << r.out;

@@ -4,6 +4,7 @@
 // registration; serve answers every line.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -111,6 +112,19 @@ TEST(Catalogue, EveryRuleHasATestOrCorpusCase) {
 }
 
 // ARCHITECTURE.md / DESIGN.md: nothing includes a module above it.
+// Issue 25: a test file is named for what it tests, never for the issue that asked for it (a
+// reader looking for the verdict tests should not need the issue tracker).
+TEST(Layering, TestFilesAreNamedForWhatTheyTest) {
+  for (const auto& module : kModules)
+    for (const auto& p : sources(module, true)) {
+      const std::string name = p.filename().string();
+      bool issue_named = false;
+      for (size_t i = name.find("issue"); i != std::string::npos; i = name.find("issue", i + 1))
+        issue_named |= i + 5 < name.size() && std::isdigit(static_cast<unsigned char>(name[i + 5]));
+      EXPECT_FALSE(issue_named) << p << " is named after an issue";
+    }
+}
+
 TEST(Layering, NoIncludeGoesUp) {
   // module -> the modules it may include (besides itself)
   const std::map<std::string, std::set<std::string>> allowed = {

@@ -1,4 +1,5 @@
-// Issue 9: a property over generated problems. Every PROVED is checked by brute force on a box of
+// Prover verdicts against brute force (first written for issue 9), a property over generated
+// problems. Every PROVED is checked by brute force on a box of
 // symbol values and every REFUTED's witness is replayed; the test evaluates dims, assumptions,
 // offsets and the fits quantities with its own 128-bit arithmetic (lambdas beside each text), so
 // nothing here relies on the prover's or the reference's evaluation. UNKNOWN is allowed (tagged).
@@ -138,7 +139,7 @@ void log(const Problem& p) {
   RC_LOG() << "\n";
 }
 
-RC_GTEST_PROP(Issue9Props, InjectiveVerdictsAgainstBruteForce, ()) {
+RC_GTEST_PROP(VerdictBruteForceProps, InjectiveVerdictsAgainstBruteForce, ()) {
   const Problem p = *gen_problem();
   log(p);
   ProveResult r;
@@ -197,7 +198,7 @@ i128 largest_quantity(const Problem& p, const Values& v) {
   return best;
 }
 
-RC_GTEST_PROP(Issue9Props, FitsInt64VerdictsAgainstBruteForce, ()) {
+RC_GTEST_PROP(VerdictBruteForceProps, FitsInt64VerdictsAgainstBruteForce, ()) {
   const Problem p = *gen_problem();
   log(p);
   ProveResult r;
@@ -231,7 +232,7 @@ RC_GTEST_PROP(Issue9Props, FitsInt64VerdictsAgainstBruteForce, ()) {
 }
 
 // c | N for a constant c, no declared box (the residue strategy and the unbounded search).
-RC_GTEST_PROP(Issue9Props, DivisibilityByAConstantAgainstBruteForce, ()) {
+RC_GTEST_PROP(VerdictBruteForceProps, DivisibilityByAConstantAgainstBruteForce, ()) {
   const std::vector<Dim> extents{{"M*(M+1)", [](const Values& v) { return v.m * (v.m + 1); }},
                                  {"M*M", [](const Values& v) { return v.m * v.m; }},
                                  {"M*N+M", [](const Values& v) { return v.m * v.n + v.m; }},

@@ -1,5 +1,5 @@
-// Regressions of issue 9 (`tfspec prove`): witness replay, small instances, int64 overflow as an
-// answer, exact assumptions, decided divisibility, consistency, a hard time limit. Every expected
+// Verdicts of `tfspec prove` (first written for issue 9): witness replay, small instances, int64
+// overflow as an answer, exact assumptions, decided divisibility, consistency, a hard time limit. Every expected
 // verdict is derived by hand in the comment above its check; the tests check the counterexamples
 // with their own 128-bit arithmetic, not the prover's.
 #include <gtest/gtest.h>
@@ -72,7 +72,7 @@ std::string power(const std::string& base, int factors) {
 // (K,N,K,3):(3,2,3*K*N,1): for N >= 2, (0,1,0,0) and (0,0,0,2) both map to offset 2. Z3's first
 // model once had K = 32128, N = 39615 (a layout of 1.2e14 points the reference cannot
 // enumerate): the witness itself is replayed now, and small models are asked for first.
-TEST(Issue9, WitnessIsReplayedNotTheWholeLayout) {
+TEST(Verdicts, WitnessIsReplayedNotTheWholeLayout) {
   ProveOptions o = opts();
   o.search = false;  // the solver's model, not the instance search
   auto r = prove_injective(parse_layout("(K,N,K,3):(3,2,3*K*N,1)"), o);
@@ -86,7 +86,7 @@ TEST(Issue9, WitnessIsReplayedNotTheWholeLayout) {
 }
 
 // (4,M,M):(1,M,4*M): at M = 2 the layout is (4,2,2):(1,2,8) and (2,0,0), (0,1,0) share offset 2.
-TEST(Issue9, SmallInstancesRefuteWithoutDeclaredBounds) {
+TEST(Verdicts, SmallInstancesRefuteWithoutDeclaredBounds) {
   auto r = prove_injective(parse_layout("(4,M,M):(1,M,4*M)"), opts());
   ASSERT_EQ(r.verdict, Verdict::Refuted) << to_text(r);
   const i128 m = sym(r, "M");
@@ -95,7 +95,7 @@ TEST(Issue9, SmallInstancesRefuteWithoutDeclaredBounds) {
 
 // 4:M*M: the largest offset 3*M*M exceeds 2^63 - 1 from M = 1753413057 on (the stride M*M
 // itself from M = 3037000500): the overflow is the answer.
-TEST(Issue9, Int64OverflowOfAStrideIsTheCounterexample) {
+TEST(Verdicts, Int64OverflowOfAStrideIsTheCounterexample) {
   auto r = prove_fits(parse_layout("4:M*M"), 64, opts());
   ASSERT_EQ(r.verdict, Verdict::Refuted) << to_text(r);
   const i128 m = sym(r, "M");
@@ -106,7 +106,7 @@ TEST(Issue9, Int64OverflowOfAStrideIsTheCounterexample) {
 // (2,M):(1,4*M) and (2,M):(1,M*M): the offset (M-1)*4M, resp. (M-1)*M*M, passes 2^63 - 1 for
 // large M (and then the concrete layout cannot even be built in int64: 4M or M*M does too);
 // (M,N):(1,M): the size M*N does at M = N = 2^32 (beyond the old retry box [-2^20, 2^20]).
-TEST(Issue9, Int64OverflowOfBuildingTheLayoutIsTheCounterexample) {
+TEST(Verdicts, Int64OverflowOfBuildingTheLayoutIsTheCounterexample) {
   auto a = prove_fits(parse_layout("(2,M):(1,4*M)"), 64, opts());
   ASSERT_EQ(a.verdict, Verdict::Refuted) << to_text(a);
   const i128 ma = sym(a, "M");
@@ -123,7 +123,7 @@ TEST(Issue9, Int64OverflowOfBuildingTheLayoutIsTheCounterexample) {
 
 // (2,2):(K,K) with K >= 2^62: (1,0) and (0,1) both map to offset K (the offset 2K of (1,1)
 // overflows int64, which must not turn the answer into exit 4).
-TEST(Issue9, OverflowElsewhereInTheLayoutDoesNotStopTheReplay) {
+TEST(Verdicts, OverflowElsewhereInTheLayoutDoesNotStopTheReplay) {
   auto r = prove_injective(parse_layout("(2,2):(K,K)"), opts({"K >= 4611686018427387904"}));
   const i128 k = sym(r, "K");
   EXPECT_GE(k, static_cast<i128>(1) << 62);
@@ -133,7 +133,7 @@ TEST(Issue9, OverflowElsewhereInTheLayoutDoesNotStopTheReplay) {
 
 // (M,2):(1,1) with M >= 10^9 and M*10^10 >= 1 (1e19 > 2^63: the assumption overflows int64, yet
 // holds): (1,0) and (0,1) both map to offset 1.
-TEST(Issue9, AssumptionsAreEvaluatedExactly) {
+TEST(Verdicts, AssumptionsAreEvaluatedExactly) {
   auto r = prove_injective(parse_layout("(M,2):(1,1)"), opts({"M >= 1000000000", "M*10000000000 >= 1"}));
   const i128 m = sym(r, "M");
   EXPECT_GE(m, 1000000000);
@@ -143,7 +143,7 @@ TEST(Issue9, AssumptionsAreEvaluatedExactly) {
 // The unsound PROVED: at M = 3, K = 2 the layout is (2,2,3,3):(1,1,4,12) ((1,0,0,0) and
 // (0,1,0,0) share offset 1). The assumption M*2^62 >= 1 overflows int64 for M >= 2 but holds for
 // every M >= 1; it used to be read as false, skipping 56 of the 64 instances.
-TEST(Issue9, AnAssumptionBeyondInt64NeverSkipsAnInstance) {
+TEST(Verdicts, AnAssumptionBeyondInt64NeverSkipsAnInstance) {
   const Layout l = parse_layout("(2,K,M,3):(1,1+(M-3)*(M-3),2*K*(1+(M-3)*(M-3)),(2*K*(1+(M-3)*(M-3)))*M)");
   const std::vector<std::string> as{"1 <= M <= 8", "1 <= K <= 8", "M*4611686018427387904 >= 1"};
   auto stride1 = [](i128 m) { return 1 + (m - 3) * (m - 3); };
@@ -161,7 +161,7 @@ TEST(Issue9, AnAssumptionBeyondInt64NeverSkipsAnInstance) {
 
 // (2,2):(1,5-M), 1 <= M <= 4, M^40 > 0 (2^80 at M = 4: beyond int64, true for every M >= 1):
 // strides 4, 3, 2 are injective, M = 4 gives (2,2):(1,1). The only counterexample is M = 4.
-TEST(Issue9, AnAssumptionBeyondInt64IsEvaluatedNotAnExit4) {
+TEST(Verdicts, AnAssumptionBeyondInt64IsEvaluatedNotAnExit4) {
   for (bool search : {true, false}) {
     ProveOptions o = opts({"1 <= M <= 4", power("M", 40) + " > 0"});
     o.search = search;
@@ -174,7 +174,7 @@ TEST(Issue9, AnAssumptionBeyondInt64IsEvaluatedNotAnExit4) {
 
 // Residues decide c | N: M(M+1)(M+2) holds a multiple of 2 and of 3 among three consecutive
 // integers; M even gives M*M = 4(M/2)^2; M*N + M = M(N+1).
-TEST(Issue9, DivisibilityByAConstantIsDecided) {
+TEST(Verdicts, DivisibilityByAConstantIsDecided) {
   auto a = prove_divides(parse_dim("M*(M+1)*(M+2)"), parse_dim("6"), opts());
   EXPECT_EQ(a.verdict, Verdict::Proved) << to_text(a);
   EXPECT_EQ(a.scope, "all values");
@@ -203,7 +203,7 @@ void expect_inconsistent(const std::string& layout, std::vector<std::string> ass
 
 // 1 == 2 is false; M <= 0 contradicts the default M >= 1; M < 0 and M > 5 contradict each other.
 // A concrete layout (no symbol) is no exception.
-TEST(Issue9, NeverAVerdictUnderAssumptionsThatCannotHold) {
+TEST(Verdicts, NeverAVerdictUnderAssumptionsThatCannotHold) {
   expect_inconsistent("4:1", {"1 == 2"});
   expect_inconsistent("4:1", {"M <= 0"});
   expect_inconsistent("(2,2):(1,1)", {"M < 0", "M > 5"});
@@ -211,7 +211,7 @@ TEST(Issue9, NeverAVerdictUnderAssumptionsThatCannotHold) {
 
 // M*X - N*Y == 1 with M = 2A and N = 2B: the left side is even, so the assumptions never hold;
 // the goal must not be PROVED (an input error, or UNKNOWN saying consistency is undecided).
-TEST(Issue9, UndecidedConsistencyIsNoProof) {
+TEST(Verdicts, UndecidedConsistencyIsNoProof) {
   ProveOptions o = opts({"M*X - N*Y == 1", "M == 2*A", "N == 2*B"});
   o.timeout_ms = 1000;
   o.rlimit = 0;
@@ -233,7 +233,7 @@ double seconds_of(const std::function<void()>& f) {
 // --timeout is a hard limit for the whole verdict. gcd(M, N) == 1 makes (M,N):(N,M) injective
 // (number theory Z3 does not do): UNKNOWN, within the limit plus a margin. M^32 as a stride: at
 // M = 4 it is 2^64 (REFUTED), and Z3's term is big; either way the answer comes in time.
-TEST(Issue9, TheTimeoutIsAHardLimit) {
+TEST(Verdicts, TheTimeoutIsAHardLimit) {
   ProveOptions o;
   o.timeout_ms = 500;
   o.assume = {"M*X - N*Y == 1"};
@@ -253,7 +253,7 @@ TEST(Issue9, TheTimeoutIsAHardLimit) {
 }
 
 // (M,M):(1,M) needs M >= 1 once; every phase tried is listed with its time.
-TEST(Issue9, ConditionsOnceAndPhasesListed) {
+TEST(Verdicts, ConditionsOnceAndPhasesListed) {
   auto r = prove_injective(parse_layout("(M,M):(1,M)"), opts());
   EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
   EXPECT_EQ(r.wellformed, std::vector<std::string>{"M >= 1"});
@@ -281,7 +281,7 @@ std::string rank8(const std::string& last = "") {
 // Rank 8 with 8 symbols: compact is injective (each stride is the product of the smaller
 // extents); with the last stride A the modes 0 and 7 collide as soon as A >= 2 and H >= 2:
 // (1,0,...,0) and (0,...,0,1) both map to offset A.
-TEST(Issue9, Rank8WithEightSymbolsIsDecided) {
+TEST(Verdicts, Rank8WithEightSymbolsIsDecided) {
   ProveOptions o;
   EXPECT_EQ(prove_injective(parse_layout(rank8()), o).verdict, Verdict::Proved);
   auto r = prove_injective(parse_layout(rank8("A")), o);
