@@ -274,3 +274,19 @@ TEST(ReshardPlan, RefusalsNameTheirRules) {
 
 }  // namespace
 }  // namespace tfspec::multigpu
+
+// Issue 25: `--dtype` takes the short names users type; each is one NCCL type's size in bytes
+// (bf16 and fp16 are 16-bit, f32 32-bit, f64 64-bit, the integer widths as named).
+TEST(ReshardPlan, DtypeShortNames) {
+  EXPECT_EQ(dtype_bytes("bf16"), 2);
+  EXPECT_EQ(dtype_bytes("fp16"), 2);
+  EXPECT_EQ(dtype_bytes("half"), 2);
+  EXPECT_EQ(dtype_bytes("f32"), 4);
+  EXPECT_EQ(dtype_bytes("float"), 4);
+  EXPECT_EQ(dtype_bytes("f64"), 8);
+  EXPECT_EQ(dtype_bytes("double"), 8);
+  EXPECT_EQ(dtype_bytes("i8"), 1);
+  EXPECT_EQ(dtype_bytes("u64"), 8);
+  EXPECT_EQ(error_id([] { dtype_bytes("f24"); }), "mgpu-dtype");
+  EXPECT_EQ(error_id([] { dtype_bytes("bf"); }), "mgpu-dtype");
+}

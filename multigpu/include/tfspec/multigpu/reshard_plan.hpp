@@ -78,7 +78,8 @@ struct Plan {
 };
 
 // NCCL datatype name -> bytes (int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32
-// float64, with or without the `nccl` prefix); anything else is `mgpu-dtype`.
+// float64, with or without the `nccl` prefix, or a usual short name: bf16, fp16, f32, ...);
+// anything else is `mgpu-dtype`.
 int64_t dtype_bytes(std::string_view name);
 
 // The planner's input rule (spec/MULTIGPU.md "Which reshards qualify"): both meshes' topologies
