@@ -148,3 +148,15 @@ TEST(Usability, ProveGoalsReadNaturally) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 25: assumptions take powers. With M, N <= 2^15 the largest offset of (M,N):(1,M) is
+// (M-1) + (N-1)*M = M*N - 1 <= 2^30 - 1, inside int32: PROVED (exit 0), whichever spelling.
+TEST(Usability, AssumptionsTakePowers) {
+  auto r = tfspec::testing::run_tfspec("prove fits-int32 '(M,N):(1,M)' --assume 'M <= 2^15' --assume 'N <= 2**15'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("PROVED"), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -11,6 +11,8 @@
 namespace tfspec {
 namespace {
 
+constexpr int64_t kMaxSymbolicExponent = 16;  // M^16 is 16 factors; beyond, write the product out
+
 struct Parser {
   std::string_view s;
   size_t pos = 0;
@@ -113,11 +115,15 @@ struct Parser {
       ++pos;
       skip_ws();
       if (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
+        const size_t literal = pos;
         count_term();
-        return dim_const(integer(true));
+        const int64_t v = integer(true);
+        if (!at_power()) return dim_const(v);
+        pos = literal;  // -2^3 is -(2^3): the power binds tighter than the minus
+        --terms;
       }
       enter();
-      ShapeDim e = primary();
+      ShapeDim e = power();
       leave();
       if (auto v = const_value(e)) return dim_const(checked_sub(0, *v));
       return dim_binary(ExprNode::Op::Sub, dim_const(0), e);
@@ -140,15 +146,54 @@ struct Parser {
   }
 
   // Precedence climbing; `lhs` may be supplied (a grouped expression already parsed).
+  // `^` or `**` at the cursor (a power: M <= 2^29, 2**16).
+  bool at_power() {
+    const char c = peek();
+    return c == '^' || (c == '*' && pos + 1 < s.size() && s[pos + 1] == '*');
+  }
+
+  // primary [^ N]: the exponent is a non-negative integer literal, so a power is a constant or a
+  // product of copies of its base (M^3 is M*M*M); nothing new reaches the solver's encoders.
+  ShapeDim power() { return raise(primary()); }
+
+  ShapeDim raise(ShapeDim base) {
+    if (!at_power()) return base;
+    pos += peek() == '^' ? 1 : 2;
+    skip_ws();
+    if (pos >= s.size() || !std::isdigit(static_cast<unsigned char>(s[pos]))) error("an exponent is a non-negative integer literal");
+    const size_t at = pos;
+    const int64_t n = integer();
+    if (at_power()) error("write a tower of powers with parentheses");
+    if (auto b = const_value(base)) {
+      if (*b == 0 || *b == 1) return dim_const(n == 0 ? 1 : *b);
+      if (*b == -1) return dim_const(n % 2 == 0 ? 1 : -1);
+      int64_t v = 1;  // |b| >= 2: overflows within 63 steps
+      for (int64_t i = 0; i < n; ++i)
+        if (__builtin_mul_overflow(v, *b, &v))
+          fail(rule::kIntLiteralRange, "the power at offset " + std::to_string(at) + " does not fit int64");
+      return dim_const(v);
+    }
+    if (n > kMaxSymbolicExponent)
+      fail(rule::kExpressionTooLarge, "a symbolic base is raised to at most the power " + std::to_string(kMaxSymbolicExponent) + " (at offset " +
+                                          std::to_string(at) + ")");
+    if (n == 0) return dim_const(1);
+    ShapeDim product = base;
+    for (int64_t i = 1; i < n; ++i) {
+      count_term();
+      product = dim_binary(ExprNode::Op::Mul, product, base);
+    }
+    return product;
+  }
+
   ShapeDim expr(int min_prec, ShapeDim lhs = nullptr) {
-    if (!lhs) lhs = primary();
+    lhs = lhs ? raise(lhs) : power();
     for (;;) {
       ExprNode::Op op;
       size_t len;
       int p = peek_op(op, len);
       if (p == 0 || p < min_prec) return lhs;
       pos += len;
-      ShapeDim rhs = primary();
+      ShapeDim rhs = power();
       for (;;) {
         ExprNode::Op op2;
         size_t len2;
@@ -181,7 +226,7 @@ struct Parser {
       leave();
       ExprNode::Op op;
       size_t len;
-      if (items.size() == 1 && !trailing_comma && (items[0].is_int() || items[0].is_sym()) && peek_op(op, len)) {
+      if (items.size() == 1 && !trailing_comma && (items[0].is_int() || items[0].is_sym()) && (peek_op(op, len) || at_power())) {
         return IntTuple::sym(expr(1, items[0].as_dim()));  // `(M+1)*2`: the parentheses grouped an expression
       }
       return IntTuple::tuple(std::move(items));

@@ -30,6 +30,27 @@ TEST(Notation, SymbolicNamesAndExpressions) {
   EXPECT_EQ(evaluate(parse_dim("-7//2"), {}), -4);  // floor, as in Python
 }
 
+// Issue 25: powers, as users write bounds (`M <= 2^29`). Values by hand: 2^29 = 536870912,
+// 2**16 = 65536, -2^2 = -(2^2) = -4 (the power binds tighter than the minus, as in Python),
+// 3*2^3 = 24, (M+1)^2 at M=4 is 25, M^3 at M=5 is 125, 2^3^2 is refused (write the parentheses).
+TEST(Notation, Powers) {
+  EXPECT_EQ(evaluate(parse_dim("2^29"), {}), 536870912);
+  EXPECT_EQ(evaluate(parse_dim("2**16"), {}), 65536);
+  EXPECT_EQ(evaluate(parse_dim("-2^2"), {}), -4);
+  EXPECT_EQ(evaluate(parse_dim("(-2)^3"), {}), -8);
+  EXPECT_EQ(evaluate(parse_dim("3*2^3"), {}), 24);
+  EXPECT_EQ(evaluate(parse_dim("2^0"), {}), 1);
+  EXPECT_EQ(evaluate(parse_dim("(-1)^9223372036854775807"), {}), -1);
+  EXPECT_EQ(evaluate(parse_dim("2^62"), {}), int64_t{1} << 62);
+  EXPECT_EQ(evaluate(parse_dim("(M+1)^2"), {{"M", 4}}), 25);
+  EXPECT_EQ(evaluate(parse_dim("M**3"), {{"M", 5}}), 125);
+  EXPECT_EQ(to_string(parse_layout("(2^3,M^2)")), "(8,M*M):(1,8)");
+  EXPECT_RULE(parse_dim("2^63"), "int-literal-range");
+  EXPECT_RULE(parse_dim("2^3^2"), "parse-error");
+  EXPECT_RULE(parse_dim("2^M"), "parse-error");
+  EXPECT_RULE(parse_dim("M^17"), "expression-too-large");
+}
+
 TEST(Notation, NoneAndUnmaterialized) {
   Layout dyn = parse_layout("(None):(1)");
   EXPECT_TRUE(dyn.shape_ref()[0].is_none());
