@@ -160,3 +160,18 @@ TEST(Usability, AssumptionsTakePowers) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 25: an UNKNOWN that skipped the bounded strategies for want of bounds says what would
+// help. gcd(M,N) == 1 (M*X - N*Y == 1) makes (M,N):(N,M) injective, beyond Z3's nonlinear
+// reasoning within 1 s, and no symbol has an upper bound: the hint names M (the first symbol).
+TEST(Usability, UnknownSaysWhatWouldHelp) {
+  auto r = tfspec::testing::run_tfspec("prove injective '(M,N):(N,M)' --assume 'M*X - N*Y == 1' --timeout 1");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("  hint: add bounds for M, e.g. --assume '1 <= M <= 65536'"), std::string::npos) << r.out;
+  auto j = tfspec::testing::run_tfspec("prove injective '(M,N):(N,M)' --assume 'M*X - N*Y == 1' --timeout 1 --json");
+  EXPECT_NE(j.out.find("\"hint\":\"add bounds for M"), std::string::npos) << j.out;
+}
+
+}  // namespace

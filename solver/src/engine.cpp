@@ -520,6 +520,8 @@ struct Pipeline {
         return;
     } else {
       r.attempts.push_back("z3-bounded: skipped, no declared upper bound for " + missing);
+      // Shown only with UNKNOWN: what would let the bounded strategies run (issue 25).
+      r.hint = "add bounds for " + missing + ", e.g. --assume '1 <= " + missing + " <= 65536' (z3-bounded and the exhaustive search need them)";
     }
     // The reference on more instances until the budget: refutes, or covers a declared box.
     const bool small_box = bounded && main.en.finite();

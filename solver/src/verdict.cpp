@@ -37,6 +37,7 @@ Json to_json(const ProveResult& r) {
     j["counterexample"]["text"] = r.counterexample_text;
   }
   if (r.verdict == Verdict::Unknown) j["reason"] = r.reason;
+  if (r.verdict == Verdict::Unknown && !r.hint.empty()) j["hint"] = r.hint;
   if (r.replay_failed) j["replay_failed"] = true;
   if (!r.smt2_files.empty()) j["smt2_files"] = r.smt2_files;
   return j;
@@ -57,6 +58,7 @@ std::string to_text(const ProveResult& r) {
   if (!wf.empty()) s += "  where the objects exist: " + wf + "\n";
   if (r.verdict == Verdict::Refuted) s += "  counterexample (replayed by the reference): " + r.counterexample_text + "\n";
   if (r.verdict == Verdict::Unknown) s += "  reason: " + r.reason + "\n";
+  if (r.verdict == Verdict::Unknown && !r.hint.empty()) s += "  hint: " + r.hint + "\n";
   for (const auto& f : r.smt2_files) s += "  wrote " + f + "\n";
   return s;
 }

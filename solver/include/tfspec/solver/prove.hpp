@@ -51,6 +51,7 @@ struct ProveResult {
   Json counterexample;                   // REFUTED: symbol values and what fails there
   std::string counterexample_text;
   std::string reason;                    // UNKNOWN: why
+  std::string hint;                      // UNKNOWN: an assumption that would let a skipped strategy run
   bool replay_failed = false;            // a solver model the reference did not confirm (a bug)
   std::vector<std::string> attempts;     // each strategy tried, with its outcome and time
   std::vector<std::string> smt2_files;
