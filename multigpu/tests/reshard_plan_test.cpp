@@ -272,9 +272,6 @@ TEST(ReshardPlan, RefusalsNameTheirRules) {
   EXPECT_EQ(error_id([&] { simulate(p, {{0, {1, 2, 3}}, {1, {1, 2, 3, 4}}}); }), "engine-buffer-size");
 }
 
-}  // namespace
-}  // namespace tfspec::multigpu
-
 // Issue 25: `--dtype` takes the short names users type; each is one NCCL type's size in bytes
 // (bf16 and fp16 are 16-bit, f32 32-bit, f64 64-bit, the integer widths as named).
 TEST(ReshardPlan, DtypeShortNames) {
@@ -290,3 +287,6 @@ TEST(ReshardPlan, DtypeShortNames) {
   EXPECT_EQ(error_id([] { dtype_bytes("f24"); }), "mgpu-dtype");
   EXPECT_EQ(error_id([] { dtype_bytes("bf"); }), "mgpu-dtype");
 }
+
+}  // namespace
+}  // namespace tfspec::multigpu
