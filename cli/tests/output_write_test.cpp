@@ -31,7 +31,8 @@ void expect_write_error(const std::string& args) {
   ASSERT_EQ(ok.rc, 0) << ok.out;  // the command itself is fine...
   auto full = run_to_dev_full(args);
   EXPECT_EQ(full.rc, 3) << full.out;  // ...but its answer was lost
-  EXPECT_NE(full.out.find("[output-write -]"), std::string::npos) << full.out;
+  const std::string rule = "output-write";  // the catalogue's id (rules.def)
+  EXPECT_NE(full.out.find("[" + rule + " -]"), std::string::npos) << full.out;
 }
 
 const std::string kSource = TFSPEC_SOURCE_DIR;
