@@ -158,7 +158,8 @@ TEST(Coverage, EveryRuleHasPositiveAndNegativeCases) {
     EXPECT_TRUE(ids.count(id)) << "coverage-exemptions.txt names " << id << ", which is no rule of the catalogue";
     EXPECT_NE(why.find_first_not_of(" \t"), std::string::npos) << "coverage-exemptions.txt: " << id << " has no reason after '#'";
   }
-  EXPECT_LE(exempt.size(), 8u) << "keep the exemptions short";
+  // Issue 19 added three rules of serve and propagation that no in-process request reaches.
+  EXPECT_LE(exempt.size(), 10u) << "keep the exemptions short";
 }
 
 TEST(Coverage, EveryDecisionInSpecHasPositiveAndNegativeCases) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "tfspec/propagation/propagation.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/mesh.hpp"
 #include "tfspec/reference/rules.hpp"
 
 namespace tfspec::propagation {
@@ -160,6 +162,26 @@ TEST(InsertReshards, TenThousandConflictsAreResolvedInOnePass) {
   EXPECT_EQ(r.reshards[9999].elements, 4);
   EXPECT_EQ(r.program.ops.size(), 20000u);
   EXPECT_EQ(layout(r, "r9999"), "(2)");
+}
+
+// The guard behind item 6 of issue 19: propagation no longer builds overlapping splits, but
+// layout_of still refuses them. Mesh x=2,y=2: on a dim of extent 4, both axes splitting at
+// lo=1 claim the same factor [1,2); on extent 3, y's split at lo=2 would cover [2,4), past the
+// extent; on extent 4, x on [1,2) and y on [2,4) nest (the layout (2 @ m.y, 2 @ m.x)).
+TEST(Sharding, LayoutOfRefusesOverlappingSplits) {
+  const Mesh mesh = parse_mesh("x=2,y=2");
+  auto rule_of = [&](const Sharding& s, int64_t extent) {
+    try {
+      layout_of(s, {extent}, mesh);
+    } catch (const SpecError& e) {
+      return std::string(e.rule());
+    }
+    return std::string("(no error)");
+  };
+  const std::string overlap = "propagation-split-overlap";
+  EXPECT_EQ(rule_of({AxisState::split(0, 1), AxisState::split(0, 1)}, 4), overlap);
+  EXPECT_EQ(rule_of({AxisState::split(0, 1), AxisState::split(0, 2)}, 3), overlap);
+  EXPECT_EQ(rule_of({AxisState::split(0, 1), AxisState::split(0, 2)}, 4), "(no error)");  // x on [1,2), y on [2,4): nested
 }
 
 }  // namespace
