@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "tfspec/conformance/runner.hpp"
+#include "corpus_support.hpp"
 #include "tfspec/reference/catalogue.hpp"
 
 namespace tfspec::conformance {
@@ -20,10 +21,7 @@ namespace {
 
 const std::string kSource = TFSPEC_SOURCE_DIR;
 
-const std::vector<CorpusCase>& corpus() {
-  static const auto cases = load_corpus(kSource + "/spec/corpus");
-  return cases;
-}
+using testing::corpus;
 
 void collect_rules(const Json& j, std::set<std::string>& out) {
   if (j.is_object()) {

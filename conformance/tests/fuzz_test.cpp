@@ -3,18 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "tfspec/conformance/fuzz.hpp"
+#include "corpus_support.hpp"
 
 namespace tfspec::conformance {
 namespace {
 
-const protocol::OpRegistry& registry() {
-  static const protocol::OpRegistry reg = [] {
-    protocol::OpRegistry r;
-    protocol::register_reference_ops(r);
-    return r;
-  }();
-  return reg;
-}
+const protocol::OpRegistry& registry() { return testing::reference_registry(); }
 
 TEST(ConformFuzz, TheReferenceAgreesWithItself) {
   auto impl = subprocess(std::string(TFSPEC_WRONG_IMPL) + " --honest", 20000);

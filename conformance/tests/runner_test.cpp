@@ -6,6 +6,7 @@
 #include <map>
 
 #include "tfspec/conformance/runner.hpp"
+#include "corpus_support.hpp"
 #ifdef TFSPEC_HAVE_PROVE
 #include "tfspec/protocol/prove_ops.hpp"
 #endif
@@ -13,12 +14,8 @@
 namespace tfspec::conformance {
 namespace {
 
-const std::string kCorpus = std::string(TFSPEC_SOURCE_DIR) + "/spec/corpus";
-
-const std::vector<CorpusCase>& corpus() {
-  static const auto cases = load_corpus(kCorpus);
-  return cases;
-}
+using testing::corpus;
+using testing::kCorpus;
 
 const protocol::OpRegistry& registry() {
   static const protocol::OpRegistry reg = [] {

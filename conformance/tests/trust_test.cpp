@@ -13,25 +13,14 @@
 
 #include "tfspec/conformance/html_report.hpp"
 #include "tfspec/conformance/runner.hpp"
+#include "corpus_support.hpp"
 
 namespace tfspec::conformance {
 namespace {
 
-const std::string kCorpus = std::string(TFSPEC_SOURCE_DIR) + "/spec/corpus";
-
-const std::vector<CorpusCase>& corpus() {
-  static const auto cases = load_corpus(kCorpus);
-  return cases;
-}
-
-const protocol::OpRegistry& registry() {
-  static const protocol::OpRegistry reg = [] {
-    protocol::OpRegistry r;
-    protocol::register_reference_ops(r);
-    return r;
-  }();
-  return reg;
-}
+using testing::corpus;
+using testing::kCorpus;
+const protocol::OpRegistry& registry() { return testing::reference_registry(); }
 
 // The SpecError message of `body`, or "" when it throws none.
 template <class F>
@@ -112,10 +101,10 @@ TEST(Trust, ACrashReportsTheSignalAndTheLastStderrLines) {
   // "killed by signal 6 (Aborted)" when sh execs the command, "exited with status 134 (signal 6,
   // Aborted)" when sh waits for it (dash does; it then adds its own "Aborted" line to stderr).
   EXPECT_NE(o.detail.find("signal 6"), std::string::npos) << o.detail;
-  EXPECT_EQ(o.stderr_tail.rfind("wrong-toy: depth is not implemented\nwrong-toy: aborting\n", 0), 0u) << o.stderr_tail;
+  EXPECT_EQ(o.stderr_tail.rfind("wrong-toy: depth crashes on purpose\nwrong-toy: aborting\n", 0), 0u) << o.stderr_tail;
   EXPECT_NE(text_report(r).find("  stderr:   wrong-toy: aborting\n"), std::string::npos);
   EXPECT_EQ(json_report(r)["cases"][0]["stderr"], o.stderr_tail);
-  EXPECT_NE(html_report(r).find("wrong-toy: depth is not implemented"), std::string::npos);
+  EXPECT_NE(html_report(r).find("wrong-toy: depth crashes on purpose"), std::string::npos);
 }
 
 // Handshakes, then never answers (each restart the same).

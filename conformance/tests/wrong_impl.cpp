@@ -26,7 +26,7 @@ Json wrong(const protocol::OpRegistry& reg, const Json& req, Json reply) {
   const std::string op = req.value("op", "");
   const Json& args = req.contains("args") ? req["args"] : Json();
   if (op == "depth") {
-    std::cerr << "wrong-toy: depth is not implemented\nwrong-toy: aborting" << std::endl;
+    std::cerr << "wrong-toy: depth crashes on purpose\nwrong-toy: aborting" << std::endl;
     std::abort();
   }
   if (op == "rank" && args.value("t", Json()) == Json::array()) std::this_thread::sleep_for(std::chrono::hours(1));
