@@ -44,7 +44,7 @@ inline void write_report_file(const std::string& path, const std::string& text) 
   out.flush();
   const bool written = static_cast<bool>(out);
   out.close();
-  if (!written || out.fail()) fail(rule::kUsage, "cannot write the report file " + path + ": " + std::strerror(errno ? errno : EIO));
+  if (!written || out.fail()) fail(rule::kOutputWrite, "cannot write the report file " + path + ": " + std::strerror(errno ? errno : EIO));
 }
 
 // The signal that asked the run to stop (0: none). Handlers only store the number; the loops
