@@ -146,7 +146,7 @@ ServeEnd serve(std::istream& in, std::ostream& out, std::ostream& err, const OpR
     out << reply << '\n';
     out.flush();
     if (!out) {  // e.g. stdout is /dev/full or a closed file: the answers are lost, so stop
-      err << "error: [" << rule::kOutputWrite.id << " " << rule::kOutputWrite.clause << "] cannot write the reply to standard output (" << (length > opts.max_line_bytes ? "a too-long line" : "a request") << "); stopping\n";
+      err << "error: cannot write the reply to standard output (" << (length > opts.max_line_bytes ? "a too-long line" : "a request") << "); stopping\n";
       return ServeEnd::WriteFailed;
     }
   }
