@@ -10,5 +10,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libgtest-dev libgmock-dev googletest librapidcheck-dev \
   libz3-dev z3 cvc5 libbenchmark-dev nlohmann-json3-dev libcli11-dev python3 \
   libxml2-dev librsvg2-bin \
+  libopenmpi-dev openmpi-bin \
+  pybind11-dev python3-pybind11 python3-dev python3-pytest python3-venv \
   clang libclang-rt-14-dev >/dev/null
 echo "setup: dependencies installed"
