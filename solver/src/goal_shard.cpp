@@ -42,17 +42,107 @@ ProveResult refuted_for_all(const Diagnostic& d) {
   return r;
 }
 
+// The symbolic extents of the layout's dims, each positive where the objects exist, and which
+// mesh axis splits each dim (valid once the value-independent rules hold).
+struct ShardEncoding {
+  std::vector<IntTuple> leaves;
+  std::vector<z3::expr> extent;
+  std::vector<std::optional<int>> axis_of;
+  std::vector<int64_t> mesh_extent;
+};
+
+ShardEncoding encode_extents(Encoder& enc, GoalSpec& g, const ShardLayout& sl, const Layout& l) {
+  ShardEncoding s;
+  const Mesh& mesh = sl.mesh();
+  for (int a = 0; a < mesh.rank(); ++a) s.mesh_extent.push_back(mesh.extent(a));  // §5: static, fails closed otherwise
+  s.leaves = flat_leaves(l.shape_ref());
+  for (size_t k = 0; k < s.leaves.size(); ++k) {
+    s.extent.push_back(enc.leaf(s.leaves[k], "layout.shape[" + std::to_string(k) + "]"));
+    if (s.leaves[k].is_sym()) {
+      collect_vars(s.leaves[k].dim(), g.symbols);
+      positive_wellformed(g, s.extent[k], s.leaves[k].dim());
+    }
+  }
+  s.axis_of.resize(s.leaves.size());
+  for (size_t a = 0; a < sl.attrs().size(); ++a)
+    if (auto* sp = std::get_if<Split>(&sl.attrs()[a])) s.axis_of[static_cast<size_t>(sp->axis)] = static_cast<int>(a);
+  return s;
+}
+
+// One (mesh instance, local coordinate) pair of §7's D3, as Z3 terms named by `tag`.
+struct EnginePoint {
+  std::vector<z3::expr> mesh, global;
+  z3::expr engine, offset;
+};
+
+EnginePoint engine_point(z3::context& ctx, const ShardEncoding& s, const FlatModes& f, const ShardLayout& sl,
+                         std::optional<Storage> storage, const std::string& tag, std::vector<z3::expr>& in_range) {
+  const auto& ext = s.mesh_extent;
+  std::vector<z3::expr> m;
+  z3::expr idx = ctx.int_val(0);
+  for (size_t a = 0; a < ext.size(); ++a) {
+    m.push_back(ctx.int_const(("mesh!" + tag + "!" + std::to_string(a)).c_str()));
+    in_range.push_back(m[a] >= 0 && m[a] < ctx.int_val(ext[a]));
+    idx = idx * ctx.int_val(ext[a]) + m[a];
+  }
+  const auto instances = row_major_coords(ext);
+  z3::expr engine = ctx.int_val(0);
+  for (size_t i = instances.size(); i-- > 0;)
+    engine = z3::ite(idx == ctx.int_val(static_cast<int64_t>(i)),
+                     ctx.int_val(engine_of(sl.mesh(), instances[i], storage.value_or(Storage::Rmem))), engine);
+  std::vector<z3::expr> gc;
+  z3::expr off = ctx.int_val(0);
+  for (size_t k = 0; k < s.leaves.size(); ++k) {
+    z3::expr c = ctx.int_const(("local!" + tag + "!" + std::to_string(k)).c_str());
+    if (s.axis_of[k]) {
+      z3::expr loc = s.extent[k] / ctx.int_val(ext[static_cast<size_t>(*s.axis_of[k])]);
+      in_range.push_back(c >= 0 && c < loc);
+      gc.push_back(m[static_cast<size_t>(*s.axis_of[k])] * loc + c);
+    } else {
+      in_range.push_back(c >= 0 && c < s.extent[k]);
+      gc.push_back(c);
+    }
+    off = off + gc.back() * f.stride[k];
+  }
+  return EnginePoint{m, gc, engine, off};
+}
+
+// The negated goal: some value-dependent rule fails (split-divides §6, split-extent-canonical
+// §7.1.1, split-stride-nonneg §7.1.2, or D3's aliasing on one engine).
+z3::expr violation(z3::context& ctx, Encoder& enc, const ShardEncoding& s, const ShardLayout& sl, const Layout& l,
+                   std::optional<Storage> storage) {
+  z3::expr bad = ctx.bool_val(false), divisible = ctx.bool_val(true);
+  for (size_t k = 0; k < s.leaves.size(); ++k) {
+    if (!s.axis_of[k]) continue;
+    z3::expr e = ctx.int_val(s.mesh_extent[static_cast<size_t>(*s.axis_of[k])]);
+    bad = bad || s.extent[k] != e;
+    divisible = divisible && z3::mod(s.extent[k], e) == 0;
+  }
+  if (!l.materialized()) return bad;
+  FlatModes f = flat_modes(enc, l, "layout");
+  for (size_t k = 0; k < s.leaves.size(); ++k)
+    if (s.axis_of[k]) bad = bad || f.stride[k] < 0;
+  std::vector<z3::expr> in_range;
+  EnginePoint p = engine_point(ctx, s, f, sl, storage, "a", in_range);
+  EnginePoint q = engine_point(ctx, s, f, sl, storage, "b", in_range);
+  z3::expr distinct_coord = ctx.bool_val(false), partial_differs = ctx.bool_val(false);
+  for (size_t k = 0; k < p.global.size(); ++k) distinct_coord = distinct_coord || p.global[k] != q.global[k];
+  for (size_t a = 0; a < s.mesh_extent.size(); ++a)
+    if (std::holds_alternative<Partial>(sl.attrs()[a])) partial_differs = partial_differs || p.mesh[a] != q.mesh[a];
+  z3::expr alias = divisible && p.engine == q.engine && p.offset == q.offset && (distinct_coord || partial_differs);
+  for (const auto& c : in_range) alias = alias && c;
+  return bad || alias;
+}
+
 }  // namespace
 
 ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, const ProveOptions& o) {
   if (sl.layout()->kind() != LayoutKind::Layout)
     fail(rule::kProveShardLayoutKind, "the shard prover takes a plain Layout under the ShardLayout (a ComposedLayout is checked by `tfspec shard check`)");
   const Layout& l = static_cast<const Layout&>(*sl.layout());
-  const Mesh& mesh = sl.mesh();
-  std::vector<int64_t> ext;
-  for (int a = 0; a < mesh.rank(); ++a) ext.push_back(mesh.extent(a));  // §5: static, fails closed otherwise
-  if (mesh.size() > kMaxMeshInstances)
-    fail(rule::kProveShardMeshSize, "a mesh of " + std::to_string(mesh.size()) + " instances is beyond the prover's engine table");
+  for (int a = 0; a < sl.mesh().rank(); ++a) (void)sl.mesh().extent(a);  // §5: static, fails closed otherwise
+  if (sl.mesh().size() > kMaxMeshInstances)
+    fail(rule::kProveShardMeshSize, "a mesh of " + std::to_string(sl.mesh().size()) + " instances is beyond the prover's engine table");
   ShardCheckOptions copts;
   copts.storage = storage;
   try {
@@ -70,76 +160,8 @@ ProveResult prove_shard(const ShardLayout& sl, std::optional<Storage> storage, c
   g.goal = "shard";
   g.clause = "§7";
   g.symbols = l.materialized() ? layout_symbols(l) : std::set<std::string>{};
-  const auto gl = flat_leaves(l.shape_ref());
-  std::vector<z3::expr> gz;
-  for (size_t k = 0; k < gl.size(); ++k) {
-    gz.push_back(enc.leaf(gl[k], "layout.shape[" + std::to_string(k) + "]"));
-    if (gl[k].is_sym()) {
-      collect_vars(gl[k].dim(), g.symbols);
-      positive_wellformed(g, gz[k], gl[k].dim());
-    }
-  }
-  std::vector<std::optional<int>> bind(gl.size());  // layout dim -> mesh axis (valid after the rules above)
-  for (size_t a = 0; a < sl.attrs().size(); ++a)
-    if (auto* s = std::get_if<Split>(&sl.attrs()[a])) bind[static_cast<size_t>(s->axis)] = static_cast<int>(a);
-
-  z3::expr bad = ctx.bool_val(false), divisible = ctx.bool_val(true);
-  for (size_t k = 0; k < gl.size(); ++k) {
-    if (!bind[k]) continue;
-    z3::expr e = ctx.int_val(ext[static_cast<size_t>(*bind[k])]);
-    bad = bad || gz[k] != e;  // split-divides (§6) or split-extent-canonical (§7.1.1)
-    divisible = divisible && z3::mod(gz[k], e) == 0;
-  }
-  if (l.materialized()) {
-    FlatModes f = flat_modes(enc, l, "layout");
-    for (size_t k = 0; k < gl.size(); ++k)
-      if (bind[k]) bad = bad || f.stride[k] < 0;  // split-stride-nonneg (§7.1.2)
-    // D3: two (mesh instance, local coordinate) pairs on one engine at one offset.
-    const auto instances = row_major_coords(ext);
-    auto mesh_point = [&](const std::string& tag, std::vector<z3::expr>& in_range) {
-      std::vector<z3::expr> m;
-      z3::expr idx = ctx.int_val(0);
-      for (size_t a = 0; a < ext.size(); ++a) {
-        m.push_back(ctx.int_const(("mesh!" + tag + "!" + std::to_string(a)).c_str()));
-        in_range.push_back(m[a] >= 0 && m[a] < ctx.int_val(ext[a]));
-        idx = idx * ctx.int_val(ext[a]) + m[a];
-      }
-      z3::expr engine = ctx.int_val(0);
-      for (size_t i = instances.size(); i-- > 0;)
-        engine = z3::ite(idx == ctx.int_val(static_cast<int64_t>(i)), ctx.int_val(engine_of(mesh, instances[i], storage.value_or(Storage::Rmem))), engine);
-      return std::pair{m, engine};
-    };
-    auto element = [&](const std::string& tag, const std::vector<z3::expr>& m, std::vector<z3::expr>& in_range) {
-      std::vector<z3::expr> gc;
-      z3::expr off = ctx.int_val(0);
-      for (size_t k = 0; k < gl.size(); ++k) {
-        z3::expr c = ctx.int_const(("local!" + tag + "!" + std::to_string(k)).c_str());
-        if (bind[k]) {
-          z3::expr loc = gz[k] / ctx.int_val(ext[static_cast<size_t>(*bind[k])]);
-          in_range.push_back(c >= 0 && c < loc);
-          gc.push_back(m[static_cast<size_t>(*bind[k])] * loc + c);
-        } else {
-          in_range.push_back(c >= 0 && c < gz[k]);
-          gc.push_back(c);
-        }
-        off = off + gc.back() * f.stride[k];
-      }
-      return std::pair{gc, off};
-    };
-    std::vector<z3::expr> in_range;
-    auto [m1, e1] = mesh_point("a", in_range);
-    auto [m2, e2] = mesh_point("b", in_range);
-    auto [g1, o1] = element("a", m1, in_range);
-    auto [g2, o2] = element("b", m2, in_range);
-    z3::expr distinct_coord = ctx.bool_val(false), partial_differs = ctx.bool_val(false);
-    for (size_t k = 0; k < g1.size(); ++k) distinct_coord = distinct_coord || g1[k] != g2[k];
-    for (size_t a = 0; a < ext.size(); ++a)
-      if (std::holds_alternative<Partial>(sl.attrs()[a])) partial_differs = partial_differs || m1[a] != m2[a];
-    z3::expr alias = divisible && e1 == e2 && o1 == o2 && (distinct_coord || partial_differs);
-    for (const auto& c : in_range) alias = alias && c;
-    bad = bad || alias;
-  }
-  g.negated.push_back(bad);
+  const ShardEncoding s = encode_extents(enc, g, sl, l);
+  g.negated.push_back(violation(ctx, enc, s, sl, l, storage));
 
   auto instance = [&sl, &l, copts](const Bindings& b) -> std::optional<Counterexample> {
     ShardLayout c = substitute(sl, l, b);
