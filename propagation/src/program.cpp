@@ -119,91 +119,109 @@ int64_t num_elements(const std::vector<int64_t>& shape) {
   return n;
 }
 
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// Each op's result shape from its operands' (spec/PROPAGATION.md, the op table); `bad` reports
+// program-shape at the op.
+template <class Bad>
+Shape matmul_shape(const Shape& a, const Shape& b, Bad bad) {
+  if (a.size() < 2 || a.size() != b.size()) bad("operands of equal rank >= 2, got " + shape_text(a) + " and " + shape_text(b));
+  size_t r = a.size();
+  if (!std::equal(a.begin(), a.end() - 2, b.begin())) bad("batch dims of " + shape_text(a) + " and " + shape_text(b) + " differ");
+  if (a[r - 1] != b[r - 2]) bad("contracted dims differ: " + shape_text(a) + " x " + shape_text(b));
+  Shape out(a.begin(), a.end() - 1);
+  out.push_back(b[r - 1]);
+  return out;
+}
+
+Shape reduce_shape(const OpNode& op, const Shape& in, const std::string& path) {
+  for (size_t i = 0; i < op.axes.size(); ++i) check_axis(op.axes[i], in.size(), path + ".axes[" + std::to_string(i) + "]");
+  check_unique(op.axes, path + ".axes");
+  Shape out;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (std::find(op.axes.begin(), op.axes.end(), static_cast<int64_t>(d)) == op.axes.end()) out.push_back(in[d]);
+  return out;
+}
+
+Shape transpose_shape(const OpNode& op, const Shape& in, const std::string& path) {
+  if (op.perm.size() != in.size()) fail_at(rule::kProgramOp, path + ".perm", "a permutation of the " + std::to_string(in.size()) + " dims");
+  for (size_t i = 0; i < op.perm.size(); ++i) check_axis(op.perm[i], in.size(), path + ".perm[" + std::to_string(i) + "]");
+  check_unique(op.perm, path + ".perm");
+  Shape out;
+  for (int64_t p : op.perm) out.push_back(in[p]);
+  return out;
+}
+
+template <class Bad>
+Shape broadcast_shape(const OpNode& op, const Shape& in, const std::string& path, Bad bad) {
+  if (op.dims.size() != in.size()) fail_at(rule::kProgramOp, path + ".dims", "one result dim per operand dim");
+  for (size_t i = 0; i < op.dims.size(); ++i) {
+    check_axis(op.dims[i], op.shape.size(), path + ".dims[" + std::to_string(i) + "]");
+    if (in[i] != 1 && in[i] != op.shape[op.dims[i]])
+      bad("operand dim " + std::to_string(i) + " (" + std::to_string(in[i]) + ") is neither 1 nor result dim " + std::to_string(op.dims[i]) + " (" +
+          std::to_string(op.shape[op.dims[i]]) + ")");
+  }
+  check_unique(op.dims, path + ".dims");
+  return op.shape;
+}
+
+template <class Bad>
+Shape slice_shape(const OpNode& op, const Shape& in, const std::string& path, Bad bad) {
+  if (op.start.size() != in.size() || op.limit.size() != in.size()) fail_at(rule::kProgramOp, path, "start and limit have one entry per dim");
+  Shape out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (op.start[d] < 0 || op.start[d] >= op.limit[d] || op.limit[d] > in[d])
+      bad("dim " + std::to_string(d) + ": need 0 <= start < limit <= " + std::to_string(in[d]) + ", got [" + std::to_string(op.start[d]) + ", " +
+          std::to_string(op.limit[d]) + ")");
+    out.push_back(op.limit[d] - op.start[d]);
+  }
+  return out;
+}
+
+template <class Bad>
+Shape concat_shape(const OpNode& op, const std::vector<Shape>& in, const std::string& path, Bad bad) {
+  check_axis(op.dim, in[0].size(), path + ".dim");
+  Shape out = in[0];
+  for (size_t i = 1; i < in.size(); ++i) {
+    if (in[i].size() != in[0].size()) bad("operands of one rank");
+    for (size_t d = 0; d < in[0].size(); ++d)
+      if (static_cast<int64_t>(d) != op.dim && in[i][d] != in[0][d]) bad("operand " + std::to_string(i) + " differs off the concat dim");
+    out[op.dim] = checked_add(out[op.dim], in[i][op.dim]);
+  }
+  return out;
+}
+
+void check_arity(const OpNode& op, size_t n, size_t lo, size_t hi, const std::string& path) {
+  if (n < lo || n > hi)
+    fail_at(rule::kProgramOp, path + ".operands",
+            to_string(op.kind) + " takes " + std::to_string(lo) + (hi == lo ? "" : hi > 64 ? " or more" : " to " + std::to_string(hi)) + " operands, got " +
+                std::to_string(n));
+}
+
+}  // namespace
+
 std::vector<int64_t> infer_shape(const OpNode& op, const std::vector<std::vector<int64_t>>& in, const std::string& path) {
-  auto arity = [&](size_t lo, size_t hi) {
-    if (in.size() < lo || in.size() > hi)
-      fail_at(rule::kProgramOp, path + ".operands",
-              to_string(op.kind) + " takes " + std::to_string(lo) + (hi == lo ? "" : hi > 64 ? " or more" : " to " + std::to_string(hi)) + " operands, got " +
-                  std::to_string(in.size()));
-  };
-  auto shape_fail = [&](const std::string& m) { fail_at(rule::kProgramShape, path, to_string(op.kind) + ": " + m); };
+  auto bad = [&](const std::string& m) { fail_at(rule::kProgramShape, path, to_string(op.kind) + ": " + m); };
+  const bool binary = op.kind == OpKind::Add || op.kind == OpKind::Sub || op.kind == OpKind::Mul || op.kind == OpKind::Max || op.kind == OpKind::Matmul;
+  if (op.kind == OpKind::Concat) check_arity(op, in.size(), 1, 1000, path);
+  else check_arity(op, in.size(), binary ? 2 : 1, binary ? 2 : 1, path);
   switch (op.kind) {
     case OpKind::Neg: case OpKind::Scale: case OpKind::Exp: case OpKind::Relu: case OpKind::Reshard:
-      arity(1, 1);
       return in[0];
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Max:
-      arity(2, 2);
-      if (in[0] != in[1]) shape_fail("operand shapes " + shape_text(in[0]) + " and " + shape_text(in[1]) + " differ (use broadcast_in_dim)");
+      if (in[0] != in[1]) bad("operand shapes " + shape_text(in[0]) + " and " + shape_text(in[1]) + " differ (use broadcast_in_dim)");
       return in[0];
-    case OpKind::Matmul: {
-      arity(2, 2);
-      const auto &a = in[0], &b = in[1];
-      if (a.size() < 2 || a.size() != b.size()) shape_fail("operands of equal rank >= 2, got " + shape_text(a) + " and " + shape_text(b));
-      size_t r = a.size();
-      if (!std::equal(a.begin(), a.end() - 2, b.begin())) shape_fail("batch dims of " + shape_text(a) + " and " + shape_text(b) + " differ");
-      if (a[r - 1] != b[r - 2]) shape_fail("contracted dims differ: " + shape_text(a) + " x " + shape_text(b));
-      std::vector<int64_t> out(a.begin(), a.end() - 1);
-      out.push_back(b[r - 1]);
-      return out;
-    }
-    case OpKind::Reduce: {
-      arity(1, 1);
-      for (size_t i = 0; i < op.axes.size(); ++i) check_axis(op.axes[i], in[0].size(), path + ".axes[" + std::to_string(i) + "]");
-      check_unique(op.axes, path + ".axes");
-      std::vector<int64_t> out;
-      for (size_t d = 0; d < in[0].size(); ++d)
-        if (std::find(op.axes.begin(), op.axes.end(), static_cast<int64_t>(d)) == op.axes.end()) out.push_back(in[0][d]);
-      return out;
-    }
-    case OpKind::Transpose: {
-      arity(1, 1);
-      if (op.perm.size() != in[0].size()) fail_at(rule::kProgramOp, path + ".perm", "a permutation of the " + std::to_string(in[0].size()) + " dims");
-      for (size_t i = 0; i < op.perm.size(); ++i) check_axis(op.perm[i], in[0].size(), path + ".perm[" + std::to_string(i) + "]");
-      check_unique(op.perm, path + ".perm");
-      std::vector<int64_t> out;
-      for (int64_t p : op.perm) out.push_back(in[0][p]);
-      return out;
-    }
+    case OpKind::Matmul: return matmul_shape(in[0], in[1], bad);
+    case OpKind::Reduce: return reduce_shape(op, in[0], path);
+    case OpKind::Transpose: return transpose_shape(op, in[0], path);
     case OpKind::Reshape:
-      arity(1, 1);
-      if (num_elements(op.shape) != num_elements(in[0])) shape_fail(shape_text(in[0]) + " and " + shape_text(op.shape) + " have different sizes");
+      if (num_elements(op.shape) != num_elements(in[0])) bad(shape_text(in[0]) + " and " + shape_text(op.shape) + " have different sizes");
       return op.shape;
-    case OpKind::BroadcastInDim: {
-      arity(1, 1);
-      if (op.dims.size() != in[0].size()) fail_at(rule::kProgramOp, path + ".dims", "one result dim per operand dim");
-      for (size_t i = 0; i < op.dims.size(); ++i) {
-        check_axis(op.dims[i], op.shape.size(), path + ".dims[" + std::to_string(i) + "]");
-        if (in[0][i] != 1 && in[0][i] != op.shape[op.dims[i]])
-          shape_fail("operand dim " + std::to_string(i) + " (" + std::to_string(in[0][i]) + ") is neither 1 nor result dim " + std::to_string(op.dims[i]) +
-                     " (" + std::to_string(op.shape[op.dims[i]]) + ")");
-      }
-      check_unique(op.dims, path + ".dims");
-      return op.shape;
-    }
-    case OpKind::Slice: {
-      arity(1, 1);
-      if (op.start.size() != in[0].size() || op.limit.size() != in[0].size()) fail_at(rule::kProgramOp, path, "start and limit have one entry per dim");
-      std::vector<int64_t> out;
-      for (size_t d = 0; d < in[0].size(); ++d) {
-        if (op.start[d] < 0 || op.start[d] >= op.limit[d] || op.limit[d] > in[0][d])
-          shape_fail("dim " + std::to_string(d) + ": need 0 <= start < limit <= " + std::to_string(in[0][d]) + ", got [" + std::to_string(op.start[d]) + ", " +
-                     std::to_string(op.limit[d]) + ")");
-        out.push_back(op.limit[d] - op.start[d]);
-      }
-      return out;
-    }
-    case OpKind::Concat: {
-      arity(1, 1000);
-      check_axis(op.dim, in[0].size(), path + ".dim");
-      std::vector<int64_t> out = in[0];
-      for (size_t i = 1; i < in.size(); ++i) {
-        if (in[i].size() != in[0].size()) shape_fail("operands of one rank");
-        for (size_t d = 0; d < in[0].size(); ++d)
-          if (static_cast<int64_t>(d) != op.dim && in[i][d] != in[0][d]) shape_fail("operand " + std::to_string(i) + " differs off the concat dim");
-        out[op.dim] = checked_add(out[op.dim], in[i][op.dim]);
-      }
-      return out;
-    }
+    case OpKind::BroadcastInDim: return broadcast_shape(op, in[0], path, bad);
+    case OpKind::Slice: return slice_shape(op, in[0], path, bad);
+    case OpKind::Concat: return concat_shape(op, in, path, bad);
   }
   fail(rule::kInternal, "unknown op kind");
 }
@@ -225,6 +243,96 @@ Json read_program_json(const std::string& text) {
   return j;
 }
 
+namespace {
+
+void read_inputs(const Json& ij, Program& p) {
+  if (!ij.is_object()) fail_at(rule::kProgramFormat, "inputs", "an object {NAME: {shape, layout}}");
+  for (const auto& [name, v] : ij.items()) {
+    const std::string path = "inputs." + name;
+    if (!v.is_object()) fail_at(rule::kProgramFormat, path, "an object {shape, layout}");
+    for (const auto& [k, x] : v.items())
+      if (k != "shape" && k != "layout") fail_at(rule::kProgramFormat, path + "." + k, "unknown member (expected shape, layout)");
+    Input in{name, shape_at(member(v, "shape", path), path + ".shape"), std::nullopt};
+    in.layout = layout_at(member(v, "layout", path), in.shape, p.mesh, path + ".layout");
+    p.shapes[name] = in.shape;
+    p.inputs.push_back(std::move(in));
+  }
+}
+
+OpKind op_kind_at(const Json& o, const std::string& path) {
+  const Json& kj = member(o, "op", path);
+  if (!kj.is_string()) fail_at(rule::kProgramFormat, path + ".op", "the op's name as a string");
+  const std::string kname = kj.get<std::string>();
+  auto it = std::find_if(std::begin(kOps), std::end(kOps), [&](const OpName& n) { return kname == n.name; });
+  if (it == std::end(kOps)) fail_at(rule::kProgramOp, path + ".op", "unknown op \"" + kname + "\" (spec/PROPAGATION.md lists the ops)");
+  return it->kind;
+}
+
+// The op's own attributes (spec/PROPAGATION.md); any other member is program-format.
+void read_attributes(const Json& o, OpNode& op, const std::string& path) {
+  std::set<std::string> allowed = {"op", "operands", "result"};
+  auto need = [&](const char* key) -> const Json& {
+    allowed.insert(key);
+    if (!o.contains(key)) fail_at(rule::kProgramOp, path, to_string(op.kind) + " needs \"" + key + "\"");
+    return o[key];
+  };
+  switch (op.kind) {
+    case OpKind::Scale: op.constant = int_at(need("constant"), path + ".constant"); break;
+    case OpKind::Reduce: {
+      const Json& r = need("reduction");
+      if (!r.is_string() || !is_valid_reduction(r.get<std::string>())) fail_at(rule::kProgramOp, path + ".reduction", "sum, max or min");
+      op.reduction = r.get<std::string>();
+      op.axes = ints_at(need("axes"), path + ".axes");
+      break;
+    }
+    case OpKind::Transpose: op.perm = ints_at(need("perm"), path + ".perm"); break;
+    case OpKind::Reshape: op.shape = shape_at(need("shape"), path + ".shape"); break;
+    case OpKind::BroadcastInDim:
+      op.shape = shape_at(need("shape"), path + ".shape");
+      op.dims = ints_at(need("dims"), path + ".dims");
+      break;
+    case OpKind::Slice:
+      op.start = ints_at(need("start"), path + ".start");
+      op.limit = ints_at(need("limit"), path + ".limit");
+      break;
+    case OpKind::Concat: op.dim = int_at(need("dim"), path + ".dim"); break;
+    case OpKind::Reshard: need("layout"); break;
+    default: break;
+  }
+  for (const auto& [k, x] : o.items())
+    if (!allowed.count(k)) fail_at(rule::kProgramFormat, path + "." + k, "unknown member for " + to_string(op.kind));
+}
+
+void read_op(const Json& o, size_t i, Program& p) {
+  const std::string path = "ops[" + std::to_string(i) + "]";
+  if (!o.is_object()) fail_at(rule::kProgramFormat, path, "an object {op, operands, result, ...}");
+  OpNode op;
+  op.origin = static_cast<int64_t>(i);
+  op.kind = op_kind_at(o, path);
+  read_attributes(o, op, path);
+  const Json& ops = member(o, "operands", path);
+  if (!ops.is_array()) fail_at(rule::kProgramFormat, path + ".operands", "an array of value names");
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const std::string opath = path + ".operands[" + std::to_string(k) + "]";
+    std::string n = name_at(ops[k], opath);
+    if (!p.shapes.count(n)) fail_at(rule::kProgramName, opath, "\"" + n + "\" is neither an input nor the result of an earlier op");
+    op.operands.push_back(n);
+    shapes.push_back(p.shapes[n]);
+  }
+  op.result = name_at(member(o, "result", path), path + ".result");
+  if (p.shapes.count(op.result)) fail_at(rule::kProgramName, path + ".result", "\"" + op.result + "\" is already defined (a name is defined once)");
+  std::vector<int64_t> rs = infer_shape(op, shapes, path);
+  if (op.kind == OpKind::Reshard) {
+    op.target = layout_at(o["layout"], rs, p.mesh, path + ".layout");
+    if (!op.target) fail_at(rule::kProgramLayout, path + ".layout", "a reshard names its target layout (not \"?\")");
+  }
+  p.shapes[op.result] = rs;
+  p.ops.push_back(std::move(op));
+}
+
+}  // namespace
+
 Program parse_program(const Json& j) {
   if (!j.is_object()) fail_at(rule::kProgramFormat, "$", "a program is a JSON object {mesh, inputs, ops, outputs}");
   for (const auto& [k, v] : j.items())
@@ -237,90 +345,10 @@ Program parse_program(const Json& j) {
   });
   Program p{mesh, {}, {}, {}, {}};
   at("mesh", [&] { return p.mesh.size(); });  // static extents (mesh-extent-static)
-
-  const Json& ij = member(j, "inputs", "$");
-  if (!ij.is_object()) fail_at(rule::kProgramFormat, "inputs", "an object {NAME: {shape, layout}}");
-  for (const auto& [name, v] : ij.items()) {
-    const std::string path = "inputs." + name;
-    if (!v.is_object()) fail_at(rule::kProgramFormat, path, "an object {shape, layout}");
-    for (const auto& [k, x] : v.items())
-      if (k != "shape" && k != "layout") fail_at(rule::kProgramFormat, path + "." + k, "unknown member (expected shape, layout)");
-    Input in{name, shape_at(member(v, "shape", path), path + ".shape"), std::nullopt};
-    in.layout = layout_at(member(v, "layout", path), in.shape, p.mesh, path + ".layout");
-    p.shapes[name] = in.shape;
-    p.inputs.push_back(std::move(in));
-  }
-
+  read_inputs(member(j, "inputs", "$"), p);
   const Json& oj = member(j, "ops", "$");
   if (!oj.is_array()) fail_at(rule::kProgramFormat, "ops", "an array of ops");
-  for (size_t i = 0; i < oj.size(); ++i) {
-    const std::string path = "ops[" + std::to_string(i) + "]";
-    const Json& o = oj[i];
-    if (!o.is_object()) fail_at(rule::kProgramFormat, path, "an object {op, operands, result, ...}");
-    OpNode op;
-    op.origin = static_cast<int64_t>(i);
-    const Json& kj = member(o, "op", path);
-    if (!kj.is_string()) fail_at(rule::kProgramFormat, path + ".op", "the op's name as a string");
-    const std::string kname = kj.get<std::string>();
-    auto it = std::find_if(std::begin(kOps), std::end(kOps), [&](const OpName& n) { return kname == n.name; });
-    if (it == std::end(kOps)) fail_at(rule::kProgramOp, path + ".op", "unknown op \"" + kname + "\" (spec/PROPAGATION.md lists the ops)");
-    op.kind = it->kind;
-    std::set<std::string> allowed = {"op", "operands", "result"};
-    auto attr = [&](const char* key) -> const Json* {
-      allowed.insert(key);
-      return o.contains(key) ? &o[key] : nullptr;
-    };
-    auto need = [&](const char* key) -> const Json& {
-      const Json* a = attr(key);
-      if (!a) fail_at(rule::kProgramOp, path, to_string(op.kind) + " needs \"" + key + "\"");
-      return *a;
-    };
-    switch (op.kind) {
-      case OpKind::Scale: op.constant = int_at(need("constant"), path + ".constant"); break;
-      case OpKind::Reduce: {
-        const Json& r = need("reduction");
-        if (!r.is_string() || !is_valid_reduction(r.get<std::string>())) fail_at(rule::kProgramOp, path + ".reduction", "sum, max or min");
-        op.reduction = r.get<std::string>();
-        op.axes = ints_at(need("axes"), path + ".axes");
-        break;
-      }
-      case OpKind::Transpose: op.perm = ints_at(need("perm"), path + ".perm"); break;
-      case OpKind::Reshape: op.shape = shape_at(need("shape"), path + ".shape"); break;
-      case OpKind::BroadcastInDim:
-        op.shape = shape_at(need("shape"), path + ".shape");
-        op.dims = ints_at(need("dims"), path + ".dims");
-        break;
-      case OpKind::Slice:
-        op.start = ints_at(need("start"), path + ".start");
-        op.limit = ints_at(need("limit"), path + ".limit");
-        break;
-      case OpKind::Concat: op.dim = int_at(need("dim"), path + ".dim"); break;
-      case OpKind::Reshard: need("layout"); break;
-      default: break;
-    }
-    for (const auto& [k, x] : o.items())
-      if (!allowed.count(k)) fail_at(rule::kProgramFormat, path + "." + k, "unknown member for " + to_string(op.kind));
-    const Json& ops = member(o, "operands", path);
-    if (!ops.is_array()) fail_at(rule::kProgramFormat, path + ".operands", "an array of value names");
-    std::vector<std::vector<int64_t>> shapes;
-    for (size_t k = 0; k < ops.size(); ++k) {
-      const std::string opath = path + ".operands[" + std::to_string(k) + "]";
-      std::string n = name_at(ops[k], opath);
-      if (!p.shapes.count(n)) fail_at(rule::kProgramName, opath, "\"" + n + "\" is neither an input nor the result of an earlier op");
-      op.operands.push_back(n);
-      shapes.push_back(p.shapes[n]);
-    }
-    op.result = name_at(member(o, "result", path), path + ".result");
-    if (p.shapes.count(op.result)) fail_at(rule::kProgramName, path + ".result", "\"" + op.result + "\" is already defined (a name is defined once)");
-    std::vector<int64_t> rs = infer_shape(op, shapes, path);
-    if (op.kind == OpKind::Reshard) {
-      op.target = layout_at(o["layout"], rs, p.mesh, path + ".layout");
-      if (!op.target) fail_at(rule::kProgramLayout, path + ".layout", "a reshard names its target layout (not \"?\")");
-    }
-    p.shapes[op.result] = rs;
-    p.ops.push_back(std::move(op));
-  }
-
+  for (size_t i = 0; i < oj.size(); ++i) read_op(oj[i], i, p);
   const Json& outj = member(j, "outputs", "$");
   if (!outj.is_array()) fail_at(rule::kProgramFormat, "outputs", "an array of value names");
   for (size_t k = 0; k < outj.size(); ++k) {
