@@ -96,101 +96,117 @@ std::optional<std::pair<std::vector<AxisState>, AxisState>> fewest_all_reduces(c
   return std::nullopt;
 }
 
-OpRule op_rule(const OpNode& op, const std::vector<std::vector<int64_t>>& in, const std::vector<int64_t>& out) {
+namespace {
+
+using Shapes = std::vector<std::vector<int64_t>>;
+
+// Collects an op's factors (spec/PROPAGATION.md, "factors"); add() returns the new factor's index.
+struct RuleBuilder {
   OpRule r;
-  auto factor = [&](int64_t size, FactorKind k, std::string red = {}) {
+  RuleBuilder(const Shapes& in, const std::vector<int64_t>& out) {
+    r.operands.resize(in.size());
+    for (size_t i = 0; i < in.size(); ++i) r.operands[i].resize(in[i].size());
+    r.result.resize(out.size());
+  }
+  int add(int64_t size, FactorKind k, std::string red = {}) {
     r.factors.push_back({size, k, std::move(red)});
     return static_cast<int>(r.factors.size()) - 1;
-  };
-  r.operands.resize(in.size());
-  for (size_t i = 0; i < in.size(); ++i) r.operands[i].resize(in[i].size());
-  r.result.resize(out.size());
-  if (elementwise(op.kind)) {
-    for (size_t d = 0; d < out.size(); ++d) {
-      int f = factor(out[d], FactorKind::PassThrough);
-      for (auto& o : r.operands) o[d] = {f, 1};
-      r.result[d] = {f, 1};
+  }
+  // Dim d of every operand and of the result carry one pass-through factor.
+  void shared(size_t d, int64_t size) {
+    int f = add(size, FactorKind::PassThrough);
+    for (auto& o : r.operands) o[d] = {f, 1};
+    r.result[d] = {f, 1};
+  }
+};
+
+// Batch dims and m, n pass through; k (contracted) reduces by sum.
+void matmul_rule(RuleBuilder& b, const Shapes& in, const std::vector<int64_t>& out) {
+  auto& r = b.r;
+  const size_t rank = out.size();
+  for (size_t d = 0; d + 2 < rank; ++d) b.shared(d, out[d]);
+  int m = b.add(out[rank - 2], FactorKind::PassThrough), n = b.add(out[rank - 1], FactorKind::PassThrough);
+  int k = b.add(in[0][rank - 1], FactorKind::Reduction, "sum");
+  r.operands[0][rank - 2] = r.result[rank - 2] = {m, 1};
+  r.operands[1][rank - 1] = r.result[rank - 1] = {n, 1};
+  r.operands[0][rank - 1] = r.operands[1][rank - 2] = {k, 1};
+}
+
+void reduce_rule(RuleBuilder& b, const OpNode& op, const Shapes& in) {
+  size_t next = 0;
+  for (size_t d = 0; d < in[0].size(); ++d) {
+    bool reduced = std::find(op.axes.begin(), op.axes.end(), static_cast<int64_t>(d)) != op.axes.end();
+    int f = b.add(in[0][d], reduced ? FactorKind::Reduction : FactorKind::PassThrough, reduced ? op.reduction : "");
+    b.r.operands[0][d] = {f, 1};
+    if (!reduced) b.r.result[next++] = {f, 1};
+  }
+}
+
+// One factor: the row-major flat index; a dim sits at its inner size.
+void reshape_rule(RuleBuilder& b, const Shapes& in, const std::vector<int64_t>& out) {
+  int f = b.add(num_elements(out), FactorKind::PassThrough);
+  int64_t inner = 1;
+  for (size_t d = in[0].size(); d-- > 0;) {
+    b.r.operands[0][d] = {f, inner};
+    inner *= in[0][d];
+  }
+  inner = 1;
+  for (size_t d = out.size(); d-- > 0;) {
+    b.r.result[d] = {f, inner};
+    inner *= out[d];
+  }
+}
+
+void slice_rule(RuleBuilder& b, const OpNode& op, const Shapes& in, const std::vector<int64_t>& out) {
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (op.start[d] == 0 && op.limit[d] == in[0][d]) {
+      b.r.operands[0][d] = b.r.result[d] = {b.add(out[d], FactorKind::PassThrough), 1};
+    } else {
+      b.r.operands[0][d] = {b.add(in[0][d], FactorKind::NeedReplication), 1};
+      b.r.result[d] = {b.add(out[d], FactorKind::NeedReplication), 1};
     }
+  }
+}
+
+// Operands of one extent e on the concat dim: the result dim is (k, e) row-major, and a split
+// inside e (the same on every operand) stays a split inside e: each instance's local concat is the
+// result's local block (P1). Otherwise the concat dim needs replication.
+void concat_rule(RuleBuilder& b, const OpNode& op, const Shapes& in, const std::vector<int64_t>& out) {
+  const bool equal = std::all_of(in.begin(), in.end(), [&](const std::vector<int64_t>& s) { return s[op.dim] == in[0][op.dim]; });
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (static_cast<int64_t>(d) != op.dim || equal) {
+      b.shared(d, static_cast<int64_t>(d) == op.dim ? in[0][d] : out[d]);
+    } else {
+      for (size_t i = 0; i < in.size(); ++i) b.r.operands[i][d] = {b.add(in[i][d], FactorKind::NeedReplication), 1};
+      b.r.result[d] = {b.add(out[d], FactorKind::NeedReplication), 1};
+    }
+  }
+}
+
+}  // namespace
+
+OpRule op_rule(const OpNode& op, const std::vector<std::vector<int64_t>>& in, const std::vector<int64_t>& out) {
+  RuleBuilder b(in, out);
+  auto& r = b.r;
+  if (elementwise(op.kind)) {
+    for (size_t d = 0; d < out.size(); ++d) b.shared(d, out[d]);
     return r;
   }
   switch (op.kind) {
-    case OpKind::Matmul: {  // batch dims and m, n pass through; k (contracted) reduces by sum
-      const size_t rank = out.size();
-      for (size_t b = 0; b + 2 < rank; ++b) {
-        int f = factor(out[b], FactorKind::PassThrough);
-        r.operands[0][b] = r.operands[1][b] = r.result[b] = {f, 1};
-      }
-      int m = factor(out[rank - 2], FactorKind::PassThrough), n = factor(out[rank - 1], FactorKind::PassThrough);
-      int k = factor(in[0][rank - 1], FactorKind::Reduction, "sum");
-      r.operands[0][rank - 2] = r.result[rank - 2] = {m, 1};
-      r.operands[1][rank - 1] = r.result[rank - 1] = {n, 1};
-      r.operands[0][rank - 1] = r.operands[1][rank - 2] = {k, 1};
-      return r;
-    }
-    case OpKind::Reduce: {
-      size_t next = 0;
-      for (size_t d = 0; d < in[0].size(); ++d) {
-        bool reduced = std::find(op.axes.begin(), op.axes.end(), static_cast<int64_t>(d)) != op.axes.end();
-        int f = factor(in[0][d], reduced ? FactorKind::Reduction : FactorKind::PassThrough, reduced ? op.reduction : "");
-        r.operands[0][d] = {f, 1};
-        if (!reduced) r.result[next++] = {f, 1};
-      }
-      return r;
-    }
+    case OpKind::Matmul: matmul_rule(b, in, out); return r;
+    case OpKind::Reduce: reduce_rule(b, op, in); return r;
     case OpKind::Transpose:
-      for (size_t d = 0; d < in[0].size(); ++d) r.operands[0][d] = {factor(in[0][d], FactorKind::PassThrough), 1};
+      for (size_t d = 0; d < in[0].size(); ++d) r.operands[0][d] = {b.add(in[0][d], FactorKind::PassThrough), 1};
       for (size_t i = 0; i < out.size(); ++i) r.result[i] = r.operands[0][op.perm[i]];
       return r;
-    case OpKind::Reshape: {  // one factor: the row-major flat index; a dim sits at its inner size
-      int f = factor(num_elements(out), FactorKind::PassThrough);
-      int64_t inner = 1;
-      for (size_t d = in[0].size(); d-- > 0;) {
-        r.operands[0][d] = {f, inner};
-        inner *= in[0][d];
-      }
-      inner = 1;
-      for (size_t d = out.size(); d-- > 0;) {
-        r.result[d] = {f, inner};
-        inner *= out[d];
-      }
-      return r;
-    }
+    case OpKind::Reshape: reshape_rule(b, in, out); return r;
     case OpKind::BroadcastInDim:
-      for (size_t d = 0; d < out.size(); ++d) r.result[d] = {factor(out[d], FactorKind::PassThrough), 1};
+      for (size_t d = 0; d < out.size(); ++d) r.result[d] = {b.add(out[d], FactorKind::PassThrough), 1};
       for (size_t i = 0; i < in[0].size(); ++i)
-        r.operands[0][i] = in[0][i] == out[op.dims[i]] ? r.result[op.dims[i]] : DimFactor{factor(in[0][i], FactorKind::PassThrough), 1};
+        r.operands[0][i] = in[0][i] == out[op.dims[i]] ? r.result[op.dims[i]] : DimFactor{b.add(in[0][i], FactorKind::PassThrough), 1};
       return r;
-    case OpKind::Slice:
-      for (size_t d = 0; d < out.size(); ++d) {
-        if (op.start[d] == 0 && op.limit[d] == in[0][d]) {
-          r.operands[0][d] = r.result[d] = {factor(out[d], FactorKind::PassThrough), 1};
-        } else {
-          r.operands[0][d] = {factor(in[0][d], FactorKind::NeedReplication), 1};
-          r.result[d] = {factor(out[d], FactorKind::NeedReplication), 1};
-        }
-      }
-      return r;
-    case OpKind::Concat: {
-      // Operands of one extent e on the concat dim: the result dim is (k, e) row-major, and a
-      // split inside e (the same on every operand) stays a split inside e: each instance's local
-      // concat is the result's local block (P1). Otherwise the concat dim needs replication.
-      const bool equal = std::all_of(in.begin(), in.end(), [&](const std::vector<int64_t>& s) { return s[op.dim] == in[0][op.dim]; });
-      for (size_t d = 0; d < out.size(); ++d) {
-        if (static_cast<int64_t>(d) == op.dim && equal) {
-          int f = factor(in[0][d], FactorKind::PassThrough);
-          for (auto& o : r.operands) o[d] = {f, 1};
-          r.result[d] = {f, 1};
-        } else if (static_cast<int64_t>(d) != op.dim) {
-          int f = factor(out[d], FactorKind::PassThrough);
-          for (auto& o : r.operands) o[d] = {f, 1};
-          r.result[d] = {f, 1};
-        } else {
-          for (size_t i = 0; i < in.size(); ++i) r.operands[i][d] = {factor(in[i][d], FactorKind::NeedReplication), 1};
-          r.result[d] = {factor(out[d], FactorKind::NeedReplication), 1};
-        }
-      }
-      return r;
-    }
+    case OpKind::Slice: slice_rule(b, op, in, out); return r;
+    case OpKind::Concat: concat_rule(b, op, in, out); return r;
     default: break;
   }
   fail(rule::kInternal, "no factor rule for " + to_string(op.kind));
