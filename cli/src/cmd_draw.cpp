@@ -13,6 +13,7 @@
 #include "tfspec/reference/bind.hpp"
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/shard_args.hpp"
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/notation.hpp"
 
@@ -150,31 +151,14 @@ void add_draw_command(CLI::App& app, int& exit_code) {
 
 int write_shard_picture(const std::string& op, const Json& args, const std::string& path) {
   return reported([&] {
-    // The arguments as the registry's shard ops read them (protocol/src/ops_shard.cpp): a text
-    // argument "-" is "not given".
-    const auto text = [&](const char* name) -> std::optional<std::string> {
-      if (!args.contains(name) || !args[name].is_string()) return std::nullopt;
-      std::string s = args[name].get<std::string>();
-      if (s.empty() || s == "-") return std::nullopt;
-      return s;
-    };
-    std::optional<Mesh> mesh;
-    if (auto m = text("mesh")) mesh = parse_mesh(*m);
-    const ShardLayout sl = read_shard_layout(protocol::require_arg(args, "layout"), mesh);
+    // The arguments as the registry's shard ops read them (one reader, protocol/shard_args.hpp).
     std::string svg;
     if (op == "check") {
-      ShardCheckOptions o;
-      if (auto st = text("stage")) {
-        if (*st != "analysis" && *st != "final") fail(rule::kUsage, "stage is 'analysis' or 'final'");
-        o.final_stage = *st == "final";
-      }
-      if (auto st = text("storage")) o.storage = parse_storage(*st);
-      if (args.contains("shape") && !args["shape"].is_string()) o.tensor_shape = inttuple_from_json(args["shape"]);
-      svg = draw::shard_check_svg(sl, o);
+      const protocol::ShardCheckArgs c = protocol::read_shard_check_args(args);
+      svg = draw::shard_check_svg(c.layout, c.options);
     } else {
-      std::vector<int64_t> shape;
-      for (const auto& x : flat_leaves(inttuple_from_json(protocol::require_arg(args, "shape")))) shape.push_back(require_int(x, "logical extent"));
-      svg = draw::assemble_svg(protocol::engines_from_json(protocol::require_arg(args, "engines")), sl, shape);
+      const protocol::AssembleArgs in = protocol::read_assemble_args(args);
+      svg = draw::assemble_svg(in.engines, in.layout, in.shape);
     }
     std::ofstream f(path, std::ios::binary);
     f << svg;

@@ -2,6 +2,7 @@
 // A shard layout argument is text (the sugar `(2 @ m.x, 12 @ m.y)` with `on MESH` or the mesh
 // argument, or `shard(LAYOUT; ATTRS; MESH)`) or JSON ({"kind":"shard", ...}); spec/SHARD.md.
 #include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/shard_args.hpp"
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/checked.hpp"
@@ -86,20 +87,28 @@ ShardLayout typed(const ShardLayout& sl, const std::vector<int64_t>& shape, Stor
 }
 
 OpResult check_op(const Json& a) {
-  ShardLayout sl = SL(a);
-  ShardCheckOptions o;
-  if (auto st = opt_text(a, "stage")) {
-    if (*st != "analysis" && *st != "final") fail(rule::kUsage, "stage is 'analysis' or 'final'");
-    o.final_stage = *st == "final";
-  }
-  o.storage = opt_storage(a, "storage");
-  o.tensor_shape = opt_tuple(a, "shape");
-  OpResult r = check_result(check_shard_layout(sl, o, "layout"));
-  r.json["layout"] = shard_to_json(sl);
+  ShardCheckArgs c = read_shard_check_args(a);
+  OpResult r = check_result(check_shard_layout(c.layout, c.options, "layout"));
+  r.json["layout"] = shard_to_json(c.layout);
   return r;
 }
 
 }  // namespace
+
+ShardCheckArgs read_shard_check_args(const Json& a) {
+  ShardCheckArgs c{SL(a), {}};
+  if (auto st = opt_text(a, "stage")) {
+    if (*st != "analysis" && *st != "final") fail(rule::kUsage, "stage is 'analysis' or 'final'");
+    c.options.final_stage = *st == "final";
+  }
+  c.options.storage = opt_storage(a, "storage");
+  c.options.tensor_shape = opt_tuple(a, "shape");
+  return c;
+}
+
+AssembleArgs read_assemble_args(const Json& a) {
+  return {engines_from_json(require_arg(a, "engines")), SL(a), ints(tuple_arg(a, "shape"), "logical extent")};
+}
 
 void register_shard_ops(OpRegistry& r) {
   const Param layout{"layout", P::Text, false, "shard layout: sugar `(N @ m.a, ...)` [where ...] [on MESH], shard(LAYOUT; ATTRS; MESH), or JSON"};
@@ -166,7 +175,8 @@ void register_shard_ops(OpRegistry& r) {
          }});
   r.add({"shard", "assemble", "§7", "the logical tensor from engines (replicas must agree, Partial reduced)",
          {layout, shape, {"engines", P::Json, false, ""}, mesh}, [](const Json& a) {
-           Tensor t = assemble(engines_from_json(require_arg(a, "engines")), SL(a), ints(tuple_arg(a, "shape"), "logical extent"));
+           AssembleArgs in = read_assemble_args(a);
+           Tensor t = assemble(in.engines, in.layout, in.shape);
            std::vector<IntTuple> v(t.data.begin(), t.data.end());
            return OpResult{Json{{"shape", ints_json(t.shape)}, {"data", ints_json(t.data)}}, to_string(IntTuple::tuple(v))};
          }});
