@@ -354,7 +354,9 @@ struct Pipeline {
       if (b.hi) c = std::min<i128>(room, static_cast<i128>(*b.hi) - *b.lo);
       else finite = false;
       empty = empty || c < 0;  // lo > hi: no instance at all
-      cap.push_back(static_cast<int64_t>(std::max<i128>(c, 0)));
+      // room exceeds INT64_MAX when lo < 0 (M >= -2): clamp, or the cap wraps negative and next()
+      // skips every assignment forever, past the time limit (issue 20).
+      cap.push_back(static_cast<int64_t>(std::clamp<i128>(c, 0, INT64_MAX)));
     }
     return Enumerator(names, lo, cap, finite || empty, empty);
   }

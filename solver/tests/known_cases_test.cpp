@@ -1,6 +1,8 @@
 // Known cases of `tfspec prove` (issue 4); expected verdicts are hand-derived from §2/§3/§6.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/prove.hpp"
@@ -40,6 +42,20 @@ TEST(ProveInjective, SymbolicNonCompactNeedsTheSolver) {
   // (M,N):(2,M): at M = 4, (2,0) and (0,1) share offset 4 (hand derivation: 2*2 == 4).
   auto q = prove_injective(parse_layout("(M,N):(2,M)"), opts({"N >= 2"}));
   EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+}
+
+// A lower bound below zero (M >= -2) once made the instance search's cap wrap negative, and the
+// search skipped every assignment forever, past any time limit (issue 20's padded example).
+// Hand derivation: offset i + j*(N+M); with P >= 2, (|N+M|, 0) and (0, 1) (or (0,0) when N+M < 0)
+// collide exactly when |N+M| < N, e.g. at M = -1, N = 1: stride 0.
+TEST(ProveInjective, PaddingBoundedOnlyFromBelowIsRefuted) {
+  auto r = prove_injective(parse_layout("(N,P):(1,N+M)"), opts({"M >= -2"}));
+  ASSERT_EQ(r.verdict, Verdict::Refuted) << to_text(r);
+  const auto& s = r.counterexample["symbols"];
+  const int64_t n = s["N"].get<int64_t>(), m = s["M"].get<int64_t>(), p = s["P"].get<int64_t>();
+  EXPECT_GE(m, -2);
+  EXPECT_GE(p, 2);
+  EXPECT_LT(std::abs(n + m), n);
 }
 
 TEST(ProveInBounds, CompactLayoutFitsItsSize) {
