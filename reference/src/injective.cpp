@@ -24,67 +24,52 @@ namespace {
 
 IntTuple to_coord(const IntTuple& shape, const std::vector<int64_t>& flat) { return unflatten(flat, shape); }
 
-}  // namespace
-
-InjectivityResult is_injective(const Layout& l) {
+// The flat modes: extents s and strides d.
+struct FlatModes {
   std::vector<int64_t> s, d;
-  for (const auto& x : flat_leaves(l.shape_ref())) s.push_back(require_int(x, "injectivity"));
-  for (const auto& x : flat_leaves(l.stride())) d.push_back(require_int(x, "injectivity"));
-  const size_t n = s.size();
-  InjectivityResult r;
-  std::vector<size_t> live;
-  for (size_t i = 0; i < n; ++i) {
-    if (s[i] == 1) continue;
-    if (d[i] == 0) {
-      std::vector<int64_t> a(n, 0), b(n, 0);
-      b[i] = 1;
-      r.injective = false;
-      r.method = "zero-stride";
-      r.witness = {to_coord(l.shape_ref(), a), to_coord(l.shape_ref(), b)};
-      return r;
-    }
-    live.push_back(i);
-  }
-  auto absd = [&](size_t i) { return d[i] == INT64_MIN ? INT64_MAX : std::llabs(d[i]); };
-  auto span = [&](size_t i) {  // (s - 1)|d|, saturating
+  int64_t abs_stride(size_t i) const { return d[i] == INT64_MIN ? INT64_MAX : std::llabs(d[i]); }
+  int64_t span(size_t i) const {  // (s - 1)|d|, saturating
     int64_t v;
-    if (__builtin_mul_overflow(s[i] - 1, absd(i), &v)) return INT64_MAX;
+    if (__builtin_mul_overflow(s[i] - 1, abs_stride(i), &v)) return INT64_MAX;
     return v;
-  };
+  }
+};
+
+// Sets aside the modes whose delta is forced to 0 (the two peeling rules of the header comment),
+// until neither applies; what is left must be enumerated.
+void peel(const FlatModes& m, std::vector<size_t>& live) {
+  auto by_stride = [&](size_t a, size_t b) { return m.abs_stride(a) < m.abs_stride(b); };
   bool changed = true;
   while (changed && !live.empty()) {
     changed = false;
-    std::sort(live.begin(), live.end(), [&](size_t a, size_t b) { return absd(a) < absd(b); });
-    // Largest mode clears the span of all others?
-    int64_t rest = 0;
+    std::sort(live.begin(), live.end(), by_stride);
+    int64_t rest = 0;  // span of all but the largest mode
     for (size_t k = 0; k + 1 < live.size(); ++k) {
-      int64_t sp = span(live[k]);
+      int64_t sp = m.span(live[k]);
       rest = (rest > INT64_MAX - sp) ? INT64_MAX : rest + sp;
     }
-    if (live.size() == 1 || absd(live.back()) > rest) {
+    if (live.size() == 1 || m.abs_stride(live.back()) > rest) {
       live.pop_back();
       changed = true;
       continue;
     }
-    // Smallest mode's extent divides every other stride?
-    int64_t unit;
-    if (!__builtin_mul_overflow(absd(live.front()), s[live.front()], &unit)) {
+    int64_t unit;  // the smallest mode's extent times its stride divides every other stride?
+    if (!__builtin_mul_overflow(m.abs_stride(live.front()), m.s[live.front()], &unit)) {
       bool divides = true;
-      for (size_t k = 1; k < live.size() && divides; ++k) divides = absd(live[k]) % unit == 0;
+      for (size_t k = 1; k < live.size() && divides; ++k) divides = m.abs_stride(live[k]) % unit == 0;
       if (divides) {
         live.erase(live.begin());
         changed = true;
       }
     }
   }
-  if (live.empty()) {
-    r.injective = true;
-    r.method = "separated-strides";
-    return r;
-  }
+}
+
+// Every point of the live modes' sub-domain, sorted by offset: a repeated offset is a collision.
+InjectivityResult enumerate(const Layout& l, const FlatModes& m, const std::vector<size_t>& live) {
   int64_t count = 1;
   for (size_t i : live) {
-    if (__builtin_mul_overflow(count, s[i], &count) || count > kMaxEnumeration)
+    if (__builtin_mul_overflow(count, m.s[i], &count) || count > kMaxEnumeration)
       fail(rule::kInjectivityUndecided, "the modes of " + std::to_string(live.size()) + " interleaved strides span more than " +
                std::to_string(kMaxEnumeration) + " points; injectivity is not decided (try `tfspec prove injective`)");
   }
@@ -93,29 +78,59 @@ InjectivityResult is_injective(const Layout& l) {
   for (int64_t idx = 0; idx < count; ++idx) {
     int64_t rem = idx, off = 0;
     for (size_t i : live) {
-      off = checked_add(off, checked_mul(rem % s[i], d[i]));
-      rem /= s[i];
+      off = checked_add(off, checked_mul(rem % m.s[i], m.d[i]));
+      rem /= m.s[i];
     }
     offs.emplace_back(off, idx);
   }
   std::sort(offs.begin(), offs.end());
+  InjectivityResult r;
   r.method = "enumeration";
+  r.injective = true;
+  auto coord = [&](int64_t idx) {
+    std::vector<int64_t> c(m.s.size(), 0);
+    for (size_t i : live) {
+      c[i] = idx % m.s[i];
+      idx /= m.s[i];
+    }
+    return to_coord(l.shape_ref(), c);
+  };
   for (size_t k = 1; k < offs.size(); ++k) {
     if (offs[k].first != offs[k - 1].first) continue;
-    auto coord = [&](int64_t idx) {
-      std::vector<int64_t> c(n, 0);
-      for (size_t i : live) {
-        c[i] = idx % s[i];
-        idx /= s[i];
-      }
-      return to_coord(l.shape_ref(), c);
-    };
     r.injective = false;
     r.witness = {coord(offs[k - 1].second), coord(offs[k].second)};
     r.offset = offs[k].first;
     return r;
   }
+  return r;
+}
+
+}  // namespace
+
+InjectivityResult is_injective(const Layout& l) {
+  FlatModes m;
+  for (const auto& x : flat_leaves(l.shape_ref())) m.s.push_back(require_int(x, "injectivity"));
+  for (const auto& x : flat_leaves(l.stride())) m.d.push_back(require_int(x, "injectivity"));
+  const size_t n = m.s.size();
+  std::vector<size_t> live;
+  for (size_t i = 0; i < n; ++i) {
+    if (m.s[i] == 1) continue;
+    if (m.d[i] == 0) {  // (0,...) and (..., 1 at i, ...) share offset 0
+      std::vector<int64_t> a(n, 0), b(n, 0);
+      b[i] = 1;
+      InjectivityResult r;
+      r.injective = false;
+      r.method = "zero-stride";
+      r.witness = {to_coord(l.shape_ref(), a), to_coord(l.shape_ref(), b)};
+      return r;
+    }
+    live.push_back(i);
+  }
+  peel(m, live);
+  if (!live.empty()) return enumerate(l, m, live);
+  InjectivityResult r;
   r.injective = true;
+  r.method = "separated-strides";
   return r;
 }
 
