@@ -42,6 +42,77 @@ ShardLayout materialized(const Sharding& s, const std::vector<int64_t>& shape, c
 
 }  // namespace
 
+namespace {
+
+void matmul(const std::vector<Tensor>& in, Tensor& out) {
+  const auto& rs = out.shape;
+  const size_t r = rs.size();
+  const int64_t m = rs[r - 2], n = rs[r - 1], k = in[0].shape[r - 1];
+  const int64_t batch = num_elements(std::vector<int64_t>(rs.begin(), rs.end() - 2));
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t acc = 0;
+        for (int64_t q = 0; q < k; ++q) acc = checked_add(acc, checked_mul(in[0].data[(b * m + i) * k + q], in[1].data[(b * k + q) * n + j]));
+        out.data[(b * m + i) * n + j] = acc;
+      }
+}
+
+void reduce(const OpNode& op, const Tensor& in, Tensor& out) {
+  std::vector<bool> seen(out.data.size(), false);
+  for (size_t i = 0; i < in.data.size(); ++i) {
+    auto c = unravel(static_cast<int64_t>(i), in.shape);
+    std::vector<int64_t> oc;
+    for (size_t d = 0; d < c.size(); ++d)
+      if (std::find(op.axes.begin(), op.axes.end(), static_cast<int64_t>(d)) == op.axes.end()) oc.push_back(c[d]);
+    const auto o = static_cast<size_t>(ravel(oc, out.shape));
+    out.data[o] = seen[o] ? combine(op.reduction, out.data[o], in.data[i]) : in.data[i];
+    seen[o] = true;
+  }
+}
+
+// Ops that move elements: each result element is one operand element; `source` maps the result
+// coordinate to (operand, operand coordinate).
+template <class Source>
+void move_elements(const std::vector<Tensor>& in, Tensor& out, Source source) {
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    auto [k, c] = source(unravel(static_cast<int64_t>(i), out.shape));
+    out.data[i] = in[k].data[ravel(c, in[k].shape)];
+  }
+}
+
+void move_op(const OpNode& op, const std::vector<Tensor>& in, Tensor& out) {
+  using Coord = std::vector<int64_t>;
+  switch (op.kind) {
+    case OpKind::Transpose:
+      return move_elements(in, out, [&](const Coord& c) {
+        Coord ic(c.size());
+        for (size_t d = 0; d < c.size(); ++d) ic[op.perm[d]] = c[d];
+        return std::pair{size_t{0}, ic};
+      });
+    case OpKind::BroadcastInDim:
+      return move_elements(in, out, [&](const Coord& c) {
+        Coord ic(in[0].shape.size());
+        for (size_t d = 0; d < ic.size(); ++d) ic[d] = in[0].shape[d] == 1 ? 0 : c[op.dims[d]];
+        return std::pair{size_t{0}, ic};
+      });
+    case OpKind::Slice:
+      return move_elements(in, out, [&](Coord c) {
+        for (size_t d = 0; d < c.size(); ++d) c[d] += op.start[d];
+        return std::pair{size_t{0}, c};
+      });
+    case OpKind::Concat:
+      return move_elements(in, out, [&](Coord c) {
+        size_t k = 0;
+        while (c[op.dim] >= in[k].shape[op.dim]) c[op.dim] -= in[k++].shape[op.dim];
+        return std::pair{k, c};
+      });
+    default: fail(rule::kInternal, "not an element-moving op: " + to_string(op.kind));
+  }
+}
+
+}  // namespace
+
 Tensor eval_op(const OpNode& op, const std::vector<Tensor>& in, const std::vector<int64_t>& rs) {
   Tensor out{rs, std::vector<int64_t>(static_cast<size_t>(num_elements(rs)), 0)};
   const size_t n = out.data.size();
@@ -61,63 +132,9 @@ Tensor eval_op(const OpNode& op, const std::vector<Tensor>& in, const std::vecto
     case OpKind::Mul: binary([](int64_t a, int64_t b) { return checked_mul(a, b); }); break;
     case OpKind::Max: binary([](int64_t a, int64_t b) { return std::max(a, b); }); break;
     case OpKind::Reshard: case OpKind::Reshape: out.data = in[0].data; break;
-    case OpKind::Matmul: {
-      const size_t r = rs.size();
-      const int64_t m = rs[r - 2], nn = rs[r - 1], k = in[0].shape[r - 1];
-      const int64_t batch = num_elements(std::vector<int64_t>(rs.begin(), rs.end() - 2));
-      for (int64_t b = 0; b < batch; ++b)
-        for (int64_t i = 0; i < m; ++i)
-          for (int64_t j = 0; j < nn; ++j) {
-            int64_t acc = 0;
-            for (int64_t q = 0; q < k; ++q) acc = checked_add(acc, checked_mul(in[0].data[(b * m + i) * k + q], in[1].data[(b * k + q) * nn + j]));
-            out.data[(b * m + i) * nn + j] = acc;
-          }
-      break;
-    }
-    case OpKind::Reduce: {
-      std::vector<bool> seen(n, false);
-      for (size_t i = 0; i < in[0].data.size(); ++i) {
-        auto c = unravel(static_cast<int64_t>(i), in[0].shape);
-        std::vector<int64_t> oc;
-        for (size_t d = 0; d < c.size(); ++d)
-          if (std::find(op.axes.begin(), op.axes.end(), static_cast<int64_t>(d)) == op.axes.end()) oc.push_back(c[d]);
-        const auto o = static_cast<size_t>(ravel(oc, rs));
-        out.data[o] = seen[o] ? combine(op.reduction, out.data[o], in[0].data[i]) : in[0].data[i];
-        seen[o] = true;
-      }
-      break;
-    }
-    case OpKind::Transpose:
-      for (size_t i = 0; i < n; ++i) {
-        auto c = unravel(static_cast<int64_t>(i), rs);
-        std::vector<int64_t> ic(c.size());
-        for (size_t d = 0; d < c.size(); ++d) ic[op.perm[d]] = c[d];
-        out.data[i] = in[0].data[ravel(ic, in[0].shape)];
-      }
-      break;
-    case OpKind::BroadcastInDim:
-      for (size_t i = 0; i < n; ++i) {
-        auto c = unravel(static_cast<int64_t>(i), rs);
-        std::vector<int64_t> ic(in[0].shape.size());
-        for (size_t d = 0; d < ic.size(); ++d) ic[d] = in[0].shape[d] == 1 ? 0 : c[op.dims[d]];
-        out.data[i] = in[0].data[ravel(ic, in[0].shape)];
-      }
-      break;
-    case OpKind::Slice:
-      for (size_t i = 0; i < n; ++i) {
-        auto c = unravel(static_cast<int64_t>(i), rs);
-        for (size_t d = 0; d < c.size(); ++d) c[d] += op.start[d];
-        out.data[i] = in[0].data[ravel(c, in[0].shape)];
-      }
-      break;
-    case OpKind::Concat:
-      for (size_t i = 0; i < n; ++i) {
-        auto c = unravel(static_cast<int64_t>(i), rs);
-        size_t k = 0;
-        while (c[op.dim] >= in[k].shape[op.dim]) c[op.dim] -= in[k++].shape[op.dim];
-        out.data[i] = in[k].data[ravel(c, in[k].shape)];
-      }
-      break;
+    case OpKind::Matmul: matmul(in, out); break;
+    case OpKind::Reduce: reduce(op, in[0], out); break;
+    case OpKind::Transpose: case OpKind::BroadcastInDim: case OpKind::Slice: case OpKind::Concat: move_op(op, in, out); break;
   }
   return out;
 }
