@@ -92,6 +92,64 @@ constexpr int64_t kMaxInstanceSize = int64_t{1} << 20;  // the search's per-inst
 
 }  // namespace
 
+namespace {
+
+// The witness: two flat coordinates of the concrete layout and their common offset.
+Counterexample collision(const Layout& l, const Bindings& b, const std::vector<int64_t>& x, const std::vector<int64_t>& y, i128 off) {
+  Layout c = substitute(l, b);
+  Counterexample cx;
+  IntTuple c1 = unflatten_coord(c.shape_ref(), x), c2 = unflatten_coord(c.shape_ref(), y);
+  cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)}, {"coords", Json::array({to_json(c1), to_json(c2)})}};
+  cx.json["offset"] = fits_int64(off) ? Json(static_cast<int64_t>(off)) : Json(i128_string(off));
+  cx.text = at(b) + "the layout is " + to_string(c) + ": coordinates " + coord_to_string(c1) + " and " + coord_to_string(c2) +
+            " both map to offset " + i128_string(off);
+  return cx;
+}
+
+// Replays the model's coordinate differences t themselves, exactly (no enumeration of the layout).
+std::optional<Counterexample> replay_differences(const Layout& l, const std::vector<z3::expr>& t, const z3::model& m, const Bindings& b) {
+  ExactModes em = exact_modes(l, b);
+  if (!em.fit_int64) fail(rule::in(rule::kProveUndecided, "§2"), "the layout's extents or strides leave int64 at " + to_string(b));
+  std::vector<int64_t> x, y;
+  i128 ox = 0, oy = 0;
+  bool differ = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    auto v = model_int(m, t[i]);
+    if (!v) fail(rule::in(rule::kProveUndecided, "§2"), "a coordinate of the model leaves int64");
+    if (*v > em.shape[i] - 1 || *v < 1 - em.shape[i]) return std::nullopt;
+    x.push_back(*v > 0 ? *v : 0);
+    y.push_back(*v < 0 ? -*v : 0);
+    differ = differ || *v != 0;
+    i128 px, py;
+    if (__builtin_mul_overflow(static_cast<i128>(x.back()), em.stride[i], &px) || __builtin_add_overflow(ox, px, &ox) ||
+        __builtin_mul_overflow(static_cast<i128>(y.back()), em.stride[i], &py) || __builtin_add_overflow(oy, py, &oy))
+      fail(rule::in(rule::kProveUndecided, "§2"), "an offset leaves 128 bits");
+  }
+  if (!differ || ox != oy) return std::nullopt;
+  return collision(l, b, x, y, ox);
+}
+
+// The reference's exact decision on the instance at b.
+std::optional<Counterexample> concrete_collision(const Layout& l, const Bindings& b) {
+  ExactModes em = exact_modes(l, b);
+  if (!em.fit_int64) fail(rule::in(rule::kProveUndecided, "§2"), "the layout's extents or strides leave int64 at " + to_string(b));
+  i128 size = 1;
+  for (auto s : em.shape)
+    if (__builtin_mul_overflow(size, s, &size)) size = static_cast<i128>(1) << 100;
+  if (size > kMaxInstanceSize && !separated(em))
+    fail(rule::in(rule::kProveUndecided, "§2"), "an instance of " + i128_string(size) + " points is beyond the search's enumeration");
+  Layout c = substitute(l, b);
+  InjectivityResult res = is_injective(c);
+  if (res.injective) return std::nullopt;
+  if (!res.witness) fail(rule::in(rule::kProveInternal, "§2"), "the reference found no witness pair");
+  std::vector<int64_t> x, y;
+  for (const auto& v : flat_leaves(res.witness->first)) x.push_back(v.value());
+  for (const auto& v : flat_leaves(res.witness->second)) y.push_back(v.value());
+  return collision(l, b, x, y, c.apply(res.witness->first));
+}
+
+}  // namespace
+
 ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
   z3::context ctx;
   Budget budget(ctx, o.timeout_ms, o.clock);
@@ -117,56 +175,8 @@ ProveResult prove_injective(const Layout& l, const ProveOptions& o) {
     return m ? m : separated_strides_z3(ctx, f, base, b, o.rlimit);
   };
 
-  // The witness: two flat coordinates of the concrete layout and their common offset.
-  auto witness = [l](const Bindings& b, const std::vector<int64_t>& x, const std::vector<int64_t>& y, i128 off) {
-    Layout c = substitute(l, b);
-    Counterexample cx;
-    IntTuple c1 = unflatten_coord(c.shape_ref(), x), c2 = unflatten_coord(c.shape_ref(), y);
-    cx.json = Json{{"symbols", bindings_json(b)}, {"layout", to_string(c)}, {"coords", Json::array({to_json(c1), to_json(c2)})}};
-    cx.json["offset"] = fits_int64(off) ? Json(static_cast<int64_t>(off)) : Json(i128_string(off));
-    cx.text = at(b) + "the layout is " + to_string(c) + ": coordinates " + coord_to_string(c1) + " and " +
-              coord_to_string(c2) + " both map to offset " + i128_string(off);
-    return cx;
-  };
-  // Replays the model's coordinate differences themselves, exactly (no enumeration of the layout).
-  g.replay = [&, witness](const z3::model& m, const Bindings& b) -> std::optional<Counterexample> {
-    ExactModes em = exact_modes(l, b);
-    if (!em.fit_int64) fail(rule::in(rule::kProveUndecided, "§2"), "the layout's extents or strides leave int64 at " + to_string(b));
-    std::vector<int64_t> x, y;
-    i128 ox = 0, oy = 0;
-    bool differ = false;
-    for (size_t i = 0; i < t.size(); ++i) {
-      auto v = model_int(m, t[i]);
-      if (!v) fail(rule::in(rule::kProveUndecided, "§2"), "a coordinate of the model leaves int64");
-      if (*v > em.shape[i] - 1 || *v < 1 - em.shape[i]) return std::nullopt;
-      x.push_back(*v > 0 ? *v : 0);
-      y.push_back(*v < 0 ? -*v : 0);
-      differ = differ || *v != 0;
-      i128 px, py;
-      if (__builtin_mul_overflow(static_cast<i128>(x.back()), em.stride[i], &px) || __builtin_add_overflow(ox, px, &ox) ||
-          __builtin_mul_overflow(static_cast<i128>(y.back()), em.stride[i], &py) || __builtin_add_overflow(oy, py, &oy))
-        fail(rule::in(rule::kProveUndecided, "§2"), "an offset leaves 128 bits");
-    }
-    if (!differ || ox != oy) return std::nullopt;
-    return witness(b, x, y, ox);
-  };
-  g.concrete = [&, witness](const Bindings& b) -> std::optional<Counterexample> {
-    ExactModes em = exact_modes(l, b);
-    if (!em.fit_int64) fail(rule::in(rule::kProveUndecided, "§2"), "the layout's extents or strides leave int64 at " + to_string(b));
-    i128 size = 1;
-    for (auto s : em.shape)
-      if (__builtin_mul_overflow(size, s, &size)) size = static_cast<i128>(1) << 100;
-    if (size > kMaxInstanceSize && !separated(em))
-      fail(rule::in(rule::kProveUndecided, "§2"), "an instance of " + i128_string(size) + " points is beyond the search's enumeration");
-    Layout c = substitute(l, b);
-    InjectivityResult res = is_injective(c);
-    if (res.injective) return std::nullopt;
-    if (!res.witness) fail(rule::in(rule::kProveInternal, "§2"), "the reference found no witness pair");
-    std::vector<int64_t> x, y;
-    for (const auto& v : flat_leaves(res.witness->first)) x.push_back(v.value());
-    for (const auto& v : flat_leaves(res.witness->second)) y.push_back(v.value());
-    return witness(b, x, y, c.apply(res.witness->first));
-  };
+  g.replay = [&l, t](const z3::model& m, const Bindings& b) { return replay_differences(l, t, m, b); };
+  g.concrete = [&l](const Bindings& b) { return concrete_collision(l, b); };
   return run_goal(enc, g, o, budget);
 }
 
