@@ -84,7 +84,13 @@ void define_layout(py::module_& m) {
       .def("__getitem__", [](const PyLayout& l, int64_t i) { return from_json(call_json("mode", Json{{"layout", json_of(l)}, {"i", i}})); })
       .def("__eq__", [](const PyLayout& l, py::object other) -> py::object {
              if (py::isinstance<PyLayout>(other)) return py::bool_(json_of(l) == json_of(other.cast<const PyLayout&>()));
-             if (py::isinstance<py::str>(other)) return py::bool_(json_of(l) == tfspec::to_json(*parse_any_layout(other.cast<std::string>())));
+             if (py::isinstance<py::str>(other)) {
+               try {
+                 return py::bool_(json_of(l) == tfspec::to_json(*parse_any_layout(other.cast<std::string>())));
+               } catch (const SpecError&) {  // text that is no layout is simply not equal
+                 return py::bool_(false);
+               }
+             }
              return py::reinterpret_borrow<py::object>(Py_NotImplemented);
            })
       .def("__hash__", [](const PyLayout& l) { return py::hash(py::str(json_of(l).dump())); })
@@ -112,7 +118,9 @@ void define_shard_layout(py::module_& m) {
              for (const auto& a : static_cast<const ShardLayout&>(*s.ptr).attrs()) out.append(to_string(a));
              return py::tuple(out);
            })
-      .def_property_readonly("mesh", [](const PyShardLayout& s) { return plain_py(mesh_to_json(static_cast<const ShardLayout&>(*s.ptr).mesh())); });
+      .def_property_readonly("mesh", [](const PyShardLayout& s) {
+             return plain_py(mesh_to_json(static_cast<const ShardLayout&>(*s.ptr).mesh()));
+           });
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ def test_layout_basics():
     assert tfspec.Layout("(2,(3,4))").stride == (1, (2, 6)) and a[1] == tfspec.Layout("(3,4):(2,6)")
     assert a.kind == "layout" and a.rank() == 2 and a.depth() == 2
     assert len({a, tfspec.Layout("(2,(3,4)):(1,(2,6))")}) == 1
+    assert a != "(2,(3,4" and a != 3  # not a layout: unequal, no exception
 
 
 def test_the_readme_example():
