@@ -27,6 +27,14 @@ def test_layout_basics():
     assert a != "(2,(3,4" and a != 3  # not a layout: unequal, no exception
 
 
+def test_star_import_leaves_builtins_alone():
+    names = {}
+    exec("from tfspec import *", names)
+    assert "composition" in names and "Layout" in names
+    assert not {"eval", "filter", "slice"} & set(names) - {"__builtins__"}
+    assert tfspec.filter("(2,1):(1,5)") == "2:1"  # still there by its name: the size-1 mode dropped
+
+
 def test_the_readme_example():
     # mode by mode (§3): 4:8 / 2:1 = (2,2):(8,16); 8:1 / 4:1 = (4,2):(1,4)
     got = tfspec.logical_divide(tfspec.Layout("(4,8):(8,1)"), "(2:1,4:1)")
