@@ -1,0 +1,35 @@
+// Python values <-> the protocol's JSON forms (spec/PROTOCOL.md "Encodings"), and the Python
+// classes that hold reference layouts. The module calls ops through the protocol registry, so
+// every answer is the one `tfspec serve` and the CLI give.
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "tfspec/reference/json.hpp"
+#include "tfspec/reference/layout.hpp"
+
+namespace tfspec::python {
+namespace py = pybind11;
+
+// tfspec.Layout: any LayoutBase kind (plain, composed, shard); tfspec.ShardLayout derives from it.
+struct PyLayout {
+  LayoutPtr ptr;
+};
+struct PyShardLayout : PyLayout {};
+
+// A Python value as JSON: Layout objects as layout JSON, anything with .shape and .stride (pycute)
+// as a plain layout, ints beyond 2^53 as decimal strings, tuples and lists as arrays.
+Json to_json(py::handle v);
+// A JSON result as Python: layout objects as tfspec.Layout / ShardLayout, arrays as tuples,
+// decimal strings beyond 2^53 as ints; a layout object with more members (e.g. "outside" under
+// domain="extend") as a dict whose "layout" is the layout.
+py::object from_json(const Json& j);
+// A Layout / ShardLayout object over `p` (ShardLayout when p is one).
+py::object wrap(LayoutPtr p);
+
+// Raises tfspec.SpecError (rule, clause, kind, message, path) from an error member or a SpecError.
+[[noreturn]] void raise_spec_error(const Json& error);
+void register_errors(py::module_& m);
+
+}  // namespace tfspec::python

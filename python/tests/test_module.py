@@ -1,0 +1,154 @@
+"""import tfspec: layouts, the algebra ops, the shard model, prove, check, errors, pictures and
+pycute interop. Expected values are derived by hand in the comments (or come from pycute, an
+independent implementation), never copied from the module's output."""
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import tfspec
+
+
+def test_layout_basics():
+    a = tfspec.Layout("(2,(3,4)):(1,(2,6))")
+    assert a.shape == (2, (3, 4)) and a.stride == (1, (2, 6))
+    assert a.size() == 24                      # 2*3*4
+    assert a.cosize() == 24                    # 1 + 1*1 + 2*2 + 3*6
+    assert a(5) == 5                           # 5 -> (1,(2,0)) colexicographic (D1): 1 + 2*2
+    assert a((1, (2, 3))) == 23                # 1 + 2*2 + 3*6
+    assert a(1, (2, 3)) == 23
+    assert str(a) == "(2,(3,4)):(1,(2,6))" and repr(a) == "Layout('(2,(3,4)):(1,(2,6))')"
+    assert a == tfspec.Layout((2, (3, 4)), (1, (2, 6))) == "(2,(3,4)):(1,(2,6))"
+    assert a == tfspec.Layout("(2,(3,4))") != tfspec.Layout("(2,(3,4)):(1,(2,7))")  # (1,(2,6)) is compact
+    assert tfspec.Layout("(2,(3,4))").stride == (1, (2, 6)) and a[1] == tfspec.Layout("(3,4):(2,6)")
+    assert a.kind == "layout" and a.rank() == 2 and a.depth() == 2
+    assert len({a, tfspec.Layout("(2,(3,4)):(1,(2,6))")}) == 1
+    assert a != "(2,(3,4" and a != 3  # not a layout: unequal, no exception
+
+
+def test_star_import_leaves_builtins_alone():
+    names = {}
+    exec("from tfspec import *", names)
+    assert "composition" in names and "Layout" in names
+    assert not {"eval", "filter", "slice"} & set(names) - {"__builtins__"}
+    assert tfspec.filter("(2,1):(1,5)") == "2:1"  # still there by its name: the size-1 mode dropped
+
+
+def test_the_readme_example():
+    # mode by mode (§3): 4:8 / 2:1 = (2,2):(8,16); 8:1 / 4:1 = (4,2):(1,4)
+    got = tfspec.logical_divide(tfspec.Layout("(4,8):(8,1)"), "(2:1,4:1)")
+    assert got == tfspec.Layout("((2,2),(4,2)):((8,16),(1,4))")
+
+
+def test_algebra_accepts_layouts_and_text():
+    # A o B with A = (4,8):(8,1), B = (2,2):(1,4): B's offsets 0,1,4,5 -> A(0)=0, A(1)=8, A(4)=1, A(5)=9
+    assert tfspec.composition("(4,8):(8,1)", tfspec.Layout("(2,2):(1,4)")) == "(2,2):(8,1)"
+    # complement of 4:2 in 16: the gaps (2:1) then the rest (2:8)
+    assert tfspec.complement("4:2", 16) == "(2,2):(1,8)"
+    assert tfspec.coalesce("(2,(1,6)):(1,(6,2))") == "12:1"
+    assert tfspec.zipped_divide("(4,8):(8,1)", "(2:1,4:1)") == "((2,4),(2,2)):((8,1),(16,4))"
+    extended = tfspec.composition("6:1", "4:2", domain="extend")  # offsets 0,2,4,6: one past size 6
+    assert extended["layout"] == "4:2" and extended["outside"] == 1
+
+
+def test_refusals_are_spec_errors_with_rule_clause_kind():
+    with pytest.raises(tfspec.SpecError) as e:  # spec/PROTOCOL.md's example refusal
+        tfspec.composition("(4,6,8):(2,3,5)", "6:3")
+    assert (e.value.rule, e.value.clause, e.value.kind) == ("composition-stride-divisibility", "§3", "refusal")
+    assert "composition-stride-divisibility" in str(e.value)
+    with pytest.raises(tfspec.SpecError) as e:
+        tfspec.Layout("(2,3")
+    assert e.value.rule == "parse-error" and e.value.kind == "input"
+    assert isinstance(e.value, ValueError)
+
+
+def test_misuse_is_a_python_error_never_a_crash():
+    with pytest.raises(TypeError):
+        tfspec.composition("2:1", "2:1", "strict", "extra")
+    with pytest.raises(TypeError):
+        tfspec.composition("2:1", tiler="2:1", nonsense=1)
+    with pytest.raises(TypeError):
+        tfspec.Layout(object())
+    with pytest.raises(TypeError):
+        tfspec.Layout("2:1 o 0 o 2:1").stride  # a composed layout has no single stride
+    deep = []
+    for _ in range(10000):
+        deep = [deep]
+    with pytest.raises(ValueError):
+        tfspec.size(deep)
+    with pytest.raises(tfspec.SpecError) as e:
+        tfspec.Layout("(4,8):(8,1)")((9, 0))
+    assert e.value.rule == "coord-in-domain"
+
+
+def test_shard_model():
+    # spec/PROTOCOL.md's typeinfer example: G = (2,4,3,32,4) with S(0) S(1) S(3) on x=2,y=4,t=32;
+    # the per-instance form toward rmem (D4): stride 0 on Split dims, C order over local (1,1,3,1,4)
+    sl = tfspec.ShardLayout("(2 @ m.x, 12 @ m.y, 128 @ m.t)", mesh="x=2,y=4,t=32")
+    assert sl.attrs == ("S(0)", "S(1)", "S(3)") and sl.kind == "shard"
+    assert tfspec.local_shape(sl) == (1, 1, 3, 1, 4)
+    t = tfspec.typeinfer(sl, shape=(2, 1536), src_storage="gmem", dst_storage="rmem")
+    assert t["local_shape"] == (1, 1, 3, 1, 4) and t["storage"] == "rmem"
+    assert t["layout"].layout == tfspec.Layout("(2,4,3,32,4):(0,0,4,0,1)")
+    canon = tfspec.canon("(2 @ m.x, 12 @ m.y, 128 @ m.t) on x=2,y=4,t=32")
+    assert isinstance(canon, tfspec.ShardLayout) and canon.layout.shape == (2, 4, 3, 32, 4)
+    # Broadcast over x=3 (every engine holds all three values) to one value per engine: preserved
+    r = tfspec.reshard("shard((3):(1); B; x=3)", "shard((3):(1); S(0); x=3)", shape=(3,), src_storage="rmem",
+                       dst_storage="rmem")
+    assert r["preserved"] is True
+
+
+def test_check_returns_violations_and_undecided():
+    ok = tfspec.check("(2,3):(1,2)")
+    assert ok.ok and ok.verdict == "ok" and not ok.violations and not ok.undecided
+    # x=2 with (3) split on it: 3 is not divisible by 2 (§6 divisibility)
+    bad = tfspec.check("shard((3):(1); S(0); x=2)")
+    assert not bad.ok and bad.violations and all(v.rule and v.clause for v in bad.violations)
+    # more (engine, element) pairs than the reference enumerates: undecided, never a violation
+    big = tfspec.check("shard((2048,1024):(0,1); B,B; x=2,y=2)")
+    assert big.undecided and not big.violations and big.verdict == "undecided"
+
+
+def test_prove_verdicts():
+    v = tfspec.prove("injective", "(M,N):(1,M)", assume=["M >= 1", "N >= 1"], timeout=5)
+    assert v.proved and bool(v) and v.verdict == "PROVED" and v.goal == "injective"
+    r = tfspec.prove("injective", "(M,N):(1,K)", assume=["K < M", "N >= 2"], timeout=5)
+    assert r.refuted and not r
+    cex = r.counterexample
+    layout = tfspec.Layout(cex["layout"])  # the concrete layout under the counterexample's symbols
+    c0, c1 = cex["coords"]
+    assert c0 != c1 and layout(c0) == layout(c1) == cex["offset"]
+    with pytest.raises(tfspec.SpecError):
+        tfspec.prove("injective", "(M,N", timeout=1)
+
+
+def test_svg_repr_parses():
+    for obj in (tfspec.Layout("(2,(3,4)):(1,(2,6))"), tfspec.ShardLayout("shard((4,2):(2,1); S(0); x=4)")):
+        root = ET.fromstring(obj._repr_svg_())
+        assert root.tag.endswith("svg")
+        assert root.findall(".//{http://www.w3.org/2000/svg}rect") or root.findall(".//rect")
+    big = tfspec.Layout("(256,256):(256,1)")  # 65536 cells, past draw's 16384
+    assert big._repr_svg_() is None
+    with pytest.raises(tfspec.SpecError) as e:
+        big.svg()
+    assert e.value.rule == "draw-too-large"
+
+
+def pycute():
+    sys.path.append(os.environ.get("TFSPEC_PYCUTE_DIR", "/work/ext/cutlass/python"))
+    return pytest.importorskip("pycute", reason="pycute (CUTLASS python/pycute) is not importable")
+
+
+def test_pycute_interop():
+    cute = pycute()
+    p = cute.Layout((2, (3, 4)), (1, (2, 6)))
+    a = tfspec.Layout.from_pycute(p)
+    assert a == "(2,(3,4)):(1,(2,6))"
+    back = a.to_pycute()
+    assert back.shape == p.shape and back.stride == p.stride
+    # pycute as an independent implementation of composition on a case where both answer
+    A, B = cute.Layout((4, 8), (8, 1)), cute.Layout((2, 2), (1, 4))
+    ours = tfspec.composition(A, B)  # pycute layouts are accepted as arguments (duck-typed)
+    theirs = cute.composition(A, B)
+    assert [ours(i) for i in range(ours.size())] == [theirs(i) for i in range(cute.size(theirs))]

@@ -1,0 +1,35 @@
+"""tfspec from Python: the layout algebra, the shard model, proofs and pictures of the tfspec
+reference (the compiled part, tfspec._tfspec, built by CMake), and tfspec.adapter, a pure-Python
+base for conformance adapters that needs no compiled part.
+
+    >>> import tfspec
+    >>> a = tfspec.Layout("(4,8):(8,1)")
+    >>> tfspec.logical_divide(a, "(2:1,4:1)")
+    Layout('((2,2),(4,2)):((8,16),(1,4))')
+
+One function per protocol op (spec/PROTOCOL.md): the layout group by its name (composition,
+complement, logical_divide, ...), the shard group without its prefix (canon, typeinfer,
+reshard, local_shape, ...), `propagate`, `reshard_plan`; `prove(goal, ...)` and `check(...)`.
+Refusals raise tfspec.SpecError with .rule, .clause, .kind.
+"""
+try:
+    from . import _tfspec  # noqa: F401
+except ImportError as _missing:  # a source tree without the build: tfspec.adapter still works
+    _why = str(_missing)
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise ImportError("tfspec.%s needs the compiled module tfspec._tfspec, which did not load (%s): build it "
+                          "(cmake --build build) and put build/python on PYTHONPATH; tfspec.adapter works without it"
+                          % (name, _why))
+else:
+    from ._tfspec import Layout, ShardLayout, SpecError, __version__, to_json  # noqa: F401
+    from ._api import CheckResult, Verdict, Violation, check, prove, _op_functions  # noqa: F401
+
+    import builtins as _builtins
+
+    globals().update(_op_functions())
+    # `from tfspec import *` must not shadow eval, filter, slice: those stay tfspec.eval, ...
+    __all__ = sorted(["Layout", "ShardLayout", "SpecError", "CheckResult", "Verdict", "Violation", "check", "prove",
+                      "to_json"] + [n for n in _op_functions() if not hasattr(_builtins, n)])

@@ -1,0 +1,190 @@
+"""A base for conformance adapters: the protocol of spec/PROTOCOL.md in pure Python (standard
+library only; the compiled `tfspec` module is not needed).
+
+    from tfspec.adapter import op, serve, Refused, Skipped
+
+    @op("cosize")
+    def cosize(layout):                  # layout: Layout(shape, stride) of ints and tuples
+        return 1 + max(...)
+
+    @op("composition")
+    def composition(a, b):               # arguments in the protocol's order (a, tiler, domain?)
+        if ...: raise Refused("composition-stride-divisibility")
+        return my_layout                 # anything with .shape and .stride, or plain values
+
+    serve()
+
+`serve()` answers the handshake with the registered ops (every other case is unsupported), then
+one reply per request: the op's return value as `result`, `Refused(rule)` as `error`, `Skipped()`
+as `skipped`. Layout, tiler, IntTuple and coordinate arguments arrive converted (forms.py);
+an op the base does not know gets its arguments as JSON, by keyword. A missing argument is
+`protocol-missing-arg`, one that has no such form `protocol-bad-args`; any other exception from
+an op is the adapter's own bug: an `internal` error reply, its traceback on stderr (the runner
+shows the stderr tail with the case).
+"""
+import inspect
+import json
+import os
+import sys
+import traceback
+
+from . import forms
+from .errors import Refused, Skipped
+from .forms import Layout, flat, prefix_product, product
+
+__all__ = ["Adapter", "Layout", "Refused", "Skipped", "flat", "op", "prefix_product", "product", "serve"]
+
+_T, _L, _C, _I, _TILER, _RAW = forms.inttuple, forms.layout, forms.coord, forms.inttuple, forms.tiler, (lambda j: j)
+_TILED = (("a", _L, False), ("tiler", _TILER, False), ("domain", _RAW, True))
+_PAIR = (("a", _L, False), ("b", _L, False), ("domain", _RAW, True))
+
+# The layout group's parameters in protocol order (spec/PROTOCOL.md "Layout ops"): name, form,
+# optional. An op's function receives them positionally, so its own parameter names are free.
+PARAMS = {
+    **{n: (("t", _T, False),) for n in ("flatten", "rank", "depth", "product", "prefix_product")},
+    **{n: (("a", _T, False), ("b", _T, False)) for n in ("shape_div", "congruent", "compatible")},
+    "crd2idx": (("coord", _C, False), ("shape", _T, False), ("stride", _T, True)),
+    "idx2crd": (("index", _I, False), ("shape", _T, False)),
+    "crd2crd": (("coord", _C, False), ("dst", _T, False), ("src", _T, False)),
+    **{n: (("layout", _L, False),) for n in ("parse", "shape", "size", "domain_rank", "cosize", "right_inverse",
+                                             "left_inverse", "injective", "check")},
+    "eval": (("layout", _L, False), ("coord", _C, False)),
+    "mode": (("layout", _L, False), ("i", _I, False)),
+    "slice": (("layout", _L, False), ("coord", _C, False)),
+    "coalesce": (("layout", _L, False), ("profile", _T, True)),
+    "filter": (("layout", _L, False), ("profile", _T, True)),
+    "complement": (("layout", _L, False), ("cotarget", _I, True)),
+    **{n: _TILED for n in ("composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
+                           "logical_product", "zipped_product", "tiled_product", "flat_product")},
+    "blocked_product": _PAIR,
+    "raked_product": _PAIR,
+    "max_common_vector": (("a", _L, False), ("b", _L, False)),
+    "admissible": (("a", _L, False), ("b", _L, False)),
+}
+
+PROTOCOL = 1
+
+
+class _BadArgs(Exception):
+    def __init__(self, rule, message):
+        super().__init__(message)
+        self.rule = rule
+
+
+class Adapter:
+    """A set of ops and the loop that serves them; `op` and `serve` below use a default one."""
+
+    def __init__(self, name=None, version="0"):
+        self.name = name or os.path.basename(sys.argv[0] or "adapter")
+        self.version = version
+        self.ops = {}
+
+    def op(self, name, raw=False):
+        """Registers the decorated function as the protocol op `name` (raw: JSON arguments by keyword)."""
+        def register(fn):
+            self.ops[name] = (fn, raw or name not in PARAMS)
+            return fn
+        return register
+
+    def handshake(self):
+        return {"cmd": "start", "protocol": PROTOCOL, "implementation": {"name": self.name, "version": self.version},
+                "ops": sorted(self.ops)}
+
+    def reply(self, req):
+        """The reply object to one request object."""
+        if "cmd" in req:
+            if req["cmd"] == "start":
+                return self.handshake()
+            if req["cmd"] == "stop":
+                return {"cmd": "stop"}
+            return _error(req.get("seq"), "protocol-unknown-cmd", "cmd is start or stop", "-")
+        seq, name = req.get("seq"), req.get("op")
+        if not isinstance(name, str):
+            return _error(seq, "protocol-malformed", "a request has a string op", "-")
+        if name not in self.ops:
+            return {"seq": seq, "skipped": {"reason": "unsupported op \"%s\"" % name}}
+        fn, raw = self.ops[name]
+        try:
+            args = req.get("args", {})
+            if not isinstance(args, dict):
+                raise _BadArgs("protocol-bad-args", "args is a JSON object")
+            return {"seq": seq, "result": forms.to_json(self._call(name, fn, raw, args))}
+        except (Refused, _BadArgs) as e:
+            return _error(seq, e.rule, str(e), getattr(e, "clause", None))
+        except Skipped as e:
+            return {"seq": seq, "skipped": {"reason": e.reason}}
+        except Exception as e:  # the adapter's own bug: say so, keep serving
+            traceback.print_exc(file=sys.stderr)
+            return _error(seq, "internal", "adapter raised %s: %s" % (type(e).__name__, e), "-")
+
+    def _call(self, name, fn, raw, args):
+        if raw:
+            return fn(**{k.replace("-", "_"): v for k, v in args.items()})
+        values = []
+        for pname, form, optional in PARAMS[name]:
+            if pname not in args:
+                if optional:
+                    break  # later optional ones are passed only after this one
+                raise _BadArgs("protocol-missing-arg", "%s needs the argument %s" % (name, pname))
+            try:
+                values.append(form(args[pname]))
+            except Refused:
+                raise
+            except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as e:
+                raise _BadArgs("protocol-bad-args", "%s: %s has no %s form (%s)" % (name, pname, form.__name__, e))
+        takes = _arity(fn, len(values))
+        if takes < len(values):  # never drop an argument that was given: it would change the question
+            raise Skipped("%s does not take the argument %s" % (fn.__name__, PARAMS[name][takes][0]))
+        return fn(*values)
+
+    def serve(self, stdin=None, stdout=None):
+        """Answers requests line by line until `stop` or the end of input."""
+        stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
+        for line in stdin:
+            if not line.strip():
+                continue
+            try:
+                req = json.loads(line)
+            except ValueError as e:
+                req, out = None, _error(None, "protocol-malformed", "not JSON: %s" % e, "-")
+            else:
+                out = self.reply(req) if isinstance(req, dict) else _error(None, "protocol-malformed", "not an object", "-")
+            stdout.write(json.dumps(out) + "\n")
+            stdout.flush()
+            if isinstance(req, dict) and req.get("cmd") == "stop":
+                break
+
+
+def _arity(fn, n):
+    """How many of n positional values fn takes (an op may leave out optional parameters it never gets)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return n
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return n
+    return min(n, sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)))
+
+
+def _error(seq, rule, message, clause=None):
+    err = {"rule": rule, "message": message}
+    if clause:
+        err["clause"] = clause
+    return {"seq": seq, "error": err}
+
+
+_default = Adapter()
+
+
+def op(name, raw=False):
+    """`@op("cosize")`: registers a function with the default adapter."""
+    return _default.op(name, raw)
+
+
+def serve(name=None, version=None, stdin=None, stdout=None):
+    """Serves the ops registered with `@op` (name and version go into the handshake)."""
+    if name:
+        _default.name = name
+    if version:
+        _default.version = version
+    _default.serve(stdin, stdout)
