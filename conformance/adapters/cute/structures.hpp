@@ -16,14 +16,19 @@ using I = int64_t;
 template <class... Ts>
 using T = cute::tuple<Ts...>;
 
-// Layout (and IntTuple) structures every unary op is instantiated for.
+// Layout (and IntTuple) structures every unary op is instantiated for: flat rank 0-4 and the
+// one-level nestings of rank 1-4 the corpus uses.
 using Structures = std::tuple<I, T<I>, T<I, I>, T<I, I, I>, T<I, I, I, I>,                   // flat
                               T<T<I>>, T<T<I, I>>, T<I, T<I>>, T<I, T<I, I>>, T<T<I>, I>,     // one level
                               T<T<I, I>, I>, T<I, I, T<I>>, T<T<I, I>, I, I>, T<I, T<I, I>, I>, T<T<I>, T<I>>,
-                              T<T<I, I>, T<I, I>>, T<I, I, I, T<I, I>>, T<T<I>, I, I>>;
+                              T<T<I, I>, T<I, I>>, T<I, I, I, T<I, I>>, T<T<I>, I, I>,
+                              T<I, I, T<I, I>>, T<I, T<I>, I>, T<I, I, T<I>, I>, T<I, I, I, T<I>>, T<I, T<I>, I, I>,
+                              T<T<I>, I, I, I>, T<I, T<I, I>, T<I>>, T<I, I, T<I, I>, I>, T<I, T<I, I>, I, I>, T<I, T<I>, T<I, I>>,
+                              T<T<I, I>, T<I>>, T<I, T<I>, T<I>>, T<T<I>, T<I>, I>, T<T<I>, T<I, I>>>;
 // The `a` of the binary ops (compile time grows with |A| x |B| per op).
 using BinaryA = std::tuple<I, T<I>, T<I, I>, T<I, I, I>, T<I, I, I, I>, T<T<I>>, T<T<I, I>>, T<I, T<I>>, T<I, T<I, I>>,
-                           T<T<I>, I>, T<T<I, I>, I>>;
+                           T<T<I>, I>, T<T<I, I>, I>, T<I, T<I>, I>, T<I, I, T<I, I>>, T<T<I>, I, I>, T<I, I, T<I>>,
+                           T<I, T<I, I>, I>, T<T<I>, T<I>>>;
 // The tiler / second layout of the binary ops.
 using BinaryB = std::tuple<I, T<I>, T<I, I>, T<I, I, I>>;
 
