@@ -28,6 +28,7 @@ struct ConformArgs {
   std::vector<std::string> filters, excludes, tags;
   std::string xfail, json, junit, html, stderr_path, rerun_failed;
   int timeout_ms = 10000;
+  int jobs = 1;
   int max_consecutive_timeouts = conformance::kDefaultMaxConsecutiveTimeouts;
   double deadline = 0;
   bool quiet = false;
@@ -95,8 +96,14 @@ int conform(const ConformArgs& a) {
   opts.allow_unsupported = a.allow_unsupported;
   opts.interrupted = &stop_signal();
   catch_stop_signals();
-  auto impl = a.impl == "reference" ? in_process(protocol::OpRegistry::instance()) : subprocess(a.impl, a.timeout_ms, a.stderr_path);
-  const Report report = run(cases, *impl, opts);
+  // --jobs N: N adapter processes; the in-process reference runs on one thread.
+  std::vector<std::unique_ptr<Implementation>> impls;
+  const int n = a.impl == "reference" ? 1 : a.jobs;
+  for (int k = 0; k < n; ++k)
+    impls.push_back(a.impl == "reference" ? in_process(protocol::OpRegistry::instance()) : subprocess(a.impl, a.timeout_ms, a.stderr_path));
+  std::vector<Implementation*> workers;
+  for (auto& impl : impls) workers.push_back(impl.get());
+  const Report report = run(cases, workers, opts);
   std::cout << text_report(report, !a.quiet) << std::flush;
   if (!a.json.empty()) write_report_file(a.json, json_report(report).dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
   if (!a.junit.empty()) write_report_file(a.junit, junit_report(report));
@@ -117,6 +124,9 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   sub->add_option("--exclude", a->excludes, "skip the cases matching this (same forms as --filter); repeatable");
   sub->add_option("--tag", a->tags, "run only cases carrying this corpus tag (e.g. limit); repeatable");
   sub->add_option("--rerun-failed", a->rerun_failed, "run only the cases a previous --json report marks fail, errored or xpass");
+  sub->add_option("--jobs,-j", a->jobs,
+                  "run N implementation processes at once, 1 to 64 (default 1); the report is the same, in corpus order (the in-process reference uses one)")
+      ->check(CLI::Range(1, 64));
   sub->add_option("--timeout-ms", a->timeout_ms, "per-case reply timeout for a subprocess, >= 1 (default 10000)")->check(CLI::PositiveNumber);
   sub->add_option("--max-consecutive-timeouts", a->max_consecutive_timeouts,
                   "stop after this many consecutive timed-out cases, the rest reported as not run (default 5; 0: never)")

@@ -50,11 +50,21 @@ TEST(Conform, FailuresAndUsageErrorsHaveTheirExitCodes) {
   EXPECT_EQ(run_tfspec("conform --corpus /nonexistent-dir").rc, 3);
 }
 
+// --jobs N: N `tfspec serve` processes print the report one prints (the timing line aside).
+TEST(Conform, JobsPrintTheReportOfOneJob) {
+  const std::string cmd = "conform " + kXfail + " --filter §7.5 --filter composition --impl " + shell_quote(std::string(TFSPEC_BINARY) + " serve");
+  auto one = run_tfspec(cmd + " --jobs 1"), three = run_tfspec(cmd + " --jobs 3");
+  EXPECT_EQ(three.rc, 0) << three.out.substr(0, 3000);
+  auto untimed = [](const std::string& s) { return s.substr(0, s.rfind(" cases in ")); };
+  EXPECT_NE(one.out.find("§7.5"), std::string::npos) << one.out;
+  EXPECT_EQ(untimed(three.out), untimed(one.out));
+}
+
 // Issue 19, items 7, 15, 17: bad budgets, timeouts, seeds and expected-failure paths are refused.
 TEST(Conform, BadOptionValuesAreRefused) {
   const std::string impl = " --impl " + shell_quote(std::string(TFSPEC_BINARY) + " serve");
   for (const std::string& bad : std::vector<std::string>{"--timeout-ms 0", "--timeout-ms -1", "--xfail " + shell_quote(::testing::TempDir()),
-                                "--xfail /no/such/xfail.txt", "--deadline 0", "--deadline nan", "--max-consecutive-timeouts -1"}) {
+                                "--xfail /no/such/xfail.txt", "--deadline 0", "--deadline nan", "--max-consecutive-timeouts -1", "--jobs 0", "--jobs 65"}) {
     auto r = run_tfspec("conform --quiet --filter §7.5 " + bad + impl);
     EXPECT_EQ(r.rc, 3) << bad << ": " << r.out;
     EXPECT_EQ(r.out.find("total"), std::string::npos) << bad << ": ran anyway:\n" << r.out;

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fnmatch.h>
 #include <fstream>
+#include <mutex>
+#include <thread>
 #include <sstream>
 
 #include "tfspec/protocol/serve.hpp"
@@ -130,11 +132,10 @@ std::string joined(const std::vector<std::string>& words, size_t at_most = 10) {
   return s;
 }
 
-void progress_line(const RunOptions& opts, const Report& r, size_t total, double seconds, bool last) {
-  const Counts n = r.totals();
+void progress_line(const RunOptions& opts, size_t done, const Counts& n, size_t total, double seconds, bool last) {
   char line[160];
-  std::snprintf(line, sizeof line, "conform: %zu/%zu cases, %d failed, %d errored, %d xpass, %.0f s", r.cases.size(), total, n.fail, n.errored,
-                n.xpass, seconds);
+  std::snprintf(line, sizeof line, "conform: %zu/%zu cases, %d failed, %d errored, %d xpass, %.0f s", done, total, n.fail, n.errored, n.xpass,
+                seconds);
   if (opts.live) *opts.progress << "\r" << line << "\x1b[K" << (last ? "\n" : "") << std::flush;
   else *opts.progress << line << "\n" << std::flush;
 }
@@ -167,10 +168,10 @@ std::vector<const CorpusCase*> selection(const std::vector<CorpusCase>& cases, c
   return out;
 }
 
-void refuse_if_nothing_supported(const std::vector<const CorpusCase*>& picked, const std::set<std::string>& ops, Implementation& impl) {
+void refuse_if_nothing_supported(const std::vector<const CorpusCase*>& picked, const std::set<std::string>& ops, const std::vector<Implementation*>& impls) {
   for (const CorpusCase* c : picked)
     if (ops.count(c->op)) return;
-  impl.stop();
+  for (Implementation* impl : impls) impl->stop();
   fail(rule::kUsage, "the implementation supports none of the " + std::to_string(picked.size()) + " selected cases' ops (its handshake lists " +
                          (ops.empty() ? std::string("no ops") : std::to_string(ops.size()) + " other ops") +
                          "): nothing would be tested; --allow-unsupported accepts such a run");
@@ -213,49 +214,110 @@ CaseOutcome ask_case(const CorpusCase& c, Implementation& impl, int64_t seq, boo
 
 }  // namespace
 
+namespace {
+
+// What the workers of one run share: the cases, the outcomes by case index (so the report's
+// order is the corpus order whatever the number of workers), and, under the mutex, the stop
+// state and the progress counts.
+struct RunState {
+  RunState(const RunOptions& o, const std::vector<const CorpusCase*>& p, const std::set<std::string>& k, std::chrono::steady_clock::time_point t)
+      : opts(o), picked(p), ops(k), t0(t), out(p.size()), next_progress(o.progress_seconds) {}
+  const RunOptions& opts;
+  const std::vector<const CorpusCase*>& picked;
+  const std::set<std::string>& ops;
+  std::chrono::steady_clock::time_point t0;
+  std::vector<CaseOutcome> out;
+  std::atomic<size_t> next{0};
+  std::mutex m;
+  std::string stopped;
+  int consecutive_timeouts = 0;
+  size_t done = 0;
+  Counts counts;
+  double next_progress = 0;
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+};
+
+// One case of the run, asked of `impl` unless the run stopped or the op is not supported.
+CaseOutcome one_case(RunState& s, const CorpusCase& c, Implementation& impl, int64_t& seq) {
+  std::string stopped;
+  {
+    std::lock_guard<std::mutex> lock(s.m);
+    if (s.stopped.empty()) s.stopped = stop_reason(s.opts, s.consecutive_timeouts, s.elapsed());
+    stopped = s.stopped;
+  }
+  CaseOutcome o;
+  o.c = &c;
+  if (!stopped.empty()) {
+    o.status = Status::Errored;
+    o.not_run = true;
+    o.detail = "not run: " + stopped;
+  } else if (!s.ops.count(c.op)) {
+    o.status = Status::Unsupported;
+    o.detail = "op not listed in the handshake";
+  } else {
+    bool timed_out = false;
+    o = ask_case(c, impl, ++seq, timed_out);
+    std::lock_guard<std::mutex> lock(s.m);
+    s.consecutive_timeouts = timed_out ? s.consecutive_timeouts + 1 : 0;
+  }
+  o.expected_failure = s.opts.expected_failures.count(c.id) > 0;
+  return o;
+}
+
+// A worker takes the next case index until none is left; each has its own implementation.
+void worker(RunState& s, Implementation& impl) {
+  int64_t seq = 0;
+  for (size_t i; (i = s.next++) < s.picked.size();) {
+    CaseOutcome o = one_case(s, *s.picked[i], impl, seq);
+    std::lock_guard<std::mutex> lock(s.m);
+    s.counts.add(outcome_name(o));
+    s.out[i] = std::move(o);
+    ++s.done;
+    if (s.opts.progress && s.elapsed() >= s.next_progress) {
+      progress_line(s.opts, s.done, s.counts, s.picked.size(), s.elapsed(), false);
+      s.next_progress = s.elapsed() + s.opts.progress_seconds;
+    }
+  }
+}
+
+}  // namespace
+
 Report run(const std::vector<CorpusCase>& cases, Implementation& impl, const RunOptions& opts) {
+  return run(cases, std::vector<Implementation*>{&impl}, opts);
+}
+
+Report run(const std::vector<CorpusCase>& cases, const std::vector<Implementation*>& impls, const RunOptions& opts) {
+  if (impls.empty()) fail(rule::kUsage, "no implementation to run");
   const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   const std::vector<const CorpusCase*> picked = selection(cases, opts);
   Report r;
-  if (opts.deadline_seconds > 0)
-    impl.set_deadline(t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts.deadline_seconds)));
-  const Json hello = impl.start();
+  for (Implementation* impl : impls)
+    if (opts.deadline_seconds > 0)
+      impl->set_deadline(t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts.deadline_seconds)));
+  // Every worker's handshake; the first names the implementation and its ops for the report.
+  const Json hello = impls[0]->start();
+  for (size_t k = 1; k < impls.size(); ++k) impls[k]->start();
   r.implementation = hello.value("implementation", Json::object());
   std::set<std::string> ops;
   for (const auto& op : hello.value("ops", Json::array()))
     if (op.is_string()) ops.insert(op.get<std::string>());
-  if (!opts.allow_unsupported) refuse_if_nothing_supported(picked, ops, impl);
-  int64_t seq = 0;
-  int consecutive_timeouts = 0;
-  double next_progress = opts.progress_seconds;
-  for (const CorpusCase* c : picked) {
-    if (r.stopped.empty()) r.stopped = stop_reason(opts, consecutive_timeouts, elapsed());
-    CaseOutcome o;
-    o.c = c;
-    if (!r.stopped.empty()) {
-      o.status = Status::Errored;
-      o.not_run = true;
-      o.detail = "not run: " + r.stopped;
-    } else if (!ops.count(c->op)) {
-      o.status = Status::Unsupported;
-      o.detail = "op not listed in the handshake";
-    } else {
-      bool timed_out = false;
-      o = ask_case(*c, impl, ++seq, timed_out);
-      consecutive_timeouts = timed_out ? consecutive_timeouts + 1 : 0;
-    }
-    o.expected_failure = opts.expected_failures.count(c->id) > 0;
-    r.cases.push_back(std::move(o));
-    if (opts.progress && elapsed() >= next_progress) {
-      progress_line(opts, r, picked.size(), elapsed(), false);
-      next_progress = elapsed() + opts.progress_seconds;
-    }
+  if (!opts.allow_unsupported) refuse_if_nothing_supported(picked, ops, impls);
+  RunState s(opts, picked, ops, t0);
+  if (impls.size() == 1) {
+    worker(s, *impls[0]);
+  } else {
+    std::vector<std::thread> threads;
+    for (Implementation* impl : impls) threads.emplace_back([&s, impl] { worker(s, *impl); });
+    for (auto& t : threads) t.join();
   }
-  if (opts.progress && opts.live) progress_line(opts, r, picked.size(), elapsed(), true);  // the final count, the line ended
-  impl.stop();
-  r.restarts = impl.restarts();
-  r.seconds = elapsed();
+  r.cases = std::move(s.out);
+  r.stopped = s.stopped;
+  if (opts.progress && opts.live) progress_line(opts, s.done, s.counts, picked.size(), s.elapsed(), true);  // the final count, the line ended
+  for (Implementation* impl : impls) {
+    impl->stop();
+    r.restarts += impl->restarts();
+  }
+  r.seconds = s.elapsed();
   return r;
 }
 

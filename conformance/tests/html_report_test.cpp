@@ -73,7 +73,7 @@ TEST(HtmlReport, BothLayoutAnswersAreDrawnSideBySide) {
   Fixture f = sample();
   const std::string html = html_report(f.report);
   auto cell = [&](const char* side, int r, int c) {
-    auto found = select(html, std::string("//h:figure[@class='") + side + "']//s:g[@class='cell'][@data-row='" + std::to_string(r) +
+    auto found = select(html, std::string("//h:figure[@class='") + side + "']//s:g[starts-with(@class,'cell')][@data-row='" + std::to_string(r) +
                                   "'][@data-col='" + std::to_string(c) + "']");
     return found.empty() ? std::string("none") : found[0]["data-label"];
   };
@@ -87,7 +87,9 @@ TEST(HtmlReport, BothLayoutAnswersAreDrawnSideBySide) {
 TEST(HtmlReport, SelfContained) {
   Fixture f = sample();
   const std::string html = html_report(f.report);
-  EXPECT_TRUE(select(html, "//h:script | //h:link | //h:img | //*[@src] | //*[@href]").empty());
+  EXPECT_TRUE(select(html, "//h:script | //h:link | //h:img | //*[@src] | //*[@href][not(starts-with(@href,'#'))]").empty());
+  for (auto& a : select(html, "//*[@href]"))  // every link is to a part of this file
+    EXPECT_EQ(select(html, "//*[@id='" + a["href"].substr(1) + "']").size(), 1u) << a["href"];
   for (size_t at = html.find("http"); at != std::string::npos; at = html.find("http", at + 1))
     EXPECT_TRUE(html.compare(at, 26, "http://www.w3.org/1999/xht") == 0 || html.compare(at, 26, "http://www.w3.org/2000/svg") == 0)
         << html.substr(at, 40);
@@ -100,4 +102,72 @@ TEST(HtmlReport, NothingFailedSaysSo) {
   const std::string html = html_report(f.report);
   EXPECT_TRUE(select(html, "//h:details").empty());
   EXPECT_NE(html.find("Nothing failed or errored."), std::string::npos);
+}
+
+// Issue 22: the failures grouped by clause, then op (whatever the report's order), each group with
+// the id the per-clause table links to.
+TEST(HtmlReport, FailuresAreGroupedByClauseThenOpAndTheTableLinksToThem) {
+  Fixture f = sample();
+  CorpusCase late;  // a second §3 op, after the §5 case in the report
+  late.id = "s3-coalesce-wrong";
+  late.clause = "§3";
+  late.op = "coalesce";
+  late.expect = Json("4:1");
+  f.report.cases.push_back({&late, Status::Fail, false, "shape differs", Json("(2,2):(1,2)"), false, 0, ""});
+  const std::string html = html_report(f.report);
+  auto sections = select(html, "//h:section[@class='clause']");
+  ASSERT_EQ(sections.size(), 2u);
+  EXPECT_EQ(sections[0]["id"], "failures-3");
+  EXPECT_EQ(sections[1]["id"], "failures-5");
+  auto ops = select(html, "//h:section[@id='failures-3']/h:section[@class='op']");
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0]["id"], "failures-3-coalesce");  // ops in name order within the clause
+  EXPECT_EQ(ops[1]["id"], "failures-3-composition");
+  auto in_coalesce = select(html, "//h:section[@id='failures-3-coalesce']/h:details");
+  ASSERT_EQ(in_coalesce.size(), 1u);
+  EXPECT_EQ(in_coalesce[0]["id"], "case-s3-coalesce-wrong");
+  EXPECT_EQ(select(html, "//h:section[@id='failures-5-shard.mesh']/h:details").size(), 1u);
+  auto links = select(html, "//h:table[@class='clauses']//h:a");
+  ASSERT_EQ(links.size(), 2u);  // §3 and §5 have failures; the total row links nowhere
+  EXPECT_EQ(links[0]["href"], "#failures-3");
+  EXPECT_EQ(links[1]["href"], "#failures-5");
+}
+
+// Issue 22: expected and actual in the notation, not JSON.
+TEST(HtmlReport, AnswersAreInLayoutNotation) {
+  Fixture f = sample();
+  f.cases[2].expect.reset();
+  f.cases[2].expect_error = {"mesh-extent-positive"};
+  const std::string html = html_report(f.report);
+  auto actual = select(html, "//h:details[@id='case-s3-composition-wrong']//h:pre[@class='actual']");
+  ASSERT_EQ(actual.size(), 1u);
+  EXPECT_EQ(actual[0]["#text"], "(2,2):(1,8)");  // was {"kind":"layout","shape":[2,2],"stride":[1,8]}
+  EXPECT_EQ(select(html, "//h:details[@id='case-s3-composition-wrong']//h:pre[@class='expected']")[0]["#text"], "(2,2):(8,1)");
+  EXPECT_EQ(select(html, "//h:details[@id='case-s5-mesh-crash']//h:pre[@class='expected']")[0]["#text"], "error mesh-extent-positive");
+}
+
+// Issue 22: the cells where the two pictures differ are marked in both. Expected (2,2):(8,1) holds
+// 0 1 / 8 9, actual (2,2):(1,8) holds 0 8 / 1 9: (0,1) and (1,0) differ, (0,0) and (1,1) agree.
+TEST(HtmlReport, DifferingCellsAreMarkedInBothPictures) {
+  Fixture f = sample();
+  const std::string html = html_report(f.report);
+  for (const char* side : {"expected", "actual"}) {
+    auto diff = select(html, std::string("//h:figure[@class='") + side + "']//s:g[@class='cell diff']");
+    ASSERT_EQ(diff.size(), 2u) << side;
+    EXPECT_EQ(diff[0]["data-row"] + "," + diff[0]["data-col"], "0,1") << side;
+    EXPECT_EQ(diff[1]["data-row"] + "," + diff[1]["data-col"], "1,0") << side;
+    EXPECT_EQ(select(html, std::string("//h:figure[@class='") + side + "']//s:g[@class='cell']").size(), 2u) << side;
+  }
+  EXPECT_NE(html.find("g.diff rect { stroke:"), std::string::npos);  // and drawn so
+}
+
+// Issue 22: a picture wider than the page scrolls inside its box instead of widening the page.
+TEST(HtmlReport, WidePicturesScrollInsideTheirBox) {
+  Fixture f = sample();
+  const std::string css = select(html_report(f.report), "//h:style")[0]["#text"];
+  const size_t rule = css.find("\nfigure {");
+  ASSERT_NE(rule, std::string::npos) << css;
+  const std::string body = css.substr(rule, css.find('}', rule) - rule);
+  EXPECT_NE(body.find("max-width: 100%"), std::string::npos) << body;
+  EXPECT_NE(body.find("overflow-x: auto"), std::string::npos) << body;
 }

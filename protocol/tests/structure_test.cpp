@@ -78,6 +78,9 @@ TEST(Catalogue, NoRuleIdLiteralOutsideTheCatalogue) {
   std::vector<std::string> found;
   for (const auto& m : kModules)
     for (const auto& p : sources(m, false)) {
+      // conformance/adapters/ are implementations under test (CuTe, pycute): they answer with the
+      // protocol's rule ids as data, as any outside implementation does, and never link the catalogue.
+      if (p.string().find("/conformance/adapters/") != std::string::npos) continue;
       std::istringstream in(read(p));
       std::string line;
       for (int n = 1; std::getline(in, line); ++n) {

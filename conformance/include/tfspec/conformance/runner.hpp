@@ -120,6 +120,11 @@ bool selected(const CorpusCase& c, const std::vector<std::string>& filters, cons
 // failure that names no case of `cases`, and (after the handshake, unless allow_unsupported) an
 // implementation that supports none of the selected cases' ops.
 Report run(const std::vector<CorpusCase>& cases, Implementation& impl, const RunOptions& opts);
+// The same run over several implementations at once (`--jobs N`: N adapter processes), one
+// worker thread each taking the next case; the report lists the cases in corpus order, so it is
+// the report of a one-implementation run (the elapsed times aside). The first handshake names
+// the implementation and its ops; every implementation is started before any case runs.
+Report run(const std::vector<CorpusCase>& cases, const std::vector<Implementation*>& impls, const RunOptions& opts);
 
 // The per-clause table, then each failure and errored case with its id, args, expected and actual.
 std::string text_report(const Report& r, bool list_failures = true);
