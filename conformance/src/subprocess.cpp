@@ -251,7 +251,9 @@ class Subprocess : public Implementation {
           return false;
         }
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      // Rounded up: a reply given up on a fraction of a millisecond early would leave the run's
+      // deadline not yet reached, and the runner would ask the next case (a flaky Trust test).
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) {
         problem = deadline == run_deadline_ ? std::string("no reply before the run's deadline (--deadline)")
                                             : "no reply within " + std::to_string(timeout_ms_) + " ms (--timeout-ms)";
