@@ -125,11 +125,25 @@ int run_paths(const std::string& op, const Json& args, solver::Z3Decider& dec, b
   return report<R>(op, args, dec, summarize(explore<R>(dec, body)), json, text_of, json_of);
 }
 
+// crd2idx into a symbolic shape: a polynomial, no branch (the coordinate concrete or symbolic).
+std::optional<int> run_crd2idx(const Json& args, const std::vector<std::string>& assume, bool json) {
+  const IntTuple shape = inttuple_from_json(args.at("shape"));
+  const IntTuple stride = args.contains("stride") ? inttuple_from_json(args["stride"]) : prefix_product(shape);
+  const IntTuple crd = coord_from_json(args.at("coord"));
+  std::set<std::string> symbols;
+  for (const IntTuple* t : {&shape, &stride, &crd}) collect_symbols(*t, symbols);
+  if (symbols.empty()) return std::nullopt;
+  solver::Z3Decider dec(assume, symbols);
+  return run_paths<ShapeDim>("crd2idx", args, dec, json, [&](SymExec&) { return sym_crd2idx(crd, shape, stride); },
+                             [](const ShapeDim& d) { return to_string(d); }, [](const ShapeDim& d) { return to_json(IntTuple::sym(d)); });
+}
+
 }  // namespace
 
 std::optional<int> run_symbolic_layout(const std::string& op, const Json& args, const std::vector<std::string>& assume, bool json) {
-  static const std::set<std::string> kOps{"size", "cosize", "coalesce", "complement", "composition", "logical_divide", "zipped_divide"};
+  static const std::set<std::string> kOps{"size", "cosize", "coalesce", "complement", "composition", "logical_divide", "zipped_divide", "crd2idx"};
   if (!kOps.count(op)) return std::nullopt;
+  if (op == "crd2idx") return run_crd2idx(args, assume, json);
   const Inputs in = read_inputs(args);
   if (!in.a || (!is_symbolic(*in.a) && !(in.tiler && is_symbolic(*in.tiler)))) return std::nullopt;
   if (op == "complement" && args.contains("cotarget")) return std::nullopt;  // a concrete cotarget: the concrete op
@@ -151,6 +165,47 @@ std::optional<int> run_symbolic_layout(const std::string& op, const Json& args, 
   if (op == "logical_divide") body = [&](SymExec& ex) { return sym_logical_divide(ex, a, *in.tiler, in.policy); };
   if (op == "zipped_divide") body = [&](SymExec& ex) { return sym_zipped_divide(ex, a, *in.tiler, in.policy); };
   return run_paths<Layout>(op, args, dec, json, body, lay_text, lay_json);
+}
+
+// `prove GOAL --of "OP A [TILER]"`: the derived layout, its conditions not yet proved become
+// assumptions of the proof (spec/PROVE.md "Derived layouts").
+Derived derive_layout(const std::string& of, const std::vector<std::string>& assume) {
+  std::istringstream words(of);
+  std::vector<std::string> w;
+  for (std::string x; words >> x;) w.push_back(x);
+  static const std::set<std::string> kOps{"coalesce", "composition", "logical_divide", "zipped_divide"};
+  if (w.empty() || !kOps.count(w[0]) || w.size() != (w[0] == "coalesce" ? 2u : 3u))
+    fail(rule::kUsage, "--of takes \"OP A [TILER]\" with OP one of coalesce (A), composition, logical_divide, zipped_divide (A TILER)");
+  const Layout a = parse_layout(w[1]);
+  const std::optional<Tiler> t = w.size() > 2 ? std::optional<Tiler>(parse_tiler(w[2])) : std::nullopt;
+  std::set<std::string> symbols = layout_symbols(a);
+  if (t) tiler_symbols(*t, symbols);
+  solver::Z3Decider dec(assume, symbols);
+  const auto s = summarize(explore<Layout>(dec, [&](SymExec& ex) {
+    if (w[0] == "coalesce") return sym_coalesce(ex, a);
+    if (w[0] == "composition") return sym_composition(ex, a, *t, DomainPolicy::Strict);
+    if (w[0] == "logical_divide") return sym_logical_divide(ex, a, *t, DomainPolicy::Strict);
+    return sym_zipped_divide(ex, a, *t, DomainPolicy::Strict);
+  }));
+  if (s.answers.empty()) {
+    Diagnostic why = *s.refusals.front().refusal;
+    why.message += "; " + of + " is refused for every instance of the assumptions";
+    throw SpecError(why);
+  }
+  if (s.answers.size() > 1)
+    fail(rule::kUsage, of + " has " + std::to_string(s.answers.size()) + " cases (e.g. when " +
+                           (s.answers[0].when.empty() ? std::string("?") : to_string(s.answers[0].when[0])) +
+                           "); add assumptions that decide them (`tfspec layout " + w[0] + " ...` lists them)");
+  Derived d{to_string(s.answers[0].result), {}, "of " + of + " = " + to_string(s.answers[0].result) + "\n"};
+  for (const auto& c : s.answers[0].conditions) {
+    const std::string status = c.decided ? "proved" : dec.classify(s.answers[0].when, c.pred).status;
+    if (status == "refuted") fail(RuleRef(*find_rule(c.rule), c.clause), of + ": the condition " + to_string(c.pred) + " is refuted by the assumptions");
+    if (status == "required") {
+      d.conditions.push_back(to_string(c.pred));
+      d.header += "  assumed  [" + c.rule + " " + c.clause + "] " + to_string(c.pred) + "   (the op's condition)\n";
+    }
+  }
+  return d;
 }
 
 }  // namespace tfspec::cli

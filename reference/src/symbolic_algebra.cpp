@@ -141,15 +141,22 @@ Layout sym_complement(SymExec& ex, const Layout& l, const ShapeDim& cotarget) {
   return sym_coalesce(ex, from_sflat(rs, rd));
 }
 
+// inttuple.cpp crd2idx, with its congruence refusals.
 ShapeDim sym_crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stride) {
   if (crd.is_tuple()) {
-    if (!shape.is_tuple() || shape.len() != crd.len()) fail(rule::kCoordNotCongruent, "coordinate " + to_string(crd) + " does not match shape " + to_string(shape));
+    if (!shape.is_tuple() || !stride.is_tuple() || crd.len() != shape.len() || stride.len() != shape.len())
+      fail(rule::in(rule::kCoordNotCongruent, "§3"), "coordinate is not congruent with the shape");
     ShapeDim r = sym(0);
     for (size_t i = 0; i < crd.len(); ++i) r = sym_add(r, sym_crd2idx(crd[i], shape[i], stride[i]));
     return r;
   }
   const ShapeDim i = leaf_dim(crd, "crd2idx");
-  if (shape.is_leaf()) return sym_mul(i, leaf_dim(stride, "crd2idx"));
+  if (shape.is_leaf()) {
+    if (stride.is_tuple()) fail(rule::kStrideCongruent, "tuple stride for a leaf extent");
+    return sym_mul(i, leaf_dim(stride, "crd2idx"));
+  }
+  if (!stride.is_tuple() || stride.len() != shape.len()) fail(rule::kStrideCongruent, "stride is not congruent with the shape");
+  if (shape.len() == 0) return sym(0);
   // an integer index into a tuple: colexicographic, the last mode takes the rest (pycute)
   ShapeDim r = sym(0), rest = i;
   for (size_t k = 0; k + 1 < shape.len(); ++k) {

@@ -85,6 +85,22 @@ TEST(SymbolicAlgebra, CoalesceSplitsOnUnitExtents) {
   EXPECT_EQ(results, (std::set<std::string>{"M*N:1", "M:1", "N:M", "1:0"}));
 }
 
+// crd2idx((2,3), (M,N), (1,M)) = 2*1 + 3*M by §3 (sum of coordinate times stride).
+TEST(SymbolicAlgebra, Crd2idxIsAPolynomial) {
+  EXPECT_EQ(to_string(sym_crd2idx(parse_inttuple("(2,3)"), parse_inttuple("(M,N)"), parse_inttuple("(1,M)"))), "3*M+2");
+  // an integer index: colexicographic, against the concrete crd2idx at every instance of a box
+  const IntTuple shape = parse_inttuple("((M,2),N)"), stride = parse_inttuple("((1,M),2*M)");
+  for (int idx : {0, 1, 5, 17, 40})
+    for (int m = 1; m <= 6; ++m)
+      for (int n = 1; n <= 6; ++n) {
+        const Bindings b{{"M", m}, {"N", n}};
+        EXPECT_EQ(evaluate(sym_crd2idx(IntTuple(idx), shape, stride), b), crd2idx(int64_t{idx}, bind_symbols(shape, b), bind_symbols(stride, b)))
+            << idx << " M=" << m << " N=" << n;
+      }
+  EXPECT_RULE(sym_crd2idx(IntTuple(3), parse_inttuple("(M,N)"), parse_inttuple("(1,M,2)")), "stride-congruent");
+  EXPECT_RULE(sym_crd2idx(parse_inttuple("(1,2)"), parse_inttuple("(M,N,P)"), parse_inttuple("(1,M,2)")), "coord-not-congruent");
+}
+
 // ---------------------------------------------------------------- exactness at instances
 using Concrete = std::function<Layout(const Bindings&)>;  // the concrete op at an instance (throws to refuse)
 
