@@ -21,6 +21,7 @@ struct GroupState {
   bool json = false;
   bool list = false;
   std::string domain;  // D15: --domain strict|extend, passed as the `domain` argument
+  std::vector<std::string> assume;  // layout OP on symbolic layouts: assumptions (spec/ALGEBRA.md S5)
   std::string draw;    // layout check / shard check / shard assemble --draw FILE (cmd_draw.cpp)
 };
 
@@ -41,6 +42,8 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
   if (group == "layout")
     sub->add_option("--domain", st->domain, "strict (default) or extend: a tiler past A's domain is refused, or continues A as CuTe does (D15)")
         ->check(CLI::IsMember({"strict", "extend"}));
+  if (group == "layout")
+    sub->add_option("--assume", st->assume, "symbolic layouts: an assumption over the symbols, as for `prove` (repeatable)");
   if (group == "layout") sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked");
   if (group == "shard")
     sub->add_option("--draw", st->draw,
@@ -90,6 +93,14 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
           exit_code = draw_rc;
           return;
         }
+      }
+      if (group == "layout") {  // symbolic layouts: result, cases and conditions (cmd_symbolic.cpp)
+        if (auto rc = run_symbolic_layout(op->name, args, st->assume, st->json)) {
+          exit_code = *rc;
+          return;
+        }
+        if (!st->assume.empty())
+          fail(rule::kUsage, "--assume goes with symbolic layouts of size, cosize, coalesce, complement, composition, logical_divide, zipped_divide");
       }
       OpResult r = op->run(args);
       if (st->json) {

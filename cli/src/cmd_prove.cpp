@@ -23,6 +23,7 @@ struct ProveState {
   std::string goal;
   std::vector<std::string> args, assume;
   std::string smt2, size, storage;
+  std::string of;  // --of "OP A [TILER]": the goal's layout derived by the symbolic algebra
   double timeout_s = 2.0;
   bool json = false, list = false;
 };
@@ -43,6 +44,8 @@ void print_goals() {
   }
 }
 
+int run_given(const Op& op, const ProveState& st, const std::optional<Derived>& derived);
+
 int run(const ProveState& st) {
   const Op* op = OpRegistry::instance().find("prove", st.goal);
   if (!op) {
@@ -51,6 +54,18 @@ int run(const ProveState& st) {
       if (o.group == "prove") goals.push_back(o.name);
     fail(rule::kUsage, "unknown goal '" + st.goal + "'" + did_you_mean(st.goal, goals) + " (tfspec prove --list shows them all)");
   }
+  ProveState given = st;  // --of: the derived layout is the first object, its conditions assumptions
+  std::optional<Derived> derived;
+  if (!st.of.empty()) {
+    derived = derive_layout(st.of, st.assume);
+    given.args.insert(given.args.begin(), derived->layout);
+    given.assume.insert(given.assume.end(), derived->conditions.begin(), derived->conditions.end());
+  }
+  return run_given(*op, given, derived);
+}
+
+int run_given(const Op& op_ref, const ProveState& st, const std::optional<Derived>& derived) {
+  const Op* op = &op_ref;
   std::vector<Param> positional;
   size_t required = 0;
   for (const auto& p : op->params)
@@ -83,6 +98,8 @@ int run(const ProveState& st) {
   args["timeout_ms"] = static_cast<int64_t>(std::ceil(st.timeout_s * 1000));
   if (!st.smt2.empty()) args["smt2"] = st.smt2;
   OpResult r = op->run(args);
+  if (derived && r.json.is_object()) r.json["of"] = Json{{"layout", derived->layout}, {"assumed", derived->conditions}};
+  if (derived && !st.json) std::cout << derived->header;
   if (st.json) {
     std::cout << protocol::dump_line(r.json) << "\n";
   } else {
@@ -101,6 +118,7 @@ void add_prove_command(CLI::App& app, int& exit_code) {
   sub->add_option("--assume", st->assume, "an assumption such as \"M % 128 == 0\" or \"1 <= M <= 65536\" (repeatable)");
   sub->add_option("--timeout", st->timeout_s, "seconds for the whole verdict, a hard limit (default 2)");
   sub->add_option("--smt2", st->smt2, "write each obligation to PREFIX-<name>.smt2 (SMT-LIB 2)");
+  sub->add_option("--of", st->of, "the goal's layout derived by the symbolic algebra: \"OP A [TILER]\" (its conditions become assumptions)");
   sub->add_option("--size", st->size, "the in-bounds size E");
   sub->add_option("--storage", st->storage, "the shard goal's storage: rmem (default), smem or gmem (D3 engines)");
   sub->add_flag("--json", st->json, "print the verdict as JSON");

@@ -1,0 +1,54 @@
+// The layout algebra on symbolic shapes (spec/ALGEBRA.md S1-S4): each operation of algebra.hpp
+// rerun over ShapeDims through a SymExec, so that every branch on a value is a path condition
+// and every refusal of the concrete algorithm an obligation with its rule. `explore` (symbolic.hpp)
+// runs one over all paths; `summarize` turns the paths into results, case guards and conditions.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tfspec/reference/algebra.hpp"
+#include "tfspec/reference/symbolic.hpp"
+
+namespace tfspec {
+
+bool is_symbolic(const Layout& l);  // a Sym leaf in shape or stride (None leaves are not symbolic)
+bool is_symbolic(const Tiler& t);
+
+// Each is the concrete operation's algorithm, branch for branch (S2).
+ShapeDim sym_size(const Layout& l);
+ShapeDim sym_size(const IntTuple& shape);
+ShapeDim sym_cosize(SymExec& ex, const Layout& l);
+Layout sym_coalesce(SymExec& ex, const Layout& l);
+Layout sym_complement(SymExec& ex, const Layout& l, const ShapeDim& cotarget);
+// S3: CuTe's walk (spec/ALGEBRA.md A1) and its by-mode answer; the walk's refusals are the
+// obligations. Exact for `composition_refusal` (admissible); sufficient for `composition`, which
+// also answers past the walk where A∘B is still a layout (D17), a function no symbolic walk sees.
+Layout sym_composition(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+Layout sym_logical_divide(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+Layout sym_zipped_divide(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+// crd2idx with a concrete coordinate (or an integer index, colexicographic as D1) into a
+// symbolic shape and stride: a polynomial; no branch.
+ShapeDim sym_crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stride);
+
+// S4: what the paths say. A condition is a predicate whose failure refuses the op: an obligation
+// on the answer's path, or a branch whose other side refuses on every path below it.
+struct SymCondition {
+  std::string rule, clause;
+  SymPred pred;
+  bool decided = false;  // proved by the decider (under its assumptions) on this path
+};
+template <class R>
+struct SymAnswer {
+  std::vector<SymPred> when;               // case guards (other sides that answer differently)
+  R result;
+  std::vector<SymCondition> conditions;    // every one holds where this case answers
+};
+template <class R>
+struct SymSummary {
+  std::vector<SymAnswer<R>> answers;       // the op answers exactly where one guard+conditions hold
+  std::vector<SymCase<R>> refusals;        // the refusing paths (guard and diagnostic)
+};
+SymSummary<Layout> summarize(const std::vector<SymCase<Layout>>& cases);
+SymSummary<ShapeDim> summarize(const std::vector<SymCase<ShapeDim>>& cases);
+
+}  // namespace tfspec

@@ -1,0 +1,285 @@
+// S1: the normal form of symbolic integers, predicates, and the executor's branch bookkeeping.
+#include <algorithm>
+#include <map>
+
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/symbolic.hpp"
+
+namespace tfspec {
+namespace {
+
+using Op = ExprNode::Op;
+
+// A monomial: its atoms' texts, sorted, with repetition (M*M is {"M","M"}).
+using Monomial = std::vector<std::string>;
+
+struct Poly {
+  std::map<Monomial, int64_t> terms;  // no zero coefficients
+  std::map<std::string, ShapeDim> atoms;
+  std::optional<int64_t> constant() const {
+    if (terms.empty()) return 0;
+    if (terms.size() == 1 && terms.begin()->first.empty()) return terms.begin()->second;
+    return std::nullopt;
+  }
+};
+
+void add_term(Poly& p, const Monomial& m, int64_t c) {
+  const int64_t v = checked_add(p.terms[m], c);
+  if (v == 0) p.terms.erase(m);
+  else p.terms[m] = v;
+}
+
+Poly poly_const(int64_t v) {
+  Poly p;
+  if (v != 0) p.terms[{}] = v;
+  return p;
+}
+
+Poly poly_atom(const ShapeDim& a) {
+  Poly p;
+  const std::string key = to_string(a);
+  p.atoms[key] = a;
+  p.terms[{key}] = 1;
+  return p;
+}
+
+Poly combine(const Poly& a, const Poly& b, int64_t sign) {
+  Poly r = a;
+  r.atoms.insert(b.atoms.begin(), b.atoms.end());
+  for (const auto& [m, c] : b.terms) add_term(r, m, checked_mul(sign, c));
+  return r;
+}
+
+Poly multiply(const Poly& a, const Poly& b) {
+  Poly r;
+  r.atoms = a.atoms;
+  r.atoms.insert(b.atoms.begin(), b.atoms.end());
+  for (const auto& [ma, ca] : a.terms)
+    for (const auto& [mb, cb] : b.terms) {
+      Monomial m = ma;
+      m.insert(m.end(), mb.begin(), mb.end());
+      std::sort(m.begin(), m.end());
+      add_term(r, m, checked_mul(ca, cb));
+    }
+  return r;
+}
+
+bool before(const std::pair<const Monomial, int64_t>* x, const std::pair<const Monomial, int64_t>* y) {
+  if (x->first.size() != y->first.size()) return x->first.size() > y->first.size();
+  return x->first < y->first;
+}
+
+// Prints as c*a*b + ... with the highest degree first and the constant last; a negative
+// coefficient becomes a subtraction.
+ShapeDim to_dim(const Poly& p) {
+  std::vector<const std::pair<const Monomial, int64_t>*> order;
+  for (const auto& t : p.terms) order.push_back(&t);
+  std::sort(order.begin(), order.end(), before);
+  ShapeDim sum;
+  for (const auto* t : order) {
+    const int64_t c = t->second;
+    const bool neg = sum && c < 0;
+    ShapeDim term = t->first.empty() ? dim_const(neg ? checked_sub(0, c) : c) : nullptr;
+    if (!t->first.empty()) {
+      const bool leading_minus = !sum && c == -1;  // -M, not -1*M
+      const int64_t mag = neg ? checked_sub(0, c) : leading_minus ? 1 : c;
+      if (mag != 1) term = dim_const(mag);
+      for (const auto& a : t->first) term = term ? dim_binary(Op::Mul, term, p.atoms.at(a)) : p.atoms.at(a);
+      if (leading_minus) term = dim_binary(Op::Sub, dim_const(0), term);
+    }
+    sum = !sum ? term : dim_binary(neg ? Op::Sub : Op::Add, sum, term);
+  }
+  return sum ? sum : dim_const(0);
+}
+
+// Whether every coefficient is a multiple of c (then p // c and p % c fold exactly).
+bool all_multiples(const Poly& p, int64_t c) {
+  for (const auto& [m, v] : p.terms)
+    if (v % c != 0) return false;
+  return true;
+}
+
+Poly to_poly(const ShapeDim& d);
+
+Poly div_or_mod(Op op, const ShapeDim& lhs, const ShapeDim& rhs) {
+  const Poly a = to_poly(lhs), b = to_poly(rhs);
+  const auto ca = a.constant(), cb = b.constant();
+  if (cb && *cb == 0) fail(rule::kDivisionByZero, "symbolic expression divides by the constant 0");
+  if (ca && cb) return poly_const(op == Op::FloorDiv ? floor_div(*ca, *cb) : floor_mod(*ca, *cb));
+  if (cb && all_multiples(a, *cb)) {  // (c*p) // c == p and (c*p) % c == 0 for integer p
+    if (op == Op::Mod) return poly_const(0);
+    Poly r = a;
+    for (auto& [m, v] : r.terms) v /= *cb;
+    return r;
+  }
+  return poly_atom(dim_binary(op, to_dim(a), to_dim(b)));
+}
+
+Poly to_poly(const ShapeDim& d) {
+  switch (d->op) {
+    case Op::Const: return poly_const(d->value);
+    case Op::Var: return poly_atom(d);
+    case Op::Add: return combine(to_poly(d->lhs), to_poly(d->rhs), 1);
+    case Op::Sub: return combine(to_poly(d->lhs), to_poly(d->rhs), -1);
+    case Op::Mul: return multiply(to_poly(d->lhs), to_poly(d->rhs));
+    case Op::FloorDiv:
+    case Op::Mod: return div_or_mod(d->op, d->lhs, d->rhs);
+  }
+  fail(rule::in(rule::kInternal, "§1"), "unknown expression node");
+}
+
+}  // namespace
+
+ShapeDim normalize(const ShapeDim& d) { return to_dim(to_poly(d)); }
+ShapeDim sym_add(const ShapeDim& a, const ShapeDim& b) { return normalize(dim_binary(Op::Add, a, b)); }
+ShapeDim sym_sub(const ShapeDim& a, const ShapeDim& b) { return normalize(dim_binary(Op::Sub, a, b)); }
+ShapeDim sym_mul(const ShapeDim& a, const ShapeDim& b) { return normalize(dim_binary(Op::Mul, a, b)); }
+ShapeDim sym_floordiv(const ShapeDim& a, const ShapeDim& b) { return normalize(dim_binary(Op::FloorDiv, a, b)); }
+ShapeDim sym_mod(const ShapeDim& a, const ShapeDim& b) { return normalize(dim_binary(Op::Mod, a, b)); }
+
+// ---------------------------------------------------------------- predicates
+std::string to_string(SymRel r) {
+  switch (r) {
+    case SymRel::Eq: return "==";
+    case SymRel::Ne: return "!=";
+    case SymRel::Lt: return "<";
+    case SymRel::Le: return "<=";
+    case SymRel::Gt: return ">";
+    case SymRel::Ge: return ">=";
+  }
+  return "?";
+}
+
+SymPred negate(const SymPred& p) {
+  static constexpr SymRel kNot[] = {SymRel::Ne, SymRel::Eq, SymRel::Ge, SymRel::Gt, SymRel::Le, SymRel::Lt};
+  return {p.lhs, kNot[static_cast<int>(p.rel)], p.rhs};
+}
+
+std::string to_string(const SymPred& p) { return to_string(p.lhs) + " " + to_string(p.rel) + " " + to_string(p.rhs); }
+
+namespace {
+bool compare(SymRel r, int64_t a, int64_t b) {
+  switch (r) {
+    case SymRel::Eq: return a == b;
+    case SymRel::Ne: return a != b;
+    case SymRel::Lt: return a < b;
+    case SymRel::Le: return a <= b;
+    case SymRel::Gt: return a > b;
+    case SymRel::Ge: return a >= b;
+  }
+  return false;
+}
+}  // namespace
+
+bool holds(const SymPred& p, const Bindings& b) {
+  try {
+    return compare(p.rel, evaluate(p.lhs, b), evaluate(p.rhs, b));
+  } catch (const SpecError&) {
+    return false;
+  }
+}
+
+std::optional<bool> fold(const SymPred& p) {
+  const auto diff = const_value(sym_sub(p.lhs, p.rhs));
+  if (!diff) return std::nullopt;
+  return compare(p.rel, *diff, 0);
+}
+
+// ---------------------------------------------------------------- interval bounds
+namespace {
+struct Range {
+  std::optional<int64_t> lo, hi;  // nullopt: unbounded
+};
+
+std::optional<int64_t> opt(const std::function<int64_t()>& f) {
+  try {
+    return f();
+  } catch (const SpecError&) {  // overflow: unbounded
+    return std::nullopt;
+  }
+}
+
+Range range(const ShapeDim& d, const std::map<std::string, int64_t>& lower) {
+  switch (d->op) {
+    case Op::Const: return {d->value, d->value};
+    case Op::Var: {
+      auto it = lower.find(d->name);
+      return it == lower.end() ? Range{} : Range{it->second, std::nullopt};
+    }
+    default: break;
+  }
+  const Range a = range(d->lhs, lower), b = range(d->rhs, lower);
+  auto both = [](const std::optional<int64_t>& x, const std::optional<int64_t>& y, auto f) -> std::optional<int64_t> {
+    if (!x || !y) return std::nullopt;
+    return opt([&] { return f(*x, *y); });
+  };
+  const auto cb = b.lo && b.hi && *b.lo == *b.hi ? b.lo : std::nullopt;
+  switch (d->op) {
+    case Op::Add: return {both(a.lo, b.lo, checked_add), both(a.hi, b.hi, checked_add)};
+    case Op::Sub: return {both(a.lo, b.hi, checked_sub), both(a.hi, b.lo, checked_sub)};
+    case Op::Mul:
+      if (a.lo && *a.lo >= 0 && b.lo && *b.lo >= 0) return {both(a.lo, b.lo, checked_mul), both(a.hi, b.hi, checked_mul)};
+      if (cb && *cb < 0 && a.lo) return {both(a.hi, cb, checked_mul), both(a.lo, cb, checked_mul)};
+      return {};
+    case Op::FloorDiv:
+      if (cb && *cb > 0) return {both(a.lo, cb, floor_div), both(a.hi, cb, floor_div)};
+      return {};
+    case Op::Mod:
+      if (cb && *cb > 0) return {0, *cb - 1};
+      return {};
+    default: return {};
+  }
+}
+}  // namespace
+
+std::optional<bool> FoldingDecider::decide(const std::vector<SymPred>&, const SymPred& p) {
+  if (auto f = fold(p)) return f;
+  const Range r = range(sym_sub(p.lhs, p.rhs), lower_);
+  const bool pos = r.lo && *r.lo > 0, neg = r.hi && *r.hi < 0, nonneg = r.lo && *r.lo >= 0, nonpos = r.hi && *r.hi <= 0;
+  switch (p.rel) {
+    case SymRel::Eq: return (pos || neg) ? std::optional<bool>(false) : std::nullopt;
+    case SymRel::Ne: return (pos || neg) ? std::optional<bool>(true) : std::nullopt;
+    case SymRel::Lt: return neg ? std::optional<bool>(true) : nonneg ? std::optional<bool>(false) : std::nullopt;
+    case SymRel::Le: return nonpos ? std::optional<bool>(true) : pos ? std::optional<bool>(false) : std::nullopt;
+    case SymRel::Gt: return pos ? std::optional<bool>(true) : nonpos ? std::optional<bool>(false) : std::nullopt;
+    case SymRel::Ge: return nonneg ? std::optional<bool>(true) : neg ? std::optional<bool>(false) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------- the executor
+std::vector<SymPred> SymExec::path() const {
+  std::vector<SymPred> v;
+  for (const auto& s : steps_) v.push_back(s.pred);
+  return v;
+}
+
+std::optional<bool> SymExec::choose(const SymPred& p) {
+  const std::string text = to_string(p), negated = to_string(negate(p));
+  for (const auto& s : steps_) {  // already taken on this path, as written
+    const std::string t = to_string(s.pred);
+    if (t == text) return true;
+    if (t == negated) return false;
+  }
+  if (auto d = decider_.decide(path(), p)) return d;
+  const size_t i = taken_.size();
+  const bool way = i < prefix_.size() ? prefix_[i] : true;
+  taken_.push_back(way);
+  return std::nullopt;
+}
+
+bool SymExec::branch(const SymPred& p) {
+  const auto d = choose(p);
+  const bool way = d ? *d : taken_.back();
+  steps_.push_back({way ? p : negate(p), d.has_value(), std::nullopt});
+  return way;
+}
+
+void SymExec::require(const SymPred& p, RuleRef rule, const std::string& message) {
+  const auto d = choose(p);
+  const bool way = d ? *d : taken_.back();
+  steps_.push_back({way ? p : negate(p), d.has_value(), rule});
+  if (!way) throw SpecError(rule, message + " (fails where " + to_string(negate(p)) + ")");
+}
+
+}  // namespace tfspec

@@ -1,0 +1,49 @@
+// The solver's side of the layout algebra on symbolic shapes (spec/ALGEBRA.md S5): a Decider that
+// answers the reference's branches with Z3 under the user's assumptions, and the classification
+// of each condition: proved, refuted, or required (with an instance where it fails).
+#pragma once
+#include <z3++.h>
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tfspec/reference/symbolic.hpp"
+#include "tfspec/solver/assumptions.hpp"
+#include "tfspec/solver/encode.hpp"
+
+namespace tfspec::solver {
+
+struct Classified {
+  std::string status;                    // "proved" | "refuted" | "required"
+  std::optional<Bindings> counterexample;  // an instance of the assumptions where the predicate fails
+};
+
+class Z3Decider : public Decider {
+ public:
+  // `symbols`: those of the operation's arguments (each >= 1 unless an assumption bounds it).
+  Z3Decider(const std::vector<std::string>& assume, const std::set<std::string>& symbols, unsigned query_ms = 1000);
+  std::optional<bool> decide(const std::vector<SymPred>& path, const SymPred& p) override;
+  // p under the assumptions and `context` (a case's guards).
+  Classified classify(const std::vector<SymPred>& context, const SymPred& p);
+  // An instance of the assumptions (and context), for a refusal on every path.
+  std::optional<Bindings> instance(const std::vector<SymPred>& context);
+  const Assumptions& assumptions() const { return assumptions_; }
+  int queries() const { return queries_; }
+
+ private:
+  z3::expr encode(const SymPred& p);
+  // sat / unsat / unknown of assumptions ∧ context ∧ extra
+  QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra);
+  std::optional<Bindings> model_bindings(const z3::model& m);
+  z3::context ctx_;
+  Encoder enc_{ctx_};
+  Assumptions assumptions_;
+  std::vector<z3::expr> base_;
+  unsigned query_ms_;
+  int queries_ = 0;
+};
+
+}  // namespace tfspec::solver

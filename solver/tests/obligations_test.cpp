@@ -1,0 +1,72 @@
+// S5 (spec/ALGEBRA.md): Z3 decides the symbolic algebra's branches under the assumptions and
+// classifies the conditions. Expected values derived by hand in the comments.
+#include <gtest/gtest.h>
+
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/symbolic_algebra.hpp"
+#include "tfspec/solver/obligations.hpp"
+
+namespace tfspec::solver {
+namespace {
+
+SymSummary<Layout> divide(Z3Decider& d, const std::string& a, const std::string& b) {
+  const Layout x = parse_layout(a);
+  const Tiler t = parse_tiler(b);
+  return summarize(explore<Layout>(d, [&](SymExec& ex) { return sym_logical_divide(ex, x, t, DomainPolicy::Strict); }));
+}
+
+const SymCondition* find(const SymAnswer<Layout>& a, const std::string& pred) {
+  for (const auto& c : a.conditions)
+    if (to_string(c.pred) == pred) return &c;
+  return nullptr;
+}
+
+// logical_divide(M:1, 128:1) = (128, M//128):(1,128) exactly when 128 | M: otherwise the
+// complement rounds up to ceil(M/128) copies and the image reaches past M. Z3 sees that the
+// other side of `M%128 == 0` refuses on every path, so it is a condition, not a case guard.
+TEST(Obligations, DivisibilityIsARequiredConditionWithoutAssumptions) {
+  Z3Decider d({"M >= 256"}, {"M"});
+  const auto s = divide(d, "M:1", "128:1");
+  ASSERT_EQ(s.answers.size(), 1u);
+  EXPECT_EQ(to_string(s.answers[0].result), "(128,M//128):(1,128)");
+  EXPECT_TRUE(s.answers[0].when.empty());
+  const SymCondition* c = find(s.answers[0], "M%128 == 0");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->rule, "composition-image-in-domain");
+  const Classified k = d.classify(s.answers[0].when, c->pred);
+  EXPECT_EQ(k.status, "required");
+  ASSERT_TRUE(k.counterexample.has_value());
+  EXPECT_NE(k.counterexample->at("M") % 128, 0);  // an instance where it fails
+  EXPECT_GE(k.counterexample->at("M"), 256);      // of the assumptions
+}
+
+TEST(Obligations, AnAssumptionDecidesTheBranch) {
+  Z3Decider d({"M % 128 == 0", "M >= 256"}, {"M"});
+  const auto s = divide(d, "M:1", "128:1");
+  ASSERT_EQ(s.answers.size(), 1u);
+  EXPECT_TRUE(s.refusals.empty());  // the refusing side is never explored
+  EXPECT_EQ(find(s.answers[0], "M%128 == 0"), nullptr);
+  for (const auto& c : s.answers[0].conditions) EXPECT_TRUE(c.decided) << to_string(c.pred);
+}
+
+// M % 128 == 1 with M >= 2: 128 never divides M, so every path refuses.
+TEST(Obligations, AnOpRefusedOnEveryInstanceHasNoAnswer) {
+  Z3Decider d({"M % 128 == 1", "M >= 2"}, {"M"});
+  const auto s = divide(d, "M:1", "128:1");
+  EXPECT_TRUE(s.answers.empty());
+  ASSERT_FALSE(s.refusals.empty());
+  EXPECT_EQ(s.refusals[0].refusal->rule, "composition-image-in-domain");
+  const auto x = d.instance({});
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->at("M") % 128, 1);
+}
+
+TEST(Obligations, ARefutedConditionIsClassifiedSo) {
+  Z3Decider d({"M % 4 == 2"}, {"M"});
+  const Classified k = d.classify({}, {parse_inttuple("M % 4").as_dim(), SymRel::Eq, dim_const(0)});
+  EXPECT_EQ(k.status, "refuted");
+  EXPECT_EQ(d.classify({}, {dim_var("M"), SymRel::Ge, dim_const(1)}).status, "proved");  // the default bound
+}
+
+}  // namespace
+}  // namespace tfspec::solver
