@@ -415,22 +415,28 @@ TFSPEC_HD void run_chunk(const RunChunks& rc, int64_t c, int64_t& l, int64_t& co
   if (count > rc.n - l) count = rc.n - l > 0 ? rc.n - l : 0;
 }
 
-// dst[0, count) = src[0, count). On the device with 128-bit loads / stores (longlong2) once both
-// pointers are 16-byte aligned (a scalar head when both are off by one element, a scalar tail);
-// pointers of different alignment go element by element. On the host, memcpy.
-TFSPEC_HD void copy_run(int64_t* dst, const int64_t* src, int64_t count) {
-#if defined(__CUDA_ARCH__)
-  int64_t t = 0;
-  const uintptr_t a = reinterpret_cast<uintptr_t>(src), b = reinterpret_cast<uintptr_t>(dst);
-  if (((a ^ b) & 15) == 0) {
-    if ((a & 15) != 0 && count > 0) dst[t] = src[t], ++t;
-    for (; t + 2 <= count; t += 2) *reinterpret_cast<longlong2*>(dst + t) = *reinterpret_cast<const longlong2*>(src + t);
+// dst[0, count) = src[0, count), two ways. MemCopy (the host backend): memcpy. PairCopy<V2> (the
+// kernels, V2 = longlong2; a template, so the emulated grid runs this very path on the host
+// without clashing with the host's copy): 128-bit loads / stores once both pointers are 16-byte
+// aligned (a scalar head when both are off by one element, a scalar tail); pointers of different
+// alignment go element by element.
+struct MemCopy {
+  static void run(int64_t* dst, const int64_t* src, int64_t count) {
+    if (count > 0) std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(int64_t));
   }
-  for (; t < count; ++t) dst[t] = src[t];
-#else
-  if (count > 0) std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(int64_t));
-#endif
-}
+};
+template <class V2>
+struct PairCopy {
+  TFSPEC_HD static void run(int64_t* dst, const int64_t* src, int64_t count) {
+    int64_t t = 0;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(src), b = reinterpret_cast<uintptr_t>(dst);
+    if (((a ^ b) & 15) == 0) {
+      if ((a & 15) != 0 && count > 0) dst[t] = src[t], ++t;
+      for (; t + 2 <= count; t += 2) *reinterpret_cast<V2*>(dst + t) = *reinterpret_cast<const V2*>(src + t);
+    }
+    for (; t < count; ++t) dst[t] = src[t];
+  }
+};
 TFSPEC_HD void zero_run(int64_t* dst, int64_t count) {
   for (int64_t t = 0; t < count; ++t) dst[t] = 0;
 }
@@ -456,6 +462,7 @@ TFSPEC_HD int64_t engine_slot(const ShardPlan& s, int64_t instance, int64_t offs
 // element path checks. Returns false, having written nothing, when any of those checks could fail
 // or the source has Partial axes: the caller then runs the segment element by element, which
 // reports the failure of the smallest element exactly as assemble_element / distribute_element.
+template <class Copy = MemCopy>
 TFSPEC_HD bool reshard_segment(const ShardPlan& s, const int64_t* src, const ShardPlan& d, int64_t* dst, int64_t l, int64_t count) {
   if (s.num_partial != 0) return false;
   int64_t g[kMaxModes] = {};
@@ -478,7 +485,7 @@ TFSPEC_HD bool reshard_segment(const ShardPlan& s, const int64_t* src, const Sha
     const FreeCoord c = free_coord(d, f);
     int64_t* to = dst + engine_slot(d, dbase + c.instance_part, dof, count);
     if (c.sum_nonzero) zero_run(to, count);
-    else copy_run(to, src + from, count);
+    else Copy::run(to, src + from, count);
   }
   return true;
 }
