@@ -56,11 +56,16 @@ Schedule plan_launch(dim3 grid, dim3 block, uint64_t args_hash) {
     state.last = cudaErrorInvalidConfiguration;
     return s;
   }
-  s.seed = mix(mix(mix(state.op_seed, state.launches++), (uint64_t{grid.x} << 32) | block.x), args_hash);
+  // The grid-stride stand-in (cuda_emu.hpp): a launch of at least `from` blocks (2, 3 or 4, drawn
+  // per operation and launch) runs on 1 to 3 blocks, fewer than it asked for; smaller launches run
+  // the device's grid. A threshold, not a coin per size, so that a shrinking fuzzer keeps the
+  // stand-in while it makes a case smaller.
+  const uint64_t launch = mix(state.op_seed, state.launches++);
+  s.seed = mix(mix(launch, (uint64_t{grid.x} << 32) | block.x), args_hash);
   s.grid = grid.x;
   s.block = block.x;
-  if (state.small_grids && grid.x > 1 && (mix(s.seed, 1) & 1))  // the grid-stride stand-in (cuda_emu.hpp)
-    s.grid = 1 + static_cast<unsigned>(mix(s.seed, 2) % std::min(grid.x - 1, 3u));
+  const unsigned from = 2 + static_cast<unsigned>(mix(launch, 1) % 3);
+  if (state.small_grids && grid.x >= from) s.grid = 1 + static_cast<unsigned>(mix(launch, 2) % std::min(grid.x - 1, 3u));
   s.blocks.resize(s.grid);
   for (unsigned b = 0; b < s.grid; ++b) s.blocks[b] = b;
   shuffle(s.blocks.data(), s.grid, mix(s.seed, 3));
