@@ -199,6 +199,45 @@ void ReshardPacked_Host(benchmark::State& st) {
 BENCHMARK(ReshardPacked_Host)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(ReshardPacked_Host)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// ---- the CUDA kernels on the emulated grid (cuda-emu, issue 23): the kernel source compiled for
+// the host, one host thread running the whole grid in a seeded order. A measure of what a CI
+// fuzz case costs there, not of the device (named without "Cuda": gpu-check.sh filters on it).
+void Offsets_Emulated(benchmark::State& st) {
+  auto emu = gpu::make_cuda_emu_backend();
+  gpu::FnPlan p = gpu::compile_layout(parse_layout(table_layout(static_cast<int>(st.range(0)))));
+  std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
+  for (auto _ : st) {
+    emu->offsets_into(p, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  counters(st, p.domain_size);
+}
+BENCHMARK(Offsets_Emulated)->Arg(20)->Unit(benchmark::kMillisecond);
+
+void Gather_Emulated(benchmark::State& st) {
+  auto emu = gpu::make_cuda_emu_backend();
+  gpu::FnPlan p = gpu::compile_layout(parse_layout(table_layout(20)));
+  std::vector<int64_t> src(static_cast<size_t>(p.domain_size), 3);
+  for (auto _ : st) benchmark::DoNotOptimize(emu->gather(p, src).data());
+  counters(st, p.domain_size);
+}
+BENCHMARK(Gather_Emulated)->Unit(benchmark::kMillisecond);
+
+// The run kernel (chunks of 8, 128-bit copies) on the 2^22-element plan of ReshardPacked_Host.
+void ReshardPacked_Emulated(benchmark::State& st) {
+  static RunWork w;
+  gpu::ReshardPlan plan = gpu::compile_reshard(w.src, Storage::Gmem, w.dst, Storage::Rmem, w.shape);
+  const std::vector<int64_t>& src = w.in.buffers.at(0);
+  std::vector<int64_t> dst(static_cast<size_t>(plan.dst->packed.total), 0);
+  auto emu = gpu::make_cuda_emu_backend();
+  for (auto _ : st) {
+    emu->reshard_packed(plan, plan.src.packed, src.data(), dst.data());
+    benchmark::DoNotOptimize(dst.data());
+  }
+  counters(st, 64 * 65536);
+}
+BENCHMARK(ReshardPacked_Emulated)->Unit(benchmark::kMillisecond);
+
 // ---- device (skipped with the CUDA error's name when there is none)
 
 // Offset tables on the device: (32, 2^(k-10), 32):(1, 1024, 32), a 3-mode permuted layout of 2^k
