@@ -71,27 +71,32 @@ TEST(EmulatedGrid, AnOutputRaceShowsAsAnswersThatVaryWithTheSeed) {
   EXPECT_GT(winners.size(), 8u);
 }
 
-// The grid-stride stand-in: with small_grids some launches of 10 blocks run on 1-3 blocks (the
-// kernel sees that gridDim), and a grid-stride loop still visits every element exactly once.
+// The grid-stride stand-in: with small_grids a launch of at least 2, 3 or 4 blocks (the threshold
+// drawn per operation and launch) runs on 1-3 blocks (the kernel sees that gridDim), smaller
+// launches on the device's grid; a grid-stride loop still visits every element exactly once.
 __global__ void stride_kernel(int n, int* hits, unsigned* grid_seen) {
   for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += static_cast<int>(gridDim.x * blockDim.x)) ++hits[i];
   *grid_seen = gridDim.x;
 }
+std::set<unsigned> grids_run(unsigned grid, bool small_grids) {
+  std::set<unsigned> grids;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const int n = static_cast<int>(grid * 256 - seed);
+    std::vector<int> hits(static_cast<size_t>(n), 0);
+    unsigned g = 0;
+    begin_op(seed, 0, small_grids);
+    TFSPEC_LAUNCH(stride_kernel, grid, 256)(n, hits.data(), &g);
+    grids.insert(g);
+    EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), n) << "grid " << grid << " seed " << seed;
+  }
+  return grids;
+}
 TEST(EmulatedGrid, SmallGridsRunTheGridStrideLoopsAsOnLargeInputs) {
-  std::set<unsigned> grids[2];
-  for (int small = 0; small < 2; ++small)
-    for (int n = 2500; n < 2540; ++n) {
-      std::vector<int> hits(static_cast<size_t>(n), 0);
-      unsigned g = 0;
-      begin_op(1, 0, small == 1);
-      TFSPEC_LAUNCH(stride_kernel, 10, 256)(n, hits.data(), &g);
-      grids[small].insert(g);
-      EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), n) << "n " << n;
-    }
-  EXPECT_EQ(grids[0], (std::set<unsigned>{10}));  // off: the device's grid, always
-  EXPECT_TRUE(grids[1].count(10));
-  EXPECT_TRUE(grids[1].count(1) || grids[1].count(2) || grids[1].count(3));
-  for (unsigned g : grids[1]) EXPECT_TRUE(g == 10 || g <= 3) << g;
+  EXPECT_EQ(grids_run(10, false), (std::set<unsigned>{10}));  // off: the device's grid, always
+  EXPECT_EQ(grids_run(2, false), (std::set<unsigned>{2}));
+  EXPECT_EQ(grids_run(10, true), (std::set<unsigned>{1, 2, 3}));  // past every threshold
+  EXPECT_EQ(grids_run(2, true), (std::set<unsigned>{1, 2}));      // threshold 2: 1 block; 3 or 4: the device's 2
+  EXPECT_EQ(grids_run(1, true), (std::set<unsigned>{1}));
 }
 
 // A 128-bit store to an address 8 bytes off: the device faults (cudaErrorMisalignedAddress, sticky
