@@ -74,20 +74,42 @@ TEST(OffsetTables, MatchTheReferenceAndChooseTheIndexWidthFromTheBounds) {
   }
 }
 
+// Tiled runs too (make_stage_tile): tiles of the whole stage, of a prefix of its modes (the
+// 4100-element layout: tile 100 x 41 = 4100 > 4096, so a tile of the first mode, 100 long, then
+// carries over 41), and of a first mode too long for a tile (5000: no tile, modes 0).
 TEST(OffsetTables, OdometerRunsFromAnyStartEqualElementwiseEvaluation) {
-  for (const char* text : {"(3,(2,5),4):(7,(-3,100),1)", "(1,1,6):(9,9,2)", "(5):(2147483647)", "((2,3),(4,1)):((1,2),(6,0))"}) {
+  auto none = std::make_unique<StageTile<int32_t>>();
+  make_stage_tile(compile_layout(*parse_any_layout("(5000,2):(1,5000)")).stages[0], *none);
+  EXPECT_EQ(none->modes, 0);
+  auto prefix = std::make_unique<StageTile<int32_t>>();
+  make_stage_tile(compile_layout(*parse_any_layout("(100,41):(41,1)")).stages[0], *prefix);
+  EXPECT_EQ(prefix->modes, 1);
+  EXPECT_EQ(prefix->size, 100);
+  for (const char* text : {"(3,(2,5),4):(7,(-3,100),1)", "(1,1,6):(9,9,2)", "(5):(2147483647)", "((2,3),(4,1)):((1,2),(6,0))",
+                           "(100,41):(41,1)", "(64,(64,2)):(1,(-64,3))"}) {
     FnPlan p = compile_layout(*parse_any_layout(text));
     const Stage& s = p.stages[0];
-    for (int64_t start = 0; start < s.size; ++start)
+    for (int64_t start = 0; start < s.size; start += s.size > 64 ? 97 : 1)  // every start of the small ones
       for (int64_t count : {int64_t{1}, int64_t{2}, int64_t{7}, s.size - start}) {
         if (start + count > s.size) continue;
         std::vector<int64_t> run(static_cast<size_t>(count));
-        if (p.mode == kIndex32) layout_stage_run<int32_t>(s, start, count, run.data());
-        else layout_stage_run<int64_t>(s, start, count, run.data());
+        std::vector<int64_t> tiled(static_cast<size_t>(count));
+        if (p.mode == kIndex32) {
+          layout_stage_run<int32_t>(s, start, count, run.data());
+          auto t = std::make_unique<StageTile<int32_t>>();
+          make_stage_tile(s, *t);
+          layout_stage_tiled_run(s, *t, start, count, tiled.data());
+        } else {
+          layout_stage_run<int64_t>(s, start, count, run.data());
+          auto t = std::make_unique<StageTile<int64_t>>();
+          make_stage_tile(s, *t);
+          layout_stage_tiled_run(s, *t, start, count, tiled.data());
+        }
         for (int64_t j = 0; j < count; ++j) {
           int64_t v = 0;
           ASSERT_EQ(eval_index(p, start + j, v), kOk);
           ASSERT_EQ(run[j], v) << text << " start " << start << " j " << j;
+          ASSERT_EQ(tiled[j], v) << text << " (tiled) start " << start << " j " << j;
         }
       }
   }

@@ -182,6 +182,73 @@ TFSPEC_HD void layout_stage_run(const Stage& s, int64_t i, int64_t count, int64_
   }
 }
 
+// The host's widened odometer (issue 23, host backend at the limit): a tile is the table of a
+// Layout stage's first `modes` modes (their product `size` at most kTileMax; their offsets from
+// the tile's start, in the plan's width), so the innermost run of the odometer is `size` elements
+// of out[t] = base + at[t]: a loop with no carry and no multiply inside, which the compiler
+// vectorizes; the carry runs once a tile. Host only (a table this size does not belong on a
+// device thread's stack). Same values as eval_layout_stage, element by element.
+inline constexpr int64_t kTileMax = 4096;
+template <class Int>
+struct StageTile {
+  int modes = 0;     // 0: no tile (the first mode alone is longer than kTileMax)
+  int64_t size = 1;
+  typename Width<Int>::U at[kTileMax];
+};
+template <class Int>
+inline void make_stage_tile(const Stage& s, StageTile<Int>& t) {
+  using U = typename Width<Int>::U;
+  t.modes = 0;
+  t.size = 1;
+  while (t.modes < s.n && t.size * s.extent[t.modes] <= kTileMax) t.size *= s.extent[t.modes++];
+  if (t.modes == 0) return;
+  U c[kMaxModes] = {}, v = 0;
+  for (int64_t p = 0; p < t.size; ++p) {  // an odometer over the tile's modes
+    t.at[p] = v;
+    for (int k = 0; k < t.modes; ++k) {
+      v += static_cast<U>(s.stride[k]);
+      if (++c[k] < static_cast<U>(s.extent[k]) || k + 1 == t.modes) break;
+      v -= static_cast<U>(s.extent[k]) * static_cast<U>(s.stride[k]);
+      c[k] = 0;
+    }
+  }
+}
+template <class Int>
+__attribute__((always_inline)) inline void layout_stage_tiled_run(const Stage& s, const StageTile<Int>& tile, int64_t i, int64_t count, int64_t* out) {
+  using U = typename Width<Int>::U;
+  const int m = tile.modes, n = s.n;
+  U c[kMaxModes];
+  U rest = static_cast<U>(i), q, r, base = 0;
+  for (int k = 0; k < m && k + 1 < n; ++k) {
+    Width<Int>::div(s.div32, s.div64, k).divmod(rest, q, r);
+    rest = q;
+  }
+  if (m == n) rest = 0;  // the tile is the whole stage: i < size
+  int64_t pos = i - static_cast<int64_t>(rest) * tile.size;
+  for (int k = m; k + 1 < n; ++k) {
+    Width<Int>::div(s.div32, s.div64, k).divmod(rest, q, r);
+    c[k] = r;
+    rest = q;
+  }
+  if (m < n) c[n - 1] = rest;
+  for (int k = m; k < n; ++k) base += c[k] * static_cast<U>(s.stride[k]);
+  for (int64_t j = 0; j < count;) {
+    const int64_t run = count - j < tile.size - pos ? count - j : tile.size - pos;
+    int64_t* __restrict__ o = out + j;
+    const U* __restrict__ a = tile.at + pos;
+#pragma GCC ivdep
+    for (int64_t t = 0; t < run; ++t) o[t] = static_cast<Int>(base + a[t]);
+    j += run;
+    pos = 0;
+    for (int k = m; k < n; ++k) {  // carry: the next tile
+      base += static_cast<U>(s.stride[k]);
+      if (++c[k] < static_cast<U>(s.extent[k]) || k + 1 == n) break;
+      base -= static_cast<U>(s.extent[k]) * static_cast<U>(s.stride[k]);
+      c[k] = 0;
+    }
+  }
+}
+
 // L(c) for a flat coordinate of the domain (batched crd2idx). The first stage, when it is a
 // Layout, dots the coordinate directly; otherwise (no outer) the coordinate becomes its
 // colexicographic index first.
