@@ -157,19 +157,21 @@ T __ldg(const T* p) {
 }
 
 // A 128-bit vector: copies go through memcpy (the memory holds int64_t), and an address that is
-// not 16-byte aligned faults as on the device (the copy is then not made).
+// not 16-byte aligned faults as on the device (the copy is then not made). The emulator checks
+// alignment itself, so its own members are exempt from UBSan's alignment check.
+#define TFSPEC_EMU_UNALIGNED_OK __attribute__((no_sanitize("alignment")))
 struct alignas(16) longlong2 {
   long long x = 0, y = 0;
   longlong2() = default;
   longlong2(long long a, long long b) : x(a), y(b) {}
-  longlong2(const longlong2& o) { load(&o); }
-  longlong2& operator=(const longlong2& o) {
+  TFSPEC_EMU_UNALIGNED_OK longlong2(const longlong2& o) { load(&o); }
+  TFSPEC_EMU_UNALIGNED_OK longlong2& operator=(const longlong2& o) {
     if (aligned(this) && aligned(&o)) std::memcpy(static_cast<void*>(this), static_cast<const void*>(&o), sizeof(longlong2));
     return *this;
   }
 
  private:
-  void load(const longlong2* o) {
+  TFSPEC_EMU_UNALIGNED_OK void load(const longlong2* o) {
     if (aligned(o)) std::memcpy(static_cast<void*>(this), static_cast<const void*>(o), sizeof(longlong2));
   }
   static bool aligned(const void* p) {

@@ -367,18 +367,27 @@ TEST_P(CudaBackend, RunsOnADeviceOrSaysWhyNot) {
   EXPECT_EQ(cuda->offsets(compile_layout(*l)), reference_offsets(*l));
 }
 
+// The emulated grid runs the same kinds of input at about a sixteenth of the device's sizes (one
+// host thread runs every emulated thread; CI's sanitizer build runs it too). Past one block, the
+// grid-stride stand-in makes its loops iterate as the device's do at full size.
 TEST_P(CudaBackend, EveryOperationMatchesTheHostBackendOnLargeInputs) {
   auto host = make_host_backend();
-  for (const char* text : {"((64,64),(64,64)):((1,4096),(64,262144))", "(3,(1024,1024),5):(2147483647,(1,3),-7)",
-                           "(1024,64):(64,1) o 5 o (4096,15):(1,4096)"}) {
+  const bool device = GetParam() == "cuda";
+  const std::vector<const char*> layouts =
+      device ? std::vector<const char*>{"((64,64),(64,64)):((1,4096),(64,262144))", "(3,(1024,1024),5):(2147483647,(1,3),-7)",
+                                        "(1024,64):(64,1) o 5 o (4096,15):(1,4096)"}
+             : std::vector<const char*>{"((16,16),(64,16)):((1,1024),(16,65536))", "(3,(256,256),5):(2147483647,(1,3),-7)",
+                                        "(256,64):(64,1) o 5 o (4096,3):(1,4096)"};
+  for (const char* text : layouts) {
     FnPlan p = compile_layout(*parse_any_layout(text));
     EXPECT_EQ(cuda->offsets(p), host->offsets(p)) << text;
   }
-  FnPlan p = compile_layout(*parse_any_layout("(512,1024):(1024,1)"));
-  std::vector<int64_t> src(512 * 1024);
+  const int64_t rows = device ? 512 : 32;
+  FnPlan p = compile_layout(*parse_any_layout("(" + std::to_string(rows) + ",1024):(1024,1)"));
+  std::vector<int64_t> src(static_cast<size_t>(rows * 1024));
   for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<int64_t>(i * 7);
   EXPECT_EQ(cuda->gather(p, src), host->gather(p, src));
-  EXPECT_EQ(cuda->scatter(p, src, 512 * 1024), host->scatter(p, src, 512 * 1024));
+  EXPECT_EQ(cuda->scatter(p, src, rows * 1024), host->scatter(p, src, rows * 1024));
   Tensor t{{2, 1536}, {}};
   for (int64_t i = 0; i < 2 * 1536; ++i) t.data.push_back(i - 77);
   ShardLayout g = parse_shard_layout("shard((2,4,3,32,4):(1536,384,128,4,1); S(0),S(1),S(3); device(256)|x=2,y=4,t=32)");
@@ -390,8 +399,13 @@ TEST_P(CudaBackend, EveryOperationMatchesTheHostBackendOnLargeInputs) {
 
 TEST_P(CudaBackend, ContiguousRunReshardsMatchTheHostBackend) {
   auto host = make_host_backend();
-  Tensor t{{64, 4096}, {}};
-  for (int64_t i = 0; i < 64 * 4096; ++i) t.data.push_back(i * 7 - 3);
+  const bool device = GetParam() == "cuda";  // emulated: (8, 512), runs of 512 (see above)
+  const int64_t rows = device ? 64 : 8, cols = device ? 4096 : 512;
+  Tensor t{{rows, cols}, {}};
+  for (int64_t i = 0; i < rows * cols; ++i) t.data.push_back(i * 7 - 3);
+  const std::string per = std::to_string(rows / 8), width = std::to_string(cols);
+  const std::string big_src = "shard((8," + per + "," + width + "):(" + std::to_string(rows / 8 * cols) + "," + width + ",1); S(0); x=8)";
+  const std::string big_dst = "shard((8," + per + "," + width + "):(0," + width + ",1); S(0); x=8)";
   // runs of 8 x 4096 (chunks of 8), of 6 (gcd 2: chunks of 2, half of them 16-byte misaligned),
   // and a Broadcast destination with a sum axis
   struct Case {
@@ -399,11 +413,10 @@ TEST_P(CudaBackend, ContiguousRunReshardsMatchTheHostBackend) {
     Storage ss, ds;
     std::vector<int64_t> shape;
   };
-  for (const Case& c : {Case{"shard((8,8,4096):(32768,4096,1); S(0); x=8)", "shard((8,8,4096):(0,4096,1); S(0); x=8)", Storage::Gmem,
-                             Storage::Rmem, {64, 4096}},
+  for (const Case& c : {Case{big_src.c_str(), big_dst.c_str(), Storage::Gmem, Storage::Rmem, {rows, cols}},
                         Case{"shard((2,6):(6,1); S(0); x=2)", "shard((3,4):(4,1); S(0); x=3)", Storage::Gmem, Storage::Gmem, {12}},
                         Case{"shard((12):(1); B; x=2)", "shard((3,4):(4,1); S(0),P(); x=3,y=2)", Storage::Rmem, Storage::Rmem, {12}}}) {
-    Tensor in_t{c.shape, std::vector<int64_t>(t.data.begin(), t.data.begin() + (c.shape.size() == 1 ? 12 : 64 * 4096))};
+    Tensor in_t{c.shape, std::vector<int64_t>(t.data.begin(), t.data.begin() + (c.shape.size() == 1 ? 12 : rows * cols))};
     ShardLayout s = parse_shard_layout(c.src), d = parse_shard_layout(c.dst);
     ReshardPlan rp = compile_reshard(s, c.ss, d, c.ds, c.shape);
     EXPECT_GT(rp.run, 1) << c.src;
