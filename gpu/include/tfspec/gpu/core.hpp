@@ -236,7 +236,6 @@ __attribute__((always_inline)) inline void layout_stage_tiled_run(const Stage& s
     const int64_t run = count - j < tile.size - pos ? count - j : tile.size - pos;
     int64_t* __restrict__ o = out + j;
     const U* __restrict__ a = tile.at + pos;
-#pragma GCC ivdep
     for (int64_t t = 0; t < run; ++t) o[t] = static_cast<Int>(base + a[t]);
     j += run;
     pos = 0;
