@@ -59,22 +59,52 @@ void Offsets_Host(benchmark::State& st) {
 BENCHMARK(Offsets_Host)->Args({20, 1})->Args({22, 1})->Unit(benchmark::kMillisecond);
 BENCHMARK(Offsets_Host)->Args({20, 2})->Args({22, 2})->UseRealTime()->Unit(benchmark::kMillisecond);
 
-// The practical limit per core: nested loops, no division at all.
+// The practical limit per core: nested loops, no division at all; compiled for any x86-64, and
+// (Offsets_PlainLoopAvx2) for AVX2 as the host backend's runs are where the CPU has it.
+void plain_loop(const Flat& f, int64_t* out) {
+  int64_t i = 0;
+  for (int64_t i3 = 0; i3 < f.e[3]; ++i3)
+    for (int64_t i2 = 0; i2 < f.e[2]; ++i2)
+      for (int64_t i1 = 0; i1 < f.e[1]; ++i1)
+        for (int64_t i0 = 0; i0 < f.e[0]; ++i0) out[i++] = i0 * f.s[0] + i1 * f.s[1] + i2 * f.s[2] + i3 * f.s[3];
+}
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) void plain_loop_avx2(const Flat& f, int64_t* out) {
+  int64_t i = 0;
+  for (int64_t i3 = 0; i3 < f.e[3]; ++i3)
+    for (int64_t i2 = 0; i2 < f.e[2]; ++i2)
+      for (int64_t i1 = 0; i1 < f.e[1]; ++i1)
+        for (int64_t i0 = 0; i0 < f.e[0]; ++i0) out[i++] = i0 * f.s[0] + i1 * f.s[1] + i2 * f.s[2] + i3 * f.s[3];
+}
+#endif
 void Offsets_PlainLoop(benchmark::State& st) {
   Flat f = flat_of(table_layout(static_cast<int>(st.range(0))));
   const int64_t n = f.e[0] * f.e[1] * f.e[2] * f.e[3];
   std::vector<int64_t> out(static_cast<size_t>(n));
   for (auto _ : st) {
-    int64_t i = 0;
-    for (int64_t i3 = 0; i3 < f.e[3]; ++i3)
-      for (int64_t i2 = 0; i2 < f.e[2]; ++i2)
-        for (int64_t i1 = 0; i1 < f.e[1]; ++i1)
-          for (int64_t i0 = 0; i0 < f.e[0]; ++i0) out[i++] = i0 * f.s[0] + i1 * f.s[1] + i2 * f.s[2] + i3 * f.s[3];
+    plain_loop(f, out.data());
     benchmark::DoNotOptimize(out.data());
   }
   counters(st, n);
 }
 BENCHMARK(Offsets_PlainLoop)->Arg(20)->Arg(22)->Unit(benchmark::kMillisecond);
+#if defined(__x86_64__)
+void Offsets_PlainLoopAvx2(benchmark::State& st) {
+  if (!__builtin_cpu_supports("avx2")) {
+    st.SkipWithError("no AVX2 on this CPU");
+    return;
+  }
+  Flat f = flat_of(table_layout(static_cast<int>(st.range(0))));
+  const int64_t n = f.e[0] * f.e[1] * f.e[2] * f.e[3];
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  for (auto _ : st) {
+    plain_loop_avx2(f, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  counters(st, n);
+}
+BENCHMARK(Offsets_PlainLoopAvx2)->Arg(20)->Arg(22)->Unit(benchmark::kMillisecond);
+#endif
 
 void Memcpy_Host(benchmark::State& st) {
   const int64_t n = int64_t{1} << st.range(0);
@@ -198,6 +228,45 @@ void ReshardPacked_Host(benchmark::State& st) {
 }
 BENCHMARK(ReshardPacked_Host)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(ReshardPacked_Host)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// ---- the CUDA kernels on the emulated grid (cuda-emu, issue 23): the kernel source compiled for
+// the host, one host thread running the whole grid in a seeded order. A measure of what a CI
+// fuzz case costs there, not of the device (named without "Cuda": gpu-check.sh filters on it).
+void Offsets_Emulated(benchmark::State& st) {
+  auto emu = gpu::make_cuda_emu_backend();
+  gpu::FnPlan p = gpu::compile_layout(parse_layout(table_layout(static_cast<int>(st.range(0)))));
+  std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
+  for (auto _ : st) {
+    emu->offsets_into(p, out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  counters(st, p.domain_size);
+}
+BENCHMARK(Offsets_Emulated)->Arg(20)->Unit(benchmark::kMillisecond);
+
+void Gather_Emulated(benchmark::State& st) {
+  auto emu = gpu::make_cuda_emu_backend();
+  gpu::FnPlan p = gpu::compile_layout(parse_layout(table_layout(20)));
+  std::vector<int64_t> src(static_cast<size_t>(p.domain_size), 3);
+  for (auto _ : st) benchmark::DoNotOptimize(emu->gather(p, src).data());
+  counters(st, p.domain_size);
+}
+BENCHMARK(Gather_Emulated)->Unit(benchmark::kMillisecond);
+
+// The run kernel (chunks of 8, 128-bit copies) on the 2^22-element plan of ReshardPacked_Host.
+void ReshardPacked_Emulated(benchmark::State& st) {
+  static RunWork w;
+  gpu::ReshardPlan plan = gpu::compile_reshard(w.src, Storage::Gmem, w.dst, Storage::Rmem, w.shape);
+  const std::vector<int64_t>& src = w.in.buffers.at(0);
+  std::vector<int64_t> dst(static_cast<size_t>(plan.dst->packed.total), 0);
+  auto emu = gpu::make_cuda_emu_backend();
+  for (auto _ : st) {
+    emu->reshard_packed(plan, plan.src.packed, src.data(), dst.data());
+    benchmark::DoNotOptimize(dst.data());
+  }
+  counters(st, 64 * 65536);
+}
+BENCHMARK(ReshardPacked_Emulated)->Unit(benchmark::kMillisecond);
 
 // ---- device (skipped with the CUDA error's name when there is none)
 

@@ -63,7 +63,7 @@ fi
 
 step gpu-tests 300 "$BUILD/gpu/gpu_tests" --gtest_output="xml:$OUT/gpu-tests.xml"
 grep -q "SKIPPED \]" "$OUT/gpu-tests.log" && { echo "== gpu-tests: a GPU test was skipped" | tee -a "$OUT/summary.txt"; status=1; }
-step fuzz-props-cuda 300 "$BUILD/props/props_tests" --gtest_filter='FuzzCuda.*' --gtest_output="xml:$OUT/fuzz-props-cuda.xml"
+step fuzz-props-cuda 300 "$BUILD/props/props_tests" --gtest_filter='*FuzzCuda.*' --gtest_output="xml:$OUT/fuzz-props-cuda.xml"
 for op in offsets crd2idx gather scatter reshard; do
   step "fuzz-cuda-$op" $((FUZZ_SECONDS + 120)) "$BUILD/cli/tfspec" fuzz --backend cuda --seconds "$FUZZ_SECONDS" --seed 1 --op "$op" \
     --junit "$OUT/fuzz-cuda-$op.xml"

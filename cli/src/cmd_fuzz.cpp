@@ -131,10 +131,8 @@ int summary(const FuzzArgs& a, const props::FuzzResult& r, int stopped_by) {
 }
 
 int run(const FuzzArgs& a) {
-  std::unique_ptr<gpu::Backend> backend;
-  if (a.backend == "host") backend = gpu::make_host_backend();
-  else if (a.backend == "cuda") backend = gpu::make_cuda_backend();
-  else fail(rule::kUsage, "--backend is host or cuda, not '" + a.backend + "'");
+  std::unique_ptr<gpu::Backend> backend = gpu::make_backend(a.backend);
+  if (!backend) fail(rule::kUsage, "--backend is host, cuda or cuda-emu, not '" + a.backend + "'");
   if (a.op != "all" && std::find(props::fuzz_ops().begin(), props::fuzz_ops().end(), a.op) == props::fuzz_ops().end())
     fail(rule::kUsage, "--op is all, offsets, crd2idx, gather, scatter or reshard, not '" + a.op + "'");
   if (auto why = backend->unavailable()) {
@@ -184,7 +182,7 @@ int run(const FuzzArgs& a) {
 void add_fuzz_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<FuzzArgs>();
   auto* sub = app.add_subcommand("fuzz", "Differential fuzzing of the optimized backends against the reference (shrinks any disagreement)");
-  sub->add_option("--backend", a->backend, "host or cuda")->capture_default_str();
+  sub->add_option("--backend", a->backend, "host, cuda (a device) or cuda-emu (the CUDA kernels on an emulated grid)")->capture_default_str();
   sub->add_option("--seconds", a->seconds, "time budget, > 0")->capture_default_str()->check(positive_seconds());
   sub->add_option("--seed", a->seed, "base seed, 0 to 2^64-1 (each batch derives its own)")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--op", a->op, "all, offsets, crd2idx, gather, scatter or reshard")->capture_default_str();

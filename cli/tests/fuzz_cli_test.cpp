@@ -46,6 +46,19 @@ TEST(FuzzCli, TheCudaBackendRunsOrSaysWhyNot) {
   EXPECT_NE(r.out.find("fuzz: PASS"), std::string::npos) << r.out;
 }
 
+// Issue 23: the CUDA kernel source on the emulated grid is always available, and replays.
+TEST(FuzzCli, TheEmulatedCudaBackendAlwaysRunsAndReplays) {
+  auto r = run_tfspec("fuzz --backend cuda-emu --seconds 20 --max-cases 500 --seed 1 --quiet");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("fuzz: backend cuda-emu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fuzz: PASS, 500 cases"), std::string::npos) << r.out;
+  r = run_tfspec("fuzz --backend cuda-emu --replay " + shell_quote("crd2idx # (4,8):(8,1) # 1,2;3,7"));
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("cuda-emu:  (10,31)"), std::string::npos) << r.out;
+  r = run_tfspec("fuzz --backend tpu --seconds 1");
+  EXPECT_NE(r.out.find("host, cuda or cuda-emu"), std::string::npos) << r.out;
+}
+
 // Issue 19, item 7: a budget that never ends or runs nothing is refused; a run with no case is
 // never a PASS.
 TEST(FuzzCli, ABudgetThatIsNotAFinitePositiveNumberIsRefused) {

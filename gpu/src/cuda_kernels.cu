@@ -1,12 +1,33 @@
 // CUDA kernels over the index core: one thread per element (grid-stride), the first failing
 // element found with atomicMin on (index << 4 | status).
+//
+// One source, two compilers (issue 23): nvcc builds it for the device (namespace cuda::device);
+// g++ builds it for the emulated grid (cuda_emu_kernels.cpp defines TFSPEC_CUDA_EMU and the
+// namespace, cuda_emu.hpp stands in for the runtime). Kernel launches go through TFSPEC_LAUNCH.
+#if defined(TFSPEC_CUDA_EMU)
+#include "cuda_emu.hpp"
+#else
 #include <cuda_runtime.h>
+#define TFSPEC_LAUNCH(kernel, grid, block) kernel<<<grid, block>>>
+#endif
 
 #include <vector>
 
 #include "cuda_kernels.hpp"
 
-namespace tfspec::gpu::cuda {
+#ifndef TFSPEC_KERNELS_NS
+#define TFSPEC_KERNELS_NS device
+#endif
+// Planted kernel-only bugs, compiled only into the emulated mutants of the mutant test
+// (props/tests/emu_mutants/): TFSPEC_KERNEL_MUTANT is one of these numbers, never set for nvcc.
+#define TFSPEC_MUTANT_RUN_CHUNK_TAIL 1   // run_chunk's last chunk of a run one element long
+#define TFSPEC_MUTANT_PAIR_ODD_LAST 2    // the pair store drops the odd last offset
+#define TFSPEC_MUTANT_GRID_STRIDE 3      // the grid-stride step one block too long
+#ifndef TFSPEC_KERNEL_MUTANT
+#define TFSPEC_KERNEL_MUTANT 0
+#endif
+
+namespace tfspec::gpu::cuda::TFSPEC_KERNELS_NS {
 namespace {
 
 using Key = unsigned long long;
@@ -22,10 +43,15 @@ int grid_for(int64_t n) {
 
 // Grid-stride loops, not unrolled: an unrolled grid-stride loop computes its trip count with a
 // 64-bit division per thread (scripts/check-kernels.sh rejects any division in the kernels).
-#define FOR_EACH(i, n) _Pragma("unroll 1") for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); i += int64_t{gridDim.x} * blockDim.x)
+#if TFSPEC_KERNEL_MUTANT == TFSPEC_MUTANT_GRID_STRIDE
+#define GRID_BLOCKS(Int) (static_cast<Int>(gridDim.x) + 1)
+#else
+#define GRID_BLOCKS(Int) static_cast<Int>(gridDim.x)
+#endif
+#define FOR_EACH(i, n) _Pragma("unroll 1") for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); i += GRID_BLOCKS(int64_t) * blockDim.x)
 // The same in the plan's index type: 32-bit plans (domain <= INT32_MAX) loop in 32 bits.
 #define FOR_EACH_T(Int, i, n) \
-  _Pragma("unroll 1") for (Int i = static_cast<Int>(blockIdx.x) * static_cast<Int>(blockDim.x) + static_cast<Int>(threadIdx.x); i < (n); i += static_cast<Int>(gridDim.x) * static_cast<Int>(blockDim.x))
+  _Pragma("unroll 1") for (Int i = static_cast<Int>(blockIdx.x) * static_cast<Int>(blockDim.x) + static_cast<Int>(threadIdx.x); i < (n); i += GRID_BLOCKS(Int) * static_cast<Int>(blockDim.x))
 
 // L(i) in the plan's width: Int = int32_t / int64_t (proved by the plan compiler), or the checked
 // 64-bit arithmetic (Checked).
@@ -68,7 +94,11 @@ __global__ void offsets_kernel(const FnPlan* __restrict__ p, typename LoopIndex<
       continue;
     }
     if (s0 != kOk) record(first, i, s0);
+#if TFSPEC_KERNEL_MUTANT == TFSPEC_MUTANT_PAIR_ODD_LAST
+    else if (i + 1 < n) out[i] = v0;
+#else
     else out[i] = v0;
+#endif
     if (i + 1 < n) {
       if (s1 != kOk) record(first, i + 1, s1);
       else out[i + 1] = v1;
@@ -135,7 +165,10 @@ __global__ void reshard_runs_kernel(const ShardPlan* __restrict__ sp, const int6
   FOR_EACH(c, rc.total) {
     int64_t l = 0, count = 0;
     run_chunk(rc, c, l, count);  // at most kRunChunk elements inside one common run
-    if (count == 0 || reshard_segment(*sp, src, *dp, dst, l, count)) continue;
+#if TFSPEC_KERNEL_MUTANT == TFSPEC_MUTANT_RUN_CHUNK_TAIL
+    if (count > 1 && count < kRunChunk) count = 1;
+#endif
+    if (count == 0 || reshard_segment<PairCopy<longlong2>>(*sp, src, *dp, dst, l, count)) continue;
     for (int64_t t = l; t < l + count; ++t) {
       bool late = false;
       Status st = reshard_element(*sp, src, *dp, dst, t, late);
@@ -230,7 +263,7 @@ Result offsets(const FnPlan& p, int64_t* out) {
   if (s.r.cuda_error) return s.r;
   by_mode(p.mode, [&](auto tag) {
     using Int = decltype(tag);
-    offsets_kernel<Int><<<grid_for(pairs_of(p.domain_size)), kBlock>>>(dp, p.domain_size, dout, first);
+    TFSPEC_LAUNCH(offsets_kernel<Int>, grid_for(pairs_of(p.domain_size)), kBlock)(dp, p.domain_size, dout, first);
   });
   s.finish(first);
   s.download(out, dout, p.domain_size);
@@ -244,7 +277,7 @@ Result crd2idx(const FnPlan& p, const int64_t* coords, int64_t n, int64_t* out) 
   int64_t* dout = s.alloc<int64_t>(n);
   Key* first = s.error_slot();
   if (s.r.cuda_error) return s.r;
-  crd2idx_kernel<<<grid_for(n), kBlock>>>(dp, dc, n, dout, first);
+  TFSPEC_LAUNCH(crd2idx_kernel, grid_for(n), kBlock)(dp, dc, n, dout, first);
   s.finish(first);
   s.download(out, dout, n);
   return s.r;
@@ -259,7 +292,7 @@ Result gather(const FnPlan& p, const int64_t* src, int64_t src_size, int64_t* ou
   if (s.r.cuda_error) return s.r;
   by_mode(p.mode, [&](auto tag) {
     using Int = decltype(tag);
-    gather_kernel<Int><<<grid_for(p.domain_size), kBlock>>>(dp, p.domain_size, dsrc, src_size, dout, first);
+    TFSPEC_LAUNCH(gather_kernel<Int>, grid_for(p.domain_size), kBlock)(dp, p.domain_size, dsrc, src_size, dout, first);
   });
   s.finish(first);
   s.download(out, dout, p.domain_size);
@@ -280,14 +313,14 @@ Result scatter(const FnPlan& p, const int64_t* values, int64_t* dst, int64_t dst
   s.check(cudaMemset(ddst, 0, static_cast<size_t>(dst_size < 1 ? 1 : dst_size) * sizeof(int64_t)));
   by_mode(p.mode, [&](auto tag) {
     using Int = decltype(tag);
-    scatter_first_kernel<Int><<<grid_for(n), kBlock>>>(dp, n, dst_size, doff, writer, first);
+    TFSPEC_LAUNCH(scatter_first_kernel<Int>, grid_for(n), kBlock)(dp, n, dst_size, doff, writer, first);
   });
   s.finish(first);
   const int64_t limit = s.r.first_index < 0 ? n : s.r.first_index;
-  scatter_collision_kernel<<<grid_for(limit), kBlock>>>(limit, doff, writer, first);
+  TFSPEC_LAUNCH(scatter_collision_kernel, grid_for(limit), kBlock)(limit, doff, writer, first);
   s.finish(first);
   if (s.r.first_index >= 0 || s.r.cuda_error) return s.r;
-  scatter_write_kernel<<<grid_for(n), kBlock>>>(n, doff, dv, ddst);
+  TFSPEC_LAUNCH(scatter_write_kernel, grid_for(n), kBlock)(n, doff, dv, ddst);
   s.finish(first);
   s.download(dst, ddst, dst_size);
   return s.r;
@@ -311,7 +344,7 @@ Result assemble(const ShardPlan& sp, int64_t instances, const int64_t* data, int
   int64_t* dx = s.alloc<int64_t>(n);
   Key* first = s.error_slot();
   if (s.r.cuda_error) return s.r;
-  assemble_kernel<<<grid_for(n), kBlock>>>(dsp, dd, n, dx, first);
+  TFSPEC_LAUNCH(assemble_kernel, grid_for(n), kBlock)(dsp, dd, n, dx, first);
   s.finish(first);
   s.download(x, dx, n);
   return s.r;
@@ -324,7 +357,7 @@ Result distribute(const ShardPlan& sp, int64_t instances, int64_t* data, int64_t
   const int64_t* dx = s.upload(x, n);
   Key* first = s.error_slot();
   if (s.r.cuda_error) return s.r;
-  distribute_kernel<<<grid_for(n), kBlock>>>(dsp, dd, n, dx, first);
+  TFSPEC_LAUNCH(distribute_kernel, grid_for(n), kBlock)(dsp, dd, n, dx, first);
   s.finish(first);
   s.download(data, dd, data_size);
   return s.r;
@@ -339,7 +372,7 @@ Result reshard_runs(const RunJob& j, const int64_t* src, int64_t* dst) {
   Key* first = s.error_slot();
   if (s.r.cuda_error) return s.r;
   const RunChunks rc = make_run_chunks(j.n, j.run);
-  reshard_runs_kernel<<<grid_for(rc.total), kBlock>>>(dsp, dsrc, ddp, ddst, rc, first);
+  TFSPEC_LAUNCH(reshard_runs_kernel, grid_for(rc.total), kBlock)(dsp, dsrc, ddp, ddst, rc, first);
   s.finish(first);
   s.download(dst, ddst, j.dst_size);
   return s.r;
@@ -370,7 +403,7 @@ Result time_offsets(const FnPlan& p, int reps, float& ms) {
   time_launches(s, first, reps, ms, [&] {
     by_mode(p.mode, [&](auto tag) {
       using Int = decltype(tag);
-      offsets_kernel<Int><<<grid_for(pairs_of(p.domain_size)), kBlock>>>(dp, p.domain_size, dout, first);
+      TFSPEC_LAUNCH(offsets_kernel<Int>, grid_for(pairs_of(p.domain_size)), kBlock)(dp, p.domain_size, dout, first);
     });
   });
   return s.r;
@@ -386,7 +419,7 @@ Result time_gather(const FnPlan& p, int64_t src_size, int reps, float& ms) {
   time_launches(s, first, reps, ms, [&] {
     by_mode(p.mode, [&](auto tag) {
       using Int = decltype(tag);
-      gather_kernel<Int><<<grid_for(p.domain_size), kBlock>>>(dp, p.domain_size, dsrc, src_size, dout, first);
+      TFSPEC_LAUNCH(gather_kernel<Int>, grid_for(p.domain_size), kBlock)(dp, p.domain_size, dsrc, src_size, dout, first);
     });
   });
   return s.r;
@@ -406,10 +439,10 @@ Result time_scatter(const FnPlan& p, int64_t dst_size, int reps, float& ms) {
     cudaMemsetAsync(writer, 0xff, static_cast<size_t>(dst_size) * sizeof(Key));
     by_mode(p.mode, [&](auto tag) {
       using Int = decltype(tag);
-      scatter_first_kernel<Int><<<grid_for(n), kBlock>>>(dp, n, dst_size, doff, writer, first);
+      TFSPEC_LAUNCH(scatter_first_kernel<Int>, grid_for(n), kBlock)(dp, n, dst_size, doff, writer, first);
     });
-    scatter_collision_kernel<<<grid_for(n), kBlock>>>(n, doff, writer, first);
-    scatter_write_kernel<<<grid_for(n), kBlock>>>(n, doff, dv, ddst);
+    TFSPEC_LAUNCH(scatter_collision_kernel, grid_for(n), kBlock)(n, doff, writer, first);
+    TFSPEC_LAUNCH(scatter_write_kernel, grid_for(n), kBlock)(n, doff, dv, ddst);
   });
   return s.r;
 }
@@ -423,7 +456,7 @@ Result time_reshard_runs(const RunJob& j, int reps, float& ms) {
   Key* first = s.error_slot();
   if (dsrc) s.check(cudaMemset(dsrc, 0, static_cast<size_t>(j.src_size) * sizeof(int64_t)));
   const RunChunks rc = make_run_chunks(j.n, j.run);
-  time_launches(s, first, reps, ms, [&] { reshard_runs_kernel<<<grid_for(rc.total), kBlock>>>(dsp, dsrc, ddp, ddst, rc, first); });
+  time_launches(s, first, reps, ms, [&] { TFSPEC_LAUNCH(reshard_runs_kernel, grid_for(rc.total), kBlock)(dsp, dsrc, ddp, ddst, rc, first); });
   return s.r;
 }
 
@@ -475,4 +508,10 @@ std::string kernel_report() {
   return out;
 }
 
-}  // namespace tfspec::gpu::cuda
+const KernelApi& api() {
+  static const KernelApi a{&probe,  &offsets,        &crd2idx,      &gather,      &scatter,           &assemble,    &distribute,
+                           &reshard_runs, &time_offsets, &time_memcpy, &time_gather, &time_reshard_runs, &time_scatter, &kernel_report};
+  return a;
+}
+
+}  // namespace tfspec::gpu::cuda::TFSPEC_KERNELS_NS

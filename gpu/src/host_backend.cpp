@@ -2,6 +2,7 @@
 // its first failing element; the smallest one is reported.
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <thread>
 
 #include "tfspec/gpu/backend.hpp"
@@ -45,15 +46,65 @@ void parallel_for(int threads, int64_t n, const char* what, Body body) {
   if (first.status != kOk) raise_status(first.status, first.index, what);
 }
 
-// L(i) for i in [b, e) into out[0, e - b), in blocks: the first stage by odometer runs (no
+// The first stage's tile (core.hpp: make_stage_tile), built once per call and shared by every
+// thread; none for checked plans, plans not starting with a Layout stage, or a first mode longer
+// than a tile.
+struct Tiles {
+  std::unique_ptr<StageTile<int32_t>> t32;
+  std::unique_ptr<StageTile<int64_t>> t64;
+  explicit Tiles(const FnPlan& p) {
+    if (p.mode == kIndex64Checked || p.num_stages == 0 || !p.stages[0].is_layout) return;
+    if (p.mode == kIndex32) t32 = make_tile<int32_t>(p.stages[0]);
+    else t64 = make_tile<int64_t>(p.stages[0]);
+  }
+  template <class Int>
+  static std::unique_ptr<StageTile<Int>> make_tile(const Stage& s) {
+    auto t = std::make_unique<StageTile<Int>>();
+    make_stage_tile(s, *t);
+    if (t->modes == 0) t.reset();
+    return t;
+  }
+};
+
+// The tiled runs, compiled twice: for AVX2 and for any x86-64, picked at run time (the default
+// build stays free of -march=native: the binary runs on any x86-64).
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define TFSPEC_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TFSPEC_CLONES
+#endif
+TFSPEC_CLONES void tiled_run32(const Stage& s, const StageTile<int32_t>& t, int64_t i, int64_t count, int64_t* out) {
+  layout_stage_tiled_run(s, t, i, count, out);
+}
+TFSPEC_CLONES void tiled_run64(const Stage& s, const StageTile<int64_t>& t, int64_t i, int64_t count, int64_t* out) {
+  layout_stage_tiled_run(s, t, i, count, out);
+}
+
+// out[t] = src[off[t]] for t < count when every offset lies in [0, n) (checked first, as a
+// min / max the compiler vectorizes, then the gather itself, AVX2's where the CPU has it);
+// false, having written nothing, otherwise (the caller then finds the first bad offset).
+TFSPEC_CLONES bool gather_in_bounds(const int64_t* off, int64_t count, const int64_t* src, int64_t n, int64_t* out) {
+  int64_t lo = 0, hi = 0;
+  for (int64_t t = 0; t < count; ++t) {
+    lo = off[t] < lo ? off[t] : lo;
+    hi = off[t] > hi ? off[t] : hi;
+  }
+  if (lo < 0 || (count > 0 && hi >= n)) return false;
+  for (int64_t t = 0; t < count; ++t) out[t] = src[off[t]];
+  return true;
+}
+
+// L(i) for i in [b, e) into out[0, e - b), in blocks: the first stage by tiled odometer runs (no
 // division per element), the remaining stages per element. Checked plans go element by element.
-void offsets_block(const FnPlan& p, int64_t b, int64_t e, int64_t* out, FirstError& err) {
+void offsets_block(const FnPlan& p, const Tiles& tiles, int64_t b, int64_t e, int64_t* out, FirstError& err) {
   if (p.mode == kIndex64Checked || p.num_stages == 0 || !p.stages[0].is_layout) {
     for (int64_t i = b; i < e; ++i)
       if (Status st = eval_index(p, i, out[i - b]); st != kOk) return err.take(i, st);
     return;
   }
-  if (p.mode == kIndex32) layout_stage_run<int32_t>(p.stages[0], b, e - b, out);
+  if (tiles.t32) tiled_run32(p.stages[0], *tiles.t32, b, e - b, out);
+  else if (tiles.t64) tiled_run64(p.stages[0], *tiles.t64, b, e - b, out);
+  else if (p.mode == kIndex32) layout_stage_run<int32_t>(p.stages[0], b, e - b, out);
   else layout_stage_run<int64_t>(p.stages[0], b, e - b, out);
   if (p.num_stages == 1) return;
   for (int64_t i = b; i < e; ++i) {
@@ -76,7 +127,8 @@ class HostBackend final : public Backend {
   std::optional<std::string> unavailable() const override { return std::nullopt; }
 
   void offsets_into(const FnPlan& p, int64_t* out) override {
-    parallel_for(threads_, p.domain_size, "offsets", [&](int64_t b, int64_t e, FirstError& err) { offsets_block(p, b, e, out + b, err); });
+    const Tiles tiles(p);
+    parallel_for(threads_, p.domain_size, "offsets", [&](int64_t b, int64_t e, FirstError& err) { offsets_block(p, tiles, b, e, out + b, err); });
   }
 
   std::vector<int64_t> crd2idx(const FnPlan& p, const std::vector<int64_t>& coords) override {
@@ -93,12 +145,18 @@ class HostBackend final : public Backend {
   std::vector<int64_t> gather(const FnPlan& p, const std::vector<int64_t>& src) override {
     std::vector<int64_t> out(static_cast<size_t>(p.domain_size));
     const int64_t n = static_cast<int64_t>(src.size());
+    const Tiles tiles(p);
     parallel_for(threads_, p.domain_size, "gather", [&](int64_t b, int64_t e, FirstError& err) {
       int64_t off[kBlock];
       for (int64_t blk = b; blk < e; blk += kBlock) {
         const int64_t end = std::min(e, blk + kBlock);
         FirstError local;
-        offsets_block(p, blk, end, off, local);
+        offsets_block(p, tiles, blk, end, off, local);
+        const int64_t good = std::min(end, local.index) - blk;  // offsets computed without a failure
+        if (gather_in_bounds(off, good, src.data(), n, out.data() + blk)) {
+          if (local.status != kOk) return err.take(local.index, local.status);
+          continue;
+        }
         for (int64_t i = blk; i < end && i < local.index; ++i) {
           const int64_t o = off[i - blk];
           if (o < 0 || o >= n) return err.take(i, o < 0 ? kOffsetNegative : kEngineBufferSize);

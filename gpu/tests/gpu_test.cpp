@@ -74,20 +74,42 @@ TEST(OffsetTables, MatchTheReferenceAndChooseTheIndexWidthFromTheBounds) {
   }
 }
 
+// Tiled runs too (make_stage_tile): tiles of the whole stage, of a prefix of its modes (the
+// 4100-element layout: tile 100 x 41 = 4100 > 4096, so a tile of the first mode, 100 long, then
+// carries over 41), and of a first mode too long for a tile (5000: no tile, modes 0).
 TEST(OffsetTables, OdometerRunsFromAnyStartEqualElementwiseEvaluation) {
-  for (const char* text : {"(3,(2,5),4):(7,(-3,100),1)", "(1,1,6):(9,9,2)", "(5):(2147483647)", "((2,3),(4,1)):((1,2),(6,0))"}) {
+  auto none = std::make_unique<StageTile<int32_t>>();
+  make_stage_tile(compile_layout(*parse_any_layout("(5000,2):(1,5000)")).stages[0], *none);
+  EXPECT_EQ(none->modes, 0);
+  auto prefix = std::make_unique<StageTile<int32_t>>();
+  make_stage_tile(compile_layout(*parse_any_layout("(100,41):(41,1)")).stages[0], *prefix);
+  EXPECT_EQ(prefix->modes, 1);
+  EXPECT_EQ(prefix->size, 100);
+  for (const char* text : {"(3,(2,5),4):(7,(-3,100),1)", "(1,1,6):(9,9,2)", "(5):(2147483647)", "((2,3),(4,1)):((1,2),(6,0))",
+                           "(100,41):(41,1)", "(64,(64,2)):(1,(-64,3))"}) {
     FnPlan p = compile_layout(*parse_any_layout(text));
     const Stage& s = p.stages[0];
-    for (int64_t start = 0; start < s.size; ++start)
+    for (int64_t start = 0; start < s.size; start += s.size > 64 ? 97 : 1)  // every start of the small ones
       for (int64_t count : {int64_t{1}, int64_t{2}, int64_t{7}, s.size - start}) {
         if (start + count > s.size) continue;
         std::vector<int64_t> run(static_cast<size_t>(count));
-        if (p.mode == kIndex32) layout_stage_run<int32_t>(s, start, count, run.data());
-        else layout_stage_run<int64_t>(s, start, count, run.data());
+        std::vector<int64_t> tiled(static_cast<size_t>(count));
+        if (p.mode == kIndex32) {
+          layout_stage_run<int32_t>(s, start, count, run.data());
+          auto t = std::make_unique<StageTile<int32_t>>();
+          make_stage_tile(s, *t);
+          layout_stage_tiled_run(s, *t, start, count, tiled.data());
+        } else {
+          layout_stage_run<int64_t>(s, start, count, run.data());
+          auto t = std::make_unique<StageTile<int64_t>>();
+          make_stage_tile(s, *t);
+          layout_stage_tiled_run(s, *t, start, count, tiled.data());
+        }
         for (int64_t j = 0; j < count; ++j) {
           int64_t v = 0;
           ASSERT_EQ(eval_index(p, start + j, v), kOk);
           ASSERT_EQ(run[j], v) << text << " start " << start << " j " << j;
+          ASSERT_EQ(tiled[j], v) << text << " (tiled) start " << start << " j " << j;
         }
       }
   }
@@ -198,11 +220,22 @@ TEST(ReshardPacked, CallerOwnedBuffersHandDerived) {
   expect_packed_cases(*host);
 }
 
-TEST(CudaBackend, ReshardPackedHandDerived) {
-  auto cuda = make_cuda_backend();
-  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
-  expect_packed_cases(*cuda);
-}
+// Every CUDA backend test runs twice: on the device (`cuda`: skipped, with the CUDA error named,
+// where there is none) and on the emulated grid (`cuda-emu`: the same kernel source compiled for
+// the host, issue 23), so the kernels run in every CI run.
+class CudaBackend : public testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    cuda = make_backend(GetParam());
+    ASSERT_TRUE(cuda);
+    if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+  }
+  std::unique_ptr<Backend> cuda;
+};
+INSTANTIATE_TEST_SUITE_P(Kernels, CudaBackend, testing::Values("cuda", "cuda-emu"),
+                         [](const testing::TestParamInfo<std::string>& i) { return i.param == "cuda" ? "device" : "emulated"; });
+
+TEST_P(CudaBackend, ReshardPackedHandDerived) { expect_packed_cases(*cuda); }
 
 // The common contiguous run (issue 11's vectorized copies). Hand derivation: the logical index is
 // row-major over G (D2), so the run of a side is the product of its trailing G dims that no mesh
@@ -284,7 +317,8 @@ TEST(ReshardRuns, CopiesEqualTheReferenceAndFailuresFallBackToTheElementPath) {
     EXPECT_EQ(e.rule(), "replica-mismatch");
   }
   auto cuda = make_cuda_backend();
-  for (Backend* b : {host.get(), cuda.get()}) {
+  auto emulated = make_cuda_emu_backend();
+  for (Backend* b : {host.get(), cuda.get(), emulated.get()}) {
     if (b == cuda.get() && cuda->unavailable()) continue;  // gpu-check.sh runs it on a device
     try {
       b->reshard(rp, in);
@@ -328,27 +362,32 @@ TEST(Reshard, RefusesWithTheReferencesRuleIds) {
   EXPECT_EQ(rule_of("shard((3,2):(2,1); B; x=2)", Storage::Rmem, ok, Storage::Rmem, {2, 3}), "shard-regroup");
 }
 
-TEST(CudaBackend, RunsOnADeviceOrSaysWhyNot) {
-  auto cuda = make_cuda_backend();
-  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+TEST_P(CudaBackend, RunsOnADeviceOrSaysWhyNot) {
   LayoutPtr l = parse_any_layout("(2,(3,4)):(1,(2,6))");
   EXPECT_EQ(cuda->offsets(compile_layout(*l)), reference_offsets(*l));
 }
 
-TEST(CudaBackend, EveryOperationMatchesTheHostBackendOnLargeInputs) {
-  auto cuda = make_cuda_backend();
-  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+// The emulated grid runs the same kinds of input at about a sixteenth of the device's sizes (one
+// host thread runs every emulated thread; CI's sanitizer build runs it too). Past one block, the
+// grid-stride stand-in makes its loops iterate as the device's do at full size.
+TEST_P(CudaBackend, EveryOperationMatchesTheHostBackendOnLargeInputs) {
   auto host = make_host_backend();
-  for (const char* text : {"((64,64),(64,64)):((1,4096),(64,262144))", "(3,(1024,1024),5):(2147483647,(1,3),-7)",
-                           "(1024,64):(64,1) o 5 o (4096,15):(1,4096)"}) {
+  const bool device = GetParam() == "cuda";
+  const std::vector<const char*> layouts =
+      device ? std::vector<const char*>{"((64,64),(64,64)):((1,4096),(64,262144))", "(3,(1024,1024),5):(2147483647,(1,3),-7)",
+                                        "(1024,64):(64,1) o 5 o (4096,15):(1,4096)"}
+             : std::vector<const char*>{"((16,16),(64,16)):((1,1024),(16,65536))", "(3,(256,256),5):(2147483647,(1,3),-7)",
+                                        "(256,64):(64,1) o 5 o (4096,3):(1,4096)"};
+  for (const char* text : layouts) {
     FnPlan p = compile_layout(*parse_any_layout(text));
     EXPECT_EQ(cuda->offsets(p), host->offsets(p)) << text;
   }
-  FnPlan p = compile_layout(*parse_any_layout("(512,1024):(1024,1)"));
-  std::vector<int64_t> src(512 * 1024);
+  const int64_t rows = device ? 512 : 32;
+  FnPlan p = compile_layout(*parse_any_layout("(" + std::to_string(rows) + ",1024):(1024,1)"));
+  std::vector<int64_t> src(static_cast<size_t>(rows * 1024));
   for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<int64_t>(i * 7);
   EXPECT_EQ(cuda->gather(p, src), host->gather(p, src));
-  EXPECT_EQ(cuda->scatter(p, src, 512 * 1024), host->scatter(p, src, 512 * 1024));
+  EXPECT_EQ(cuda->scatter(p, src, rows * 1024), host->scatter(p, src, rows * 1024));
   Tensor t{{2, 1536}, {}};
   for (int64_t i = 0; i < 2 * 1536; ++i) t.data.push_back(i - 77);
   ShardLayout g = parse_shard_layout("shard((2,4,3,32,4):(1536,384,128,4,1); S(0),S(1),S(3); device(256)|x=2,y=4,t=32)");
@@ -358,12 +397,15 @@ TEST(CudaBackend, EveryOperationMatchesTheHostBackendOnLargeInputs) {
   EXPECT_EQ(cuda->reshard(rp, in), host->reshard(rp, in));
 }
 
-TEST(CudaBackend, ContiguousRunReshardsMatchTheHostBackend) {
-  auto cuda = make_cuda_backend();
-  if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
+TEST_P(CudaBackend, ContiguousRunReshardsMatchTheHostBackend) {
   auto host = make_host_backend();
-  Tensor t{{64, 4096}, {}};
-  for (int64_t i = 0; i < 64 * 4096; ++i) t.data.push_back(i * 7 - 3);
+  const bool device = GetParam() == "cuda";  // emulated: (8, 512), runs of 512 (see above)
+  const int64_t rows = device ? 64 : 8, cols = device ? 4096 : 512;
+  Tensor t{{rows, cols}, {}};
+  for (int64_t i = 0; i < rows * cols; ++i) t.data.push_back(i * 7 - 3);
+  const std::string per = std::to_string(rows / 8), width = std::to_string(cols);
+  const std::string big_src = "shard((8," + per + "," + width + "):(" + std::to_string(rows / 8 * cols) + "," + width + ",1); S(0); x=8)";
+  const std::string big_dst = "shard((8," + per + "," + width + "):(0," + width + ",1); S(0); x=8)";
   // runs of 8 x 4096 (chunks of 8), of 6 (gcd 2: chunks of 2, half of them 16-byte misaligned),
   // and a Broadcast destination with a sum axis
   struct Case {
@@ -371,11 +413,10 @@ TEST(CudaBackend, ContiguousRunReshardsMatchTheHostBackend) {
     Storage ss, ds;
     std::vector<int64_t> shape;
   };
-  for (const Case& c : {Case{"shard((8,8,4096):(32768,4096,1); S(0); x=8)", "shard((8,8,4096):(0,4096,1); S(0); x=8)", Storage::Gmem,
-                             Storage::Rmem, {64, 4096}},
+  for (const Case& c : {Case{big_src.c_str(), big_dst.c_str(), Storage::Gmem, Storage::Rmem, {rows, cols}},
                         Case{"shard((2,6):(6,1); S(0); x=2)", "shard((3,4):(4,1); S(0); x=3)", Storage::Gmem, Storage::Gmem, {12}},
                         Case{"shard((12):(1); B; x=2)", "shard((3,4):(4,1); S(0),P(); x=3,y=2)", Storage::Rmem, Storage::Rmem, {12}}}) {
-    Tensor in_t{c.shape, std::vector<int64_t>(t.data.begin(), t.data.begin() + (c.shape.size() == 1 ? 12 : 64 * 4096))};
+    Tensor in_t{c.shape, std::vector<int64_t>(t.data.begin(), t.data.begin() + (c.shape.size() == 1 ? 12 : rows * cols))};
     ShardLayout s = parse_shard_layout(c.src), d = parse_shard_layout(c.dst);
     ReshardPlan rp = compile_reshard(s, c.ss, d, c.ds, c.shape);
     EXPECT_GT(rp.run, 1) << c.src;
@@ -385,7 +426,8 @@ TEST(CudaBackend, ContiguousRunReshardsMatchTheHostBackend) {
 }
 
 // Registers, local memory and occupancy of every kernel on this device (gpu-check.sh keeps the log).
-TEST(CudaBackend, KernelReport) {
+// Device only: the emulated grid has no registers or occupancy to report.
+TEST(CudaDevice, KernelReport) {
   auto cuda = make_cuda_backend();
   if (auto why = cuda->unavailable()) GTEST_SKIP() << "no usable CUDA device: " << *why;
   const std::string report = cuda_kernel_report();

@@ -40,8 +40,8 @@ gpu::PackedLayout reversed_with_gaps(const gpu::ReshardPlan& rp, const Engines& 
   return l;
 }
 
-RC_GTEST_PROP(PackedReshard, CallerOwnedBuffersEqualTheReference, ()) {
-  static auto host = gpu::make_host_backend(2);
+void expect_packed_equals_reference(gpu::Backend& backend) {
+  gpu::Backend* host = &backend;
   const FuzzCase c = *gen_fuzz_case("reshard");
   const FuzzAnswer ref = reference_answer(c);
   if (undecided(ref.rule)) RC_SUCCEED("undecided by the reference");
@@ -74,6 +74,17 @@ RC_GTEST_PROP(PackedReshard, CallerOwnedBuffersEqualTheReference, ()) {
   for (size_t i = 0; i < marked.size(); ++i)
     if (!(marked[i] == zeroed[i] || (marked[i] == kMarker && zeroed[i] == 0)))
       RC_FAIL(where + "\nslot " + std::to_string(i) + ": " + std::to_string(marked[i]) + " over a marker, " + std::to_string(zeroed[i]) + " over zeros");
+}
+
+RC_GTEST_PROP(PackedReshard, CallerOwnedBuffersEqualTheReference, ()) {
+  static auto host = gpu::make_host_backend(2);
+  expect_packed_equals_reference(*host);
+}
+// The same on the CUDA kernels, run on the emulated grid (issue 23): the run kernel and the
+// assemble / distribute kernels with the caller's source layout.
+RC_GTEST_PROP(PackedReshard, CallerOwnedBuffersEqualTheReferenceOnTheEmulatedKernels, ()) {
+  static auto emulated = gpu::make_cuda_emu_backend();
+  expect_packed_equals_reference(*emulated);
 }
 
 }  // namespace

@@ -48,6 +48,19 @@ class Backend {
 std::unique_ptr<Backend> make_host_backend(int threads = 0);  // 0: hardware concurrency
 std::unique_ptr<Backend> make_cuda_backend();                  // reports unavailable() without a device
 bool cuda_compiled();                                          // built with nvcc
+// `cuda-emu` (issue 23): the CUDA backend's kernel source (cuda_kernels.cu) compiled by the host
+// compiler and run on an emulated grid: the device's grid and block sizes, blocks and threads in
+// a seeded random order, 128-bit accesses checked for alignment (gpu/src/cuda_emu.hpp). Always
+// available. small_grids: about one launch in two of several blocks runs on 1-3 blocks, so the
+// grid-stride loops iterate as they do on the device past 2^27 threads.
+struct EmuOptions {
+  uint64_t seed = 1;
+  bool small_grids = true;
+};
+std::unique_ptr<Backend> make_cuda_emu_backend(const EmuOptions& emu = {});
+// The backends by name: host, cuda, cuda-emu (nullptr for any other name).
+const std::vector<std::string>& backend_names();
+std::unique_ptr<Backend> make_backend(const std::string& name);
 
 // Device-side timings for the benchmarks (seconds per repetition, measured with CUDA events on
 // device-resident buffers): the offset-table kernel, and cudaMemcpy device-to-device of `bytes`.

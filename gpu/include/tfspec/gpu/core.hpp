@@ -182,6 +182,72 @@ TFSPEC_HD void layout_stage_run(const Stage& s, int64_t i, int64_t count, int64_
   }
 }
 
+// The host's widened odometer (issue 23, host backend at the limit): a tile is the table of a
+// Layout stage's first `modes` modes (their product `size` at most kTileMax; their offsets from
+// the tile's start, in the plan's width), so the innermost run of the odometer is `size` elements
+// of out[t] = base + at[t]: a loop with no carry and no multiply inside, which the compiler
+// vectorizes; the carry runs once a tile. Host only (a table this size does not belong on a
+// device thread's stack). Same values as eval_layout_stage, element by element.
+inline constexpr int64_t kTileMax = 4096;
+template <class Int>
+struct StageTile {
+  int modes = 0;     // 0: no tile (the first mode alone is longer than kTileMax)
+  int64_t size = 1;
+  typename Width<Int>::U at[kTileMax];
+};
+template <class Int>
+inline void make_stage_tile(const Stage& s, StageTile<Int>& t) {
+  using U = typename Width<Int>::U;
+  t.modes = 0;
+  t.size = 1;
+  while (t.modes < s.n && t.size * s.extent[t.modes] <= kTileMax) t.size *= s.extent[t.modes++];
+  if (t.modes == 0) return;
+  U c[kMaxModes] = {}, v = 0;
+  for (int64_t p = 0; p < t.size; ++p) {  // an odometer over the tile's modes
+    t.at[p] = v;
+    for (int k = 0; k < t.modes; ++k) {
+      v += static_cast<U>(s.stride[k]);
+      if (++c[k] < static_cast<U>(s.extent[k]) || k + 1 == t.modes) break;
+      v -= static_cast<U>(s.extent[k]) * static_cast<U>(s.stride[k]);
+      c[k] = 0;
+    }
+  }
+}
+template <class Int>
+__attribute__((always_inline)) inline void layout_stage_tiled_run(const Stage& s, const StageTile<Int>& tile, int64_t i, int64_t count, int64_t* out) {
+  using U = typename Width<Int>::U;
+  const int m = tile.modes, n = s.n;
+  U c[kMaxModes];
+  U rest = static_cast<U>(i), q, r, base = 0;
+  for (int k = 0; k < m && k + 1 < n; ++k) {
+    Width<Int>::div(s.div32, s.div64, k).divmod(rest, q, r);
+    rest = q;
+  }
+  if (m == n) rest = 0;  // the tile is the whole stage: i < size
+  int64_t pos = i - static_cast<int64_t>(rest) * tile.size;
+  for (int k = m; k + 1 < n; ++k) {
+    Width<Int>::div(s.div32, s.div64, k).divmod(rest, q, r);
+    c[k] = r;
+    rest = q;
+  }
+  if (m < n) c[n - 1] = rest;
+  for (int k = m; k < n; ++k) base += c[k] * static_cast<U>(s.stride[k]);
+  for (int64_t j = 0; j < count;) {
+    const int64_t run = count - j < tile.size - pos ? count - j : tile.size - pos;
+    int64_t* __restrict__ o = out + j;
+    const U* __restrict__ a = tile.at + pos;
+    for (int64_t t = 0; t < run; ++t) o[t] = static_cast<Int>(base + a[t]);
+    j += run;
+    pos = 0;
+    for (int k = m; k < n; ++k) {  // carry: the next tile
+      base += static_cast<U>(s.stride[k]);
+      if (++c[k] < static_cast<U>(s.extent[k]) || k + 1 == n) break;
+      base -= static_cast<U>(s.extent[k]) * static_cast<U>(s.stride[k]);
+      c[k] = 0;
+    }
+  }
+}
+
 // L(c) for a flat coordinate of the domain (batched crd2idx). The first stage, when it is a
 // Layout, dots the coordinate directly; otherwise (no outer) the coordinate becomes its
 // colexicographic index first.
@@ -415,22 +481,28 @@ TFSPEC_HD void run_chunk(const RunChunks& rc, int64_t c, int64_t& l, int64_t& co
   if (count > rc.n - l) count = rc.n - l > 0 ? rc.n - l : 0;
 }
 
-// dst[0, count) = src[0, count). On the device with 128-bit loads / stores (longlong2) once both
-// pointers are 16-byte aligned (a scalar head when both are off by one element, a scalar tail);
-// pointers of different alignment go element by element. On the host, memcpy.
-TFSPEC_HD void copy_run(int64_t* dst, const int64_t* src, int64_t count) {
-#if defined(__CUDA_ARCH__)
-  int64_t t = 0;
-  const uintptr_t a = reinterpret_cast<uintptr_t>(src), b = reinterpret_cast<uintptr_t>(dst);
-  if (((a ^ b) & 15) == 0) {
-    if ((a & 15) != 0 && count > 0) dst[t] = src[t], ++t;
-    for (; t + 2 <= count; t += 2) *reinterpret_cast<longlong2*>(dst + t) = *reinterpret_cast<const longlong2*>(src + t);
+// dst[0, count) = src[0, count), two ways. MemCopy (the host backend): memcpy. PairCopy<V2> (the
+// kernels, V2 = longlong2; a template, so the emulated grid runs this very path on the host
+// without clashing with the host's copy): 128-bit loads / stores once both pointers are 16-byte
+// aligned (a scalar head when both are off by one element, a scalar tail); pointers of different
+// alignment go element by element.
+struct MemCopy {
+  static void run(int64_t* dst, const int64_t* src, int64_t count) {
+    if (count > 0) std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(int64_t));
   }
-  for (; t < count; ++t) dst[t] = src[t];
-#else
-  if (count > 0) std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(int64_t));
-#endif
-}
+};
+template <class V2>
+struct PairCopy {
+  TFSPEC_HD static void run(int64_t* dst, const int64_t* src, int64_t count) {
+    int64_t t = 0;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(src), b = reinterpret_cast<uintptr_t>(dst);
+    if (((a ^ b) & 15) == 0) {
+      if ((a & 15) != 0 && count > 0) dst[t] = src[t], ++t;
+      for (; t + 2 <= count; t += 2) *reinterpret_cast<V2*>(dst + t) = *reinterpret_cast<const V2*>(src + t);
+    }
+    for (; t < count; ++t) dst[t] = src[t];
+  }
+};
 TFSPEC_HD void zero_run(int64_t* dst, int64_t count) {
   for (int64_t t = 0; t < count; ++t) dst[t] = 0;
 }
@@ -456,6 +528,7 @@ TFSPEC_HD int64_t engine_slot(const ShardPlan& s, int64_t instance, int64_t offs
 // element path checks. Returns false, having written nothing, when any of those checks could fail
 // or the source has Partial axes: the caller then runs the segment element by element, which
 // reports the failure of the smallest element exactly as assemble_element / distribute_element.
+template <class Copy = MemCopy>
 TFSPEC_HD bool reshard_segment(const ShardPlan& s, const int64_t* src, const ShardPlan& d, int64_t* dst, int64_t l, int64_t count) {
   if (s.num_partial != 0) return false;
   int64_t g[kMaxModes] = {};
@@ -478,7 +551,7 @@ TFSPEC_HD bool reshard_segment(const ShardPlan& s, const int64_t* src, const Sha
     const FreeCoord c = free_coord(d, f);
     int64_t* to = dst + engine_slot(d, dbase + c.instance_part, dof, count);
     if (c.sum_nonzero) zero_run(to, count);
-    else copy_run(to, src + from, count);
+    else Copy::run(to, src + from, count);
   }
   return true;
 }
