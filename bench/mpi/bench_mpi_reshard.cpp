@@ -34,7 +34,7 @@ struct Case {
 std::vector<Case> cases(int p) {
   const std::string n = std::to_string(p), half = std::to_string(p / 2);
   const std::string mesh = "x=" + n, mesh2 = "x=2,y=" + half;
-  const int64_t rows = 64 * p, cols = 256;
+  const int64_t rows = 16 * p, cols = 256;  // 4096 elements per device
   const std::string r = std::to_string(rows), c = std::to_string(cols);
   return {
       {"all-gather", "(" + r + " @ m.x, " + c + ") on " + mesh, "(" + r + ", " + c + ") on " + mesh, {rows, cols}},
@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
     std::printf("%d ranks, float32, median of %d repetitions (slowest rank)\n\n", p, reps);
     std::printf("| plan | pattern | plan bytes | naive bytes | bytes plan/naive | plan time | naive time | time plan/naive |\n|---|---|---|---|---|---|---|---|\n");
   }
-  for (const Case& c : cases(p)) {
+  for (const Case& c : cases(p)) try {
     const ShardLayout s0 = read_shard_layout(Json(c.src)), d0 = read_shard_layout(Json(c.dst));
     mpi::RunSpec spec{plan_reshard(s0, d0, c.shape, dtype.bytes), materialize_for_devices(s0, c.shape), materialize_for_devices(d0, c.shape), c.shape, dtype, 1, {}};
     spec.expected = spec.plan.bytes;
@@ -157,6 +157,8 @@ int main(int argc, char** argv) {
                   static_cast<long long>(spec.plan.total_bytes()), static_cast<long long>(naive_bytes),
                   naive_bytes ? static_cast<double>(spec.plan.total_bytes()) / static_cast<double>(naive_bytes) : 0.0, plan_t * 1e3, naive_t * 1e3,
                   plan_t / naive_t);
+  } catch (const std::exception& e) {  // the same on every rank: the plan is refused before any MPI call
+    if (rank == 0) std::printf("| %s | refused: %s | | | | | | |\n", c.name, e.what());
   }
   return 0;
 }
