@@ -96,8 +96,10 @@ GeneratedCase generate_case(std::mt19937_64& engine, int64_t devices) {
   Gen r{engine};
   const std::vector<int64_t> mesh = gen_mesh(r, devices);
   std::vector<int64_t> g = mesh;  // the mesh extents (so Splits are possible) and up to two more dims
+  // A second dim of a mesh extent, a third of the time: a Split can then move to it (all-to-all).
+  if (r.pick(3) == 0) g.push_back(mesh[static_cast<size_t>(r.pick(static_cast<int>(mesh.size())))]);
   for (int i = r.pick(3); i > 0; --i) g.push_back(1 + r.pick(3));
-  while (product(g) > 48 && g.size() > mesh.size()) g.pop_back();
+  while (product(g) > 64 && g.size() > mesh.size()) g.pop_back();
   for (size_t i = g.size(); i > 1; --i) std::swap(g[i - 1], g[static_cast<size_t>(r.pick(static_cast<int>(i)))]);
   GeneratedCase c;
   c.shape = {g[0]};  // G's dims merged in row-major runs (D2)
