@@ -61,11 +61,13 @@ int main(int argc, char** argv) {
   add_conform_command(app, exit_code);
   add_propagate_command(app, exit_code);
   add_reshard_plan_command(app, exit_code);
+  add_reshard_run_command(app, exit_code);
   add_draw_command(app, exit_code);
   add_print_command(app, exit_code);
   one_value_per_option(app);
   // Both spellings of the top level, as for op names: `reshard-plan` is canonical.
   app.get_subcommand("reshard-plan")->alias("reshard_plan");
+  app.get_subcommand("reshard-run")->alias("reshard_run");
   app.set_version_flag("--version", std::string("tfspec ") + TFSPEC_VERSION + " (commit " + TFSPEC_COMMIT + ")",
                        "print the version and the commit it was built from");
   if (argc > 1 && argv[1][0] != '-' && !known_command(app, argv[1])) {

@@ -67,14 +67,21 @@ int64_t Plan::total_bytes() const {
   return n;
 }
 
+namespace {
+const std::map<std::string, int64_t> kDtypeSizes = {{"int8", 1},    {"uint8", 1},    {"int32", 4},   {"uint32", 4},   {"int64", 8},
+                                                    {"uint64", 8},  {"float16", 2},  {"bfloat16", 2}, {"float32", 4}, {"float64", 8}};
+}  // namespace
+
 int64_t dtype_bytes(std::string_view name) {
+  return kDtypeSizes.at(dtype_name(name));
+}
+
+std::string dtype_name(std::string_view name) {
   std::string n(name);
   if (n.starts_with("nccl")) {
     n = n.substr(4);
     if (!n.empty()) n[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(n[0])));
   }
-  static const std::map<std::string, int64_t> kSizes = {{"int8", 1},    {"uint8", 1},    {"int32", 4},   {"uint32", 4},   {"int64", 8},
-                                                        {"uint64", 8},  {"float16", 2},  {"bfloat16", 2}, {"float32", 4}, {"float64", 8}};
   // The short names users type (PyTorch, JAX, CUTLASS spellings), each meaning one NCCL type.
   static const std::map<std::string, std::string> kShort = {
       {"i8", "int8"},     {"s8", "int8"},       {"u8", "uint8"},      {"i32", "int32"},      {"s32", "int32"},
@@ -82,12 +89,11 @@ int64_t dtype_bytes(std::string_view name) {
       {"f16", "float16"}, {"fp16", "float16"},  {"half", "float16"},  {"bf16", "bfloat16"},  {"f32", "float32"},
       {"fp32", "float32"}, {"float", "float32"}, {"f64", "float64"},  {"fp64", "float64"},   {"double", "float64"}};
   if (auto alias = kShort.find(n); alias != kShort.end()) n = alias->second;
-  auto it = kSizes.find(n);
-  if (it == kSizes.end())
+  if (!kDtypeSizes.count(n))
     fail(rule::kMgpuDtype, "unknown element type '" + std::string(name) +
                                "'; use an NCCL datatype: int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64 "
                                "(or bf16, fp16/f16/half, f32/fp32/float, f64/fp64/double, i8 u8 i32 u32 i64 u64)");
-  return it->second;
+  return n;
 }
 
 std::string to_text(const Plan& plan) {

@@ -81,6 +81,7 @@ struct Plan {
 // float64, with or without the `nccl` prefix, or a usual short name: bf16, fp16, f32, ...);
 // anything else is `mgpu-dtype`.
 int64_t dtype_bytes(std::string_view name);
+std::string dtype_name(std::string_view name);  // the canonical NCCL name (int8 ... float64), or mgpu-dtype
 
 // The planner's input rule (spec/MULTIGPU.md "Which reshards qualify"): both meshes' topologies
 // are all `device` and the two device domains are equal; the layouts pass the execution checks

@@ -1,0 +1,114 @@
+// `tfspec reshard-run` under mpiexec (spec/MULTIGPU.md "Executing a plan on MPI", "Faults"): the
+// report with bytes derived by hand, the rank count refused, and the faults (a rank that exits,
+// hangs, or whose MPI call fails) ending the run with the rank and the step named, well within
+// the bound each test puts around mpiexec. One ctest entry per test (cli/CMakeLists.txt), each
+// with its own TIMEOUT.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "../run_tfspec.hpp"
+
+namespace {
+
+using tfspec::testing::CommandResult;
+using tfspec::testing::shell_quote;
+
+const std::string kRun = " reshard-run '(8 @ m.x, 2) on x=4' '(8, 2) on x=4' '(8,2)'";
+
+// `mpiexec -n RANKS tfspec ARGS` with ENV, bounded by `timeout` so a hang fails the test rather
+// than the ctest TIMEOUT; returns the exit code, the output and the seconds it took.
+struct Timed {
+  CommandResult r;
+  double seconds;
+};
+Timed mpirun(int ranks, const std::string& args, const std::string& env = "", int bound = 45) {
+  const std::string cmd = env + " timeout -k 5 " + std::to_string(bound) + " " + TFSPEC_MPIEXEC + " -n " + std::to_string(ranks) + " " +
+                          shell_quote(TFSPEC_BINARY) + args + " 2>&1";
+  const auto t0 = std::chrono::steady_clock::now();
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return {{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out}, s};
+}
+
+// "KIND: [RULE CLAUSE] MESSAGE" as the command prints it (README "Exit codes").
+std::string line(const char* kind, const std::string& rule, const char* clause, const std::string& message) {
+  return std::string(kind) + ": [" + rule + " " + clause + "] " + message;
+}
+
+// All-gather of (8 @ m.x, 2) on x=4: each rank holds 4 float32 (16 B) and receives the other
+// 12 (48 B); in the ring it forwards 3 blocks of 4: sends 48 B. 4 ranks: 192 B in all.
+TEST(ReshardRunMpi, ReportsTheBytesDerivedByHand) {
+  const Timed t = mpirun(4, kRun + " --seed 7");
+  EXPECT_EQ(t.r.rc, 0) << t.r.out;
+  EXPECT_EQ(t.r.out,
+            "reshard-run: all-gather on 4 MPI ranks, float32 (seed 7)\n"
+            "rank 0: DST 16 elements; sent 48 B, received 48 B (plan: 48 B, 48 B)\n"
+            "rank 1: DST 16 elements; sent 48 B, received 48 B (plan: 48 B, 48 B)\n"
+            "rank 2: DST 16 elements; sent 48 B, received 48 B (plan: 48 B, 48 B)\n"
+            "rank 3: DST 16 elements; sent 48 B, received 48 B (plan: 48 B, 48 B)\n"
+            "OK: every rank's DST equals the reference's reshard and every rank moved the plan's bytes (192 B in all)\n");
+}
+
+// A Partial(max) all-reduce in int8, as JSON: 8 elements on each of 2 ranks; ring chunks of 4:
+// each rank sends 2*8 - 4 - 4 = 8 B and receives 8 B.
+TEST(ReshardRunMpi, JsonReport) {
+  const Timed t = mpirun(2, " reshard-run 'shard((2,4):None; P(max); device(2)|x=2)' 'shard((2,4):None; B; device(2)|x=2)' '(8)' --dtype int8 --json");
+  EXPECT_EQ(t.r.rc, 0) << t.r.out;
+  EXPECT_NE(t.r.out.find(R"("ok":true)"), std::string::npos) << t.r.out;
+  EXPECT_NE(t.r.out.find(R"({"dst_elements":8,"plan_received":8,"plan_sent":8,"rank":1,"received":8,"sent":8})"), std::string::npos) << t.r.out;
+}
+
+TEST(ReshardRunMpi, TheRankCountIsTheDeviceCount) {
+  const Timed t = mpirun(2, kRun);
+  EXPECT_EQ(t.r.rc, 3) << t.r.out;
+  EXPECT_NE(t.r.out.find(line("error", "mpi-ranks", "§5",
+                              "the meshes span 4 devices and reshard-run runs one MPI rank per device, but 2 rank(s) were "
+                              "started: run it as `mpiexec -n 4 tfspec reshard-run ...`")),
+            std::string::npos)
+      << t.r.out;
+  EXPECT_EQ(t.r.out.find("error:", t.r.out.find("error:") + 1), std::string::npos) << "reported once, by rank 0:\n" << t.r.out;
+}
+
+// The test-only fault TFSPEC_MPI_FAULT=exit:2:0: rank 2 exits (code 9) before step 0. mpiexec
+// ends the job at once; the run must fail, name rank 2, and take nowhere near the timeout.
+TEST(ReshardRunMpi, ARankThatExitsEndsTheRun) {
+  const Timed t = mpirun(4, kRun + " --timeout 20", "TFSPEC_MPI_FAULT=exit:2:0");
+  EXPECT_NE(t.r.rc, 0) << t.r.out;
+  EXPECT_NE(t.r.rc, 124) << "timed out:\n" << t.r.out;
+  EXPECT_NE(t.r.out.find("rank 2: TFSPEC_MPI_FAULT: exiting before step 0 (ncclAllGather along x, groups [[0,1,2,3]])"), std::string::npos) << t.r.out;
+  EXPECT_LT(t.seconds, 20) << t.r.out;
+}
+
+// Rank 1 hangs before step 0: the others time out after --timeout 3, find that rank 1 does not
+// answer, and rank 0 reports it with the step; the job ends with exit 2 (undecided).
+TEST(ReshardRunMpi, ARankThatHangsIsNamedWithTheStep) {
+  const Timed t = mpirun(4, kRun + " --timeout 3", "TFSPEC_MPI_FAULT=hang:1:0");
+  EXPECT_EQ(t.r.rc, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find(line("undecided", "mpi-timeout", "-",
+                              "rank 0: step 0 (ncclAllGather along x, groups [[0,1,2,3]]) did not finish within 3 s; "
+                              "rank(s) 1 did not answer (exited or hung); aborting the run")),
+            std::string::npos)
+      << t.r.out;
+  EXPECT_LT(t.seconds, 20) << t.r.out;
+}
+
+// An MPI call that fails (injected MPI_ERR_OTHER on rank 3 before step 0) is reported with the
+// call, the rank and the step, and the job is aborted rather than left waiting.
+TEST(ReshardRunMpi, AFailedMpiCallIsReported) {
+  const Timed t = mpirun(4, kRun + " --timeout 20", "TFSPEC_MPI_FAULT=error:3:0");
+  EXPECT_EQ(t.r.rc, 2) << t.r.out;
+  EXPECT_NE(t.r.out.find(line("undecided", "mpi-error", "-", "rank 3: MPI_Testall (injected) failed in step 0 (ncclAllGather along x, groups [[0,1,2,3]]): ")),
+            std::string::npos)
+      << t.r.out;
+  EXPECT_LT(t.seconds, 20) << t.r.out;
+}
+
+}  // namespace

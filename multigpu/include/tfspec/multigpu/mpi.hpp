@@ -1,0 +1,90 @@
+// Reshard plans executed on MPI (spec/MULTIGPU.md "Executing a plan on MPI"). Built only when
+// find_package(MPI) finds MPI: the target tfspec_multigpu_mpi, which defines TFSPEC_HAVE_MPI.
+// One rank per device (rank = device id). Every MPI call returns its errors (MPI_ERRORS_RETURN)
+// and every wait has a deadline: a rank that exits or hangs never blocks the others for ever.
+#pragma once
+#include <mpi.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tfspec/multigpu/executor.hpp"
+#include "tfspec/reference/reshard.hpp"
+
+namespace tfspec::multigpu::mpi {
+
+// MPI_Init .. MPI_Finalize around one run; the world communicator with MPI_ERRORS_RETURN.
+class World {
+ public:
+  explicit World(double timeout_seconds);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  MPI_Comm comm() const { return comm_; }
+  double timeout_seconds() const { return timeout_.count(); }
+  void set_timeout(double seconds) { timeout_ = std::chrono::duration<double>(seconds); }
+  // An MPI return code other than MPI_SUCCESS: prints mpi-error naming the call, this rank and
+  // `what` (the step), and aborts the job (a half-run collective cannot be recovered).
+  void check(int rc, const char* call, const std::string& what);
+  // Waits for the requests, at most the timeout. Past it: mpi-timeout naming this rank, `what`,
+  // and the ranks that did not answer a last round of messages (exited or hung), then abort.
+  void wait(std::vector<MPI_Request>& requests, const std::string& what);
+  // Rank 0 receives every rank's bytes, in rank order (others get an empty vector).
+  std::vector<std::vector<unsigned char>> gather(const std::vector<unsigned char>& mine, const std::string& what);
+  int64_t broadcast(int64_t value, const std::string& what);  // rank 0's value, on every rank
+  // The timeout report of wait(), for an executor that waits on something else (a CUDA stream).
+  [[noreturn]] void abort_timed_out(const std::string& what) { timed_out(what); }
+
+ private:
+  [[noreturn]] void timed_out(const std::string& what);
+  int rank_ = 0, size_ = 1;
+  MPI_Comm comm_ = MPI_COMM_NULL;   // a dup of MPI_COMM_WORLD: the run's own messages
+  MPI_Comm alive_ = MPI_COMM_NULL;  // another dup: the who-is-alive round after a timeout
+  std::chrono::duration<double> timeout_;
+};
+
+// The MPI executor: buffers on the host; step groups as communicators from MPI_Comm_split
+// (created in load(), before the first step, so a rank that stops mid-plan leaves no peer
+// blocked in a split); collectives as non-blocking MPI calls waited for with the deadline.
+std::unique_ptr<Executor> make_mpi_executor(World& world, const Dtype& dtype);
+
+// A test-only fault (spec/MULTIGPU.md "Faults"): rank `rank` exits (code 9), hangs, or sees an
+// MPI call fail (MPI_ERR_OTHER) before step `step`. Read from the environment variable
+// TFSPEC_MPI_FAULT=exit:RANK:STEP | hang:RANK:STEP | error:RANK:STEP.
+struct Fault {
+  enum class Kind { None, Exit, Hang, Error } kind = Kind::None;
+  int rank = -1;
+  size_t step = 0;
+};
+Fault fault_from_env();
+
+// One execution of a plan, checked: every rank distributes the seeded tensor with the reference,
+// runs the plan through `ex`, compares its bytes with `expected` (normally plan.bytes); rank 0
+// gathers every DST buffer and compares it with the reference's reshard, element by element.
+struct RunSpec {
+  Plan plan;
+  ShardLayout src, dst;  // materialized for devices (materialize_for_devices)
+  std::vector<int64_t> shape;
+  Dtype dtype;
+  uint64_t seed = 1;
+  std::map<int64_t, DeviceBytes> expected;
+};
+struct RunOutcome {
+  int exit_code = 0;     // on every rank: 0 all agree, 1 a mismatch (rank 0's verdict, broadcast)
+  std::string mismatch;  // rank 0: the first disagreement ("" when none)
+  std::string text;      // rank 0: the report
+  Json json;             // rank 0: the report as JSON
+  std::vector<std::vector<int64_t>> dst;  // rank 0: every rank's DST values, in rank order
+  double seconds = 0;    // this rank: wall time of the plan's steps
+};
+RunOutcome run_plan(World& world, Executor& ex, const RunSpec& spec, const Fault& fault = {});
+// The seeded global tensor every rank builds (values every dtype holds exactly: 0..100 for the
+// unsigned types, -100..100 otherwise; integers, so reductions are exact).
+Tensor seeded_tensor(const std::vector<int64_t>& shape, const Dtype& dtype, uint64_t seed);
+
+}  // namespace tfspec::multigpu::mpi

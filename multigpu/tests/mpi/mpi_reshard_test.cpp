@@ -1,0 +1,204 @@
+// Reshard plans executed on MPI (spec/MULTIGPU.md "Executing a plan on MPI"), run under mpiexec:
+// hand-derived cases (values and bytes written out below), mutant plans that must be caught, and
+// the property over generated reshards (MpiProps; one job per rank count, 2, 4 and 8). Every rank
+// runs every test; rank 0 holds the gathered DST buffers and the verdict, every rank the exit code.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "mpi_cases.hpp"
+#include "tfspec/multigpu/mpi.hpp"
+#include "tfspec/reference/canonical.hpp"
+
+#include "../../../reference/tests/test_support.hpp"
+
+// The ASan build runs a quarter of the property's cases (tests.cmake).
+#ifndef TFSPEC_MPI_PROPERTY_DIVISOR
+#define TFSPEC_MPI_PROPERTY_DIVISOR 1
+#endif
+
+namespace tfspec::multigpu::mpi {
+namespace {
+
+World* g_world = nullptr;
+
+RunSpec spec_of(const std::string& src, const std::string& dst, const std::vector<int64_t>& shape, const std::string& dtype = "float32",
+                uint64_t seed = 1) {
+  const ShardLayout s = read_shard_layout(Json(src)), d = read_shard_layout(Json(dst));
+  const Dtype t = dtype_of(dtype);
+  RunSpec spec{plan_reshard(s, d, shape, t.bytes), materialize_for_devices(s, shape), materialize_for_devices(d, shape), shape, t, seed, {}};
+  spec.expected = spec.plan.bytes;
+  return spec;
+}
+
+RunOutcome execute(const RunSpec& spec) {
+  auto ex = make_mpi_executor(*g_world, spec.dtype);
+  return run_plan(*g_world, *ex, spec);
+}
+
+// The bytes every rank reported, as the test expects them by hand (rank order).
+void expect_bytes(const RunOutcome& out, const std::vector<DeviceBytes>& want) {
+  if (g_world->rank() != 0) return;
+  ASSERT_EQ(out.json["devices"].size(), want.size());
+  for (size_t r = 0; r < want.size(); ++r) {
+    EXPECT_EQ(out.json["devices"][r]["sent"], want[r].sent) << "rank " << r;
+    EXPECT_EQ(out.json["devices"][r]["received"], want[r].received) << "rank " << r;
+  }
+}
+
+// 2x2 mesh (device = 2x + y), (4 @ m.x, 4 @ m.y) -> (4 @ m.x, 4): an all-gather along y, groups
+// [0,1] and [2,3]. Each device holds a 2x2 block (L = 4) and receives its partner's: 4 float32
+// = 16 B each way. DST on (x, y): rows 2x, 2x+1, all four columns, row-major: t[(2x+i)*4 + j].
+TEST(MpiHand, AllGatherAlongOneAxisOfA2x2Mesh) {
+  const RunSpec spec = spec_of("(4 @ m.x, 4 @ m.y) on x=2,y=2", "(4 @ m.x, 4) on x=2,y=2", {4, 4});
+  EXPECT_EQ(spec.plan.pattern, "all-gather");
+  const RunOutcome out = execute(spec);
+  EXPECT_EQ(out.exit_code, 0) << out.mismatch;
+  expect_bytes(out, {{16, 16}, {16, 16}, {16, 16}, {16, 16}});
+  if (g_world->rank() != 0) return;
+  const Tensor t = seeded_tensor({4, 4}, spec.dtype, 1);
+  for (int64_t d = 0; d < 4; ++d) {
+    std::vector<int64_t> want;
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 4; ++j) want.push_back(t.data[static_cast<size_t>((2 * (d / 2) + i) * 4 + j)]);
+    EXPECT_EQ(out.dst[static_cast<size_t>(d)], want) << "device " << d;
+  }
+}
+
+// Partial(sum) on x=4 -> Split: every device holds 8 contributions (device 0 the values, the
+// others 0); a reduce-scatter of count 2: device r ends with t[2r], t[2r+1]. Ring: each rank
+// forwards n-1 = 3 blocks of 2 int32: 24 B each way.
+TEST(MpiHand, PartialSumReduceScatter) {
+  const RunSpec spec = spec_of("shard((4,2):None; P(); device(4)|x=4)", "shard((4,2):None; S(0); device(4)|x=4)", {8}, "int32");
+  EXPECT_EQ(spec.plan.pattern, "reduce-scatter");
+  const RunOutcome out = execute(spec);
+  EXPECT_EQ(out.exit_code, 0) << out.mismatch;
+  expect_bytes(out, {{24, 24}, {24, 24}, {24, 24}, {24, 24}});
+  if (g_world->rank() != 0) return;
+  const Tensor t = seeded_tensor({8}, spec.dtype, 1);
+  for (size_t d = 0; d < 4; ++d) EXPECT_EQ(out.dst[d], (std::vector<int64_t>{t.data[2 * d], t.data[2 * d + 1]})) << "device " << d;
+}
+
+// Split(0) -> Split(1) of a 4x4 tensor on x=4: device r holds row r and must end with column r;
+// it keeps t[r][r] and exchanges one element with each of the 3 others: 3 float32 = 12 B each way.
+TEST(MpiHand, AllToAllBetweenTwoSplits) {
+  const RunSpec spec = spec_of("shard((4,4):None; S(0); device(4)|x=4)", "shard((4,4):None; S(1); device(4)|x=4)", {4, 4});
+  EXPECT_EQ(spec.plan.pattern, "all-to-all");
+  const RunOutcome out = execute(spec);
+  EXPECT_EQ(out.exit_code, 0) << out.mismatch;
+  expect_bytes(out, {{12, 12}, {12, 12}, {12, 12}, {12, 12}});
+  if (g_world->rank() != 0) return;
+  const Tensor t = seeded_tensor({4, 4}, spec.dtype, 1);
+  for (size_t d = 0; d < 4; ++d) {
+    std::vector<int64_t> column;
+    for (size_t i = 0; i < 4; ++i) column.push_back(t.data[i * 4 + d]);
+    EXPECT_EQ(out.dst[d], column) << "device " << d;
+  }
+}
+
+// Two meshes over one domain (x=4 against x=2,y=2): the point-to-point fallback. SRC device r
+// holds elements 2r, 2r+1; DST (S(1), S(0)) puts elements 4y+2x, 4y+2x+1 on device 2x+y: devices
+// 0 and 3 keep theirs, device 1 needs 4,5 (from device 2) and device 2 needs 2,3 (from device 1).
+// Two transfers of 2 float64: devices 1 and 2 send and receive 16 B, devices 0 and 3 nothing.
+TEST(MpiHand, PointToPointFallback) {
+  const RunSpec spec = spec_of("shard((4,2):None; S(0); device(4)|x=4)", "shard((2,2,2):None; S(1),S(0); device(4)|x=2,y=2)", {8}, "float64");
+  EXPECT_EQ(spec.plan.pattern, "point-to-point");
+  const RunOutcome out = execute(spec);
+  EXPECT_EQ(out.exit_code, 0) << out.mismatch;
+  expect_bytes(out, {{0, 0}, {16, 16}, {16, 16}, {0, 0}});
+  if (g_world->rank() != 0) return;
+  const Tensor t = seeded_tensor({8}, spec.dtype, 1);
+  const std::vector<std::vector<int64_t>> want = {{t.data[0], t.data[1]}, {t.data[4], t.data[5]}, {t.data[2], t.data[3]}, {t.data[6], t.data[7]}};
+  EXPECT_EQ(out.dst, want);
+}
+
+Collective& first_collective(Plan& p) {
+  for (auto& s : p.steps)
+    if (auto* c = std::get_if<Collective>(&s)) return *c;
+  throw std::logic_error("no collective");
+}
+
+// A mutant plan, executed with the true plan's byte figures, must be caught on rank 0's verdict,
+// which every rank receives (exit code 1).
+TEST(MpiMutant, WrongDeviceGroupIsCaught) {
+  RunSpec spec = spec_of("(4 @ m.x, 4 @ m.y) on x=2,y=2", "(4 @ m.x, 4) on x=2,y=2", {4, 4});
+  first_collective(spec.plan).groups = {{0, 2}, {1, 3}};  // gathers along x instead of y
+  const RunOutcome out = execute(spec);
+  EXPECT_EQ(out.exit_code, 1);
+  if (g_world->rank() == 0) {
+    EXPECT_NE(out.mismatch.find("the reference's reshard has"), std::string::npos) << out.mismatch;
+    EXPECT_EQ(out.json["rule"], "mpi-mismatch");
+  }
+}
+
+TEST(MpiMutant, WrongCountIsCaught) {
+  RunSpec spec = spec_of("(4 @ m.x, 4 @ m.y) on x=2,y=2", "(4 @ m.x, 4) on x=2,y=2", {4, 4});
+  first_collective(spec.plan).count -= 1;  // each rank gathers one element too few
+  const RunOutcome out = execute(spec);
+  EXPECT_EQ(out.exit_code, 1);
+  if (g_world->rank() == 0) {
+    EXPECT_NE(out.mismatch.find("the reference's reshard has"), std::string::npos) << out.mismatch;
+    EXPECT_EQ(out.json["rule"], "mpi-mismatch");
+  }
+}
+
+// A plan whose byte figures are wrong (the values right) is caught by the byte comparison.
+TEST(MpiMutant, WrongByteFigureIsCaught) {
+  RunSpec spec = spec_of("(4 @ m.x, 4 @ m.y) on x=2,y=2", "(4 @ m.x, 4) on x=2,y=2", {4, 4});
+  spec.expected[2].received += 4;
+  const RunOutcome out = execute(spec);
+  EXPECT_EQ(out.exit_code, 1);
+  if (g_world->rank() == 0) {
+    EXPECT_EQ(out.mismatch, "rank 2 (device 2): sent 16 B and received 16 B; the plan says 16 B and 20 B");
+  }
+}
+
+using tfspec::testing::error_id;
+
+// The property: generated reshards over exactly the world's devices; every one is executed and
+// must equal the reference's reshard with the plan's bytes; Dynamic is refused alike everywhere.
+TEST(MpiProps, GeneratedReshardsMatchTheReferenceAndThePlan) {
+  const int ranks = g_world->size();
+  const int cases = (ranks <= 2 ? 120 : ranks <= 4 ? 100 : 60) / TFSPEC_MPI_PROPERTY_DIVISOR;
+  std::mt19937_64 gen(20261201 + static_cast<uint64_t>(ranks));
+  std::map<std::string, int> patterns;
+  for (int i = 0; i < cases; ++i) {
+    const auto c = mpi_testing::generate_case(gen, ranks);
+    const uint64_t seed = 1 + static_cast<uint64_t>(i);
+    std::optional<RunSpec> planned_spec;
+    const std::string planned = error_id([&] { planned_spec = spec_of(c.src, c.dst, c.shape, c.dtype, seed); });
+    if (c.dynamic) {
+      EXPECT_EQ(planned, "dynamic-unresolved") << c.command(ranks, seed);
+      ++patterns["dynamic (refused)"];
+      continue;
+    }
+    ASSERT_EQ(planned, "(no error)") << c.command(ranks, seed);
+    const RunSpec& spec = *planned_spec;
+    ++patterns[spec.plan.pattern];
+    const RunOutcome out = execute(spec);
+    ASSERT_EQ(out.exit_code, 0) << out.mismatch << "\n  reproduce: " << c.command(ranks, seed);
+  }
+  if (g_world->rank() == 0) {
+    std::cout << cases << " cases on " << ranks << " ranks:";
+    for (const auto& [p, n] : patterns) std::cout << " " << p << " " << n << ";";
+    std::cout << "\n";
+  }
+}
+
+}  // namespace
+}  // namespace tfspec::multigpu::mpi
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  tfspec::multigpu::mpi::World world(60);
+  tfspec::multigpu::mpi::g_world = &world;
+  if (world.rank() != 0) {  // one report: rank 0's (failures on other ranks still print)
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  const int rc = RUN_ALL_TESTS();
+  if (rc != 0 && world.rank() != 0) std::cerr << "rank " << world.rank() << ": tests failed\n";
+  return rc;
+}
