@@ -1,4 +1,5 @@
 // `tfspec layout OP ARG...` and `tfspec shard OP ARG...`: registry ops from the command line.
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -31,9 +32,11 @@ std::vector<std::string> with_named(const Op& op, std::vector<std::string> args,
   for (const auto& [name, value] : named) {
     size_t i = 0;
     while (i < op.params.size() && op.params[i].name != name) ++i;
-    if (i == op.params.size()) fail(rule::kUsage, "'" + op.name + "' takes no --" + name + " (spelled with '-' on the command line)");
+    std::string flag = "--" + name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (i == op.params.size()) fail(rule::kUsage, "'" + op.name + "' takes no " + flag + " (layout banks and vector_width do)");
     if (args.size() <= i) args.resize(i + 1, "-");
-    if (args[i] != "-") fail(rule::kUsage, "'" + name + "' given twice (positionally and as an option)");
+    if (args[i] != "-") fail(rule::kUsage, flag + " given twice (positionally and as an option)");
     args[i] = value;
   }
   return args;
