@@ -167,6 +167,21 @@ int write_shard_picture(const std::string& op, const Json& args, const std::stri
   });
 }
 
+int write_banks_picture(const Json& args, const std::string& path) {
+  return reported([&] {
+    SmemAccess a;
+    a.elem_bytes = args.contains("elem_bytes") ? require_int(inttuple_from_json(args["elem_bytes"]), "elem_bytes") : 0;
+    a.vector = args.contains("vector") ? require_int(inttuple_from_json(args["vector"]), "vector") : 1;
+    if (args.contains("banks")) a.model.banks = require_int(inttuple_from_json(args["banks"]), "banks");
+    if (args.contains("bank_bytes")) a.model.bank_bytes = require_int(inttuple_from_json(args["bank_bytes"]), "bank_bytes");
+    const std::string svg = draw::banks_svg(layout_from_json(args.at("tv")), *any_layout_from_json(args.at("smem")), a);
+    std::ofstream f(path, std::ios::binary);
+    f << svg;
+    if (!f) fail(rule::kUsage, "cannot write " + path);
+    return kOk;
+  });
+}
+
 int write_check_picture(const std::string& layout, const std::string& path) {
   return reported([&] {
     const std::string svg = draw::check_svg(*parse_any_layout(layout));

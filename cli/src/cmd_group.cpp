@@ -1,5 +1,7 @@
 // `tfspec layout OP ARG...` and `tfspec shard OP ARG...`: registry ops from the command line.
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
@@ -23,7 +25,23 @@ struct GroupState {
   std::string domain;  // D15: --domain strict|extend, passed as the `domain` argument
   std::vector<std::string> assume;  // layout OP on symbolic layouts: assumptions (spec/ALGEBRA.md S5)
   std::string draw;    // layout check / shard check / shard assemble --draw FILE (cmd_draw.cpp)
+  std::map<std::string, std::string> named;  // layout banks: --elem-bytes E etc., by parameter name
 };
+
+// Named options fill the op's parameter of that name; "-" marks optional ones left out before it.
+std::vector<std::string> with_named(const Op& op, std::vector<std::string> args, const std::map<std::string, std::string>& named) {
+  for (const auto& [name, value] : named) {
+    size_t i = 0;
+    while (i < op.params.size() && op.params[i].name != name) ++i;
+    std::string flag = "--" + name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    if (i == op.params.size()) fail(rule::kUsage, "'" + op.name + "' takes no " + flag + " (layout banks and vector_width do)");
+    if (args.size() <= i) args.resize(i + 1, "-");
+    if (args[i] != "-") fail(rule::kUsage, flag + " given twice (positionally and as an option)");
+    args[i] = value;
+  }
+  return args;
+}
 
 std::string signature(const Op& op) {
   std::string s = op.name;
@@ -44,6 +62,11 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
         ->check(CLI::IsMember({"strict", "extend"}));
   if (group == "layout")
     sub->add_option("--assume", st->assume, "symbolic layouts: an assumption over the symbols, as for `prove` (repeatable)");
+  static const std::pair<const char*, const char*> kNamed[] = {{"--elem-bytes", "elem_bytes"}, {"--vector", "vector"}, {"--banks", "banks"}, {"--bank-bytes", "bank_bytes"}};
+  if (group == "layout")
+    for (const auto& [flag, name] : kNamed)
+      sub->add_option_function<std::string>(flag, [st, name = std::string(name)](const std::string& v) { st->named[name] = v; },
+                                            "banks / vector_width: the parameter '" + std::string(name) + "' (spec/SMEM.md)");
   if (group == "layout") sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked");
   if (group == "shard")
     sub->add_option("--draw", st->draw,
@@ -73,7 +96,7 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
       return;
     }
     try {
-      Json args = protocol::args_from_text(*op, st->args);
+      Json args = protocol::args_from_text(*op, with_named(*op, st->args, st->named));
       if (!st->domain.empty()) {
         bool takes_domain = false;
         for (const Param& p : op->params) takes_domain |= p.name == "domain";
@@ -82,8 +105,10 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
       }
       if (!st->draw.empty()) {  // drawn before the op runs, so a check that fails still leaves its picture
         int draw_rc = kOk;
-        if (group == "layout") {
-          if (op->name != "check" || st->args.empty()) fail(rule::kUsage, "--draw goes with `layout check LAYOUT`");
+        if (group == "layout" && op->name == "banks") {
+          draw_rc = write_banks_picture(args, st->draw);
+        } else if (group == "layout") {
+          if (op->name != "check" || st->args.empty()) fail(rule::kUsage, "--draw goes with `layout check LAYOUT` and `layout banks`");
           draw_rc = write_check_picture(st->args[0], st->draw);  // drawn even when the check raises an input error
         } else {
           if (op->name != "check" && op->name != "assemble") fail(rule::kUsage, "--draw goes with `shard check` and `shard assemble`");

@@ -34,6 +34,7 @@ void add_print_command(CLI::App& app, int& exit_code);
 LayoutPtr read_bound_layout(const std::string& text, const std::vector<std::string>& binds);
 // `layout check L --draw FILE`: the check picture (cmd_draw.cpp); reports its own errors.
 int write_check_picture(const std::string& layout, const std::string& path);
+int write_banks_picture(const Json& args, const std::string& path);  // layout banks --draw (spec/SMEM.md)
 // `tfspec shard check|assemble ARGS --draw FILE`: the shard check picture, or the engines read
 // back with replica mismatches marked; `args` as the registry op receives them.
 int write_shard_picture(const std::string& op, const Json& args, const std::string& path);

@@ -3,6 +3,7 @@
 // exactly, clause by clause, with crashes, hangs and wrong seqs recorded as errored.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "tfspec/conformance/runner.hpp"
@@ -105,6 +106,39 @@ TEST(Runner, WrongImplementationIsCaughtExactly) {
   const std::string xml = junit_report(r);
   EXPECT_NE(xml.find("<testsuite name=\"§3\""), std::string::npos);
   EXPECT_NE(xml.find("<failure"), std::string::npos);
+}
+
+// An implementation of the bare spec reads no swizzle: it answers every request parse-error.
+class BareSpec : public Implementation {
+ public:
+  explicit BareSpec(Json ops) : ops_(std::move(ops)) {}
+  Json start() override { return Json{{"implementation", {{"name", "bare"}}}, {"ops", ops_}}; }
+  Reply ask(const Json& request) override {
+    Reply r;
+    r.json = Json{{"seq", request["seq"]}, {"error", {{"rule", "parse-error"}, {"clause", "§1"}, {"message", "no swizzles here"}}}};
+    return r;
+  }
+  void stop() override {}
+
+ private:
+  Json ops_;
+};
+
+// spec/ALGEBRA.md Extensions: cases tagged `extension` whose input the implementation cannot read
+// are unsupported, never failed; the same reply to a case of the spec itself is a failure.
+TEST(Runner, ExtensionCasesABareImplementationCannotReadAreUnsupported) {
+  std::vector<CorpusCase> cases;
+  for (const auto& c : corpus())
+    if (std::find(c.tags.begin(), c.tags.end(), "extension") != c.tags.end() || c.id == "s4-apply") cases.push_back(c);
+  Json ops = Json::array();
+  for (const auto& c : cases) ops.push_back(c.op);
+  BareSpec impl(ops);
+  RunOptions o;
+  o.allow_unsupported = true;
+  const Report r = run(cases, impl, o);
+  ASSERT_GT(r.cases.size(), 30u);
+  for (const auto& oc : r.cases)
+    EXPECT_EQ(oc.status, oc.c->id == "s4-apply" ? Status::Fail : Status::Unsupported) << oc.c->id << ": " << oc.detail;
 }
 
 TEST(Runner, FiltersSelectByClauseOpOrId) {

@@ -77,6 +77,7 @@ std::string kind_name(const LayoutBase& l) {
     case LayoutKind::Layout: return "layout";
     case LayoutKind::Composed: return "composed layout";
     case LayoutKind::Shard: return "shard layout (intra-engine offsets; `tfspec shard draw` shows owners)";
+    case LayoutKind::Swizzle: return "swizzle";
   }
   return "layout";
 }

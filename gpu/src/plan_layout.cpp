@@ -85,6 +85,8 @@ struct Builder {
         if (c.inner()) any(*c.inner());
         return;
       }
+      case LayoutKind::Swizzle:  // extension X1: the reference evaluates swizzles; this core does not
+        fail(rule::kResourceLimit, "the optimized index core does not implement swizzles (extension X1)");
     }
   }
 };

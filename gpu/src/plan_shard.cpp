@@ -44,6 +44,7 @@ bool any_unmaterialized(const LayoutBase& l) {
       const auto& c = static_cast<const ComposedLayout&>(l);
       return (c.inner() && any_unmaterialized(*c.inner())) || (c.outer() && any_unmaterialized(*c.outer()));
     }
+    case LayoutKind::Swizzle: return false;
   }
   return false;
 }

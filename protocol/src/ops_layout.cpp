@@ -5,6 +5,7 @@
 #include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/rules.hpp"
+#include "tfspec/reference/swizzle.hpp"
 
 namespace tfspec::protocol {
 namespace {
@@ -49,6 +50,48 @@ Op tiled(const std::string& name, const std::string& summary, TiledOp f, Outside
               const Layout x = L(a, "a");
               const Tiler t = tiler_from_json(require_arg(a, "tiler"));
               const DomainPolicy policy = domain_arg(a);
+              return domain_result(f(x, t, policy), policy, [&] { return outside(x, t); });
+            }};
+}
+
+// X1: `a` may also be a ComposedLayout (a swizzled layout, CuTe's ComposedLayout<Sw, o, L>); the
+// op then applies to its outer (swizzle.hpp). A plain Layout is read as before, with its errors.
+struct LayoutArg {
+  std::optional<Layout> plain;
+  std::shared_ptr<const ComposedLayout> composed;
+};
+LayoutArg plain_or_composed(const Json& args, const char* name) {
+  try {
+    return {L(args, name), nullptr};
+  } catch (const SpecError& plain_error) {
+    LayoutPtr any;
+    try {
+      any = AnyL(args, name);
+    } catch (const SpecError&) {
+      throw plain_error;
+    }
+    if (any->kind() != LayoutKind::Composed) throw plain_error;
+    return {std::nullopt, std::static_pointer_cast<const ComposedLayout>(any)};
+  }
+}
+
+OpResult composed_result(const ComposedLayout& c, DomainPolicy policy, const std::function<int64_t()>& outside) {
+  Json j = to_json(c);
+  if (policy == DomainPolicy::Strict) return {j, to_string(c)};
+  const int64_t n = outside();
+  j["outside"] = n;
+  return {j, "outside " + std::to_string(n) + "\n" + to_string(c)};
+}
+
+using ComposedTiledOp = ComposedLayout (*)(const ComposedLayout&, const Tiler&, DomainPolicy);
+Op divide_like(const std::string& name, const std::string& summary, TiledOp f, ComposedTiledOp g, Outside outside) {
+  return Op{"layout", name, "§3", summary, {{"a", P::AnyLayout}, {"tiler", P::Tiler}, kDomainParam}, [name, f, g, outside](const Json& a) {
+              const Tiler t = tiler_from_json(require_arg(a, "tiler"));
+              const DomainPolicy policy = domain_arg(a);
+              const LayoutArg arg = plain_or_composed(a, "a");
+              if (const auto& c = arg.composed)
+                return composed_result(g(*c, t, policy), policy, [&] { return outside(plain_outer(*c, name), t); });
+              const Layout& x = *arg.plain;
               return domain_result(f(x, t, policy), policy, [&] { return outside(x, t); });
             }};
 }
@@ -109,9 +152,14 @@ void register_layout_ops(OpRegistry& r) {
            if (i < 0 || i >= l.rank()) fail(rule::in(rule::kModeOutOfRange, "§3"), "mode " + std::to_string(i) + " of a rank-" + std::to_string(l.rank()) + " layout");
            return layout_result(l.mode(static_cast<size_t>(i)));
          }});
-  r.add({"layout", "slice", "§3", "slice with `_` wildcards: the sub-layout and its offset", {{"layout", P::Layout}, {"coord", P::Coord}},
+  r.add({"layout", "slice", "§3", "slice with `_` wildcards: the sub-layout and its offset", {{"layout", P::AnyLayout}, {"coord", P::Coord}},
          [](const Json& a) {
-           SliceResult s = slice_and_offset(coord_from_json(require_arg(a, "coord")), L(a, "layout"));
+           const LayoutArg arg = plain_or_composed(a, "layout");
+           if (const auto& c = arg.composed) {  // X1: CuTe keeps the offset inside the composed layout
+             const ComposedLayout s = slice(coord_from_json(require_arg(a, "coord")), *c);
+             return OpResult{Json{{"layout", to_json(s)}, {"offset", 0}}, "offset 0\n" + to_string(s)};
+           }
+           SliceResult s = slice_and_offset(coord_from_json(require_arg(a, "coord")), *arg.plain);
            return OpResult{Json{{"layout", to_json(s.layout)}, {"offset", s.offset}},
                            "offset " + std::to_string(s.offset) + "\n" + to_string(s.layout)};
          }});
@@ -119,7 +167,7 @@ void register_layout_ops(OpRegistry& r) {
          [](const Json& a) { return layout_result(a.contains("profile") ? coalesce(L(a, "layout"), T(a, "profile")) : coalesce(L(a, "layout"))); }});
   r.add({"layout", "filter", "§3", "drop stride-0 and size-1 modes, then coalesce", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
          [](const Json& a) { return layout_result(a.contains("profile") ? filter(L(a, "layout"), T(a, "profile")) : filter(L(a, "layout"))); }});
-  r.add(tiled("composition", "A o B (B a layout or by-mode tiler); refused unless A o B is a layout", composition, composition_outside));
+  r.add(divide_like("composition", "A o B (B a layout or by-mode tiler); refused unless A o B is a layout", composition, composition, composition_outside));
   r.add({"layout", "admissible", "§3", "whether CuTe's by-mode A o B is exact (the walk of spec/ALGEBRA.md A1), and the rule that refuses it", {{"a", P::Layout}, {"b", P::Layout}},
          [](const Json& a) {
            auto refusal = composition_refusal(L(a, "a"), L(a, "b"));
@@ -131,10 +179,10 @@ void register_layout_ops(OpRegistry& r) {
          [](const Json& a) { return layout_result(a.contains("cotarget") ? complement(L(a, "layout"), I(a, "cotarget")) : complement(L(a, "layout"))); }});
   r.add(unary("right_inverse", "§3", "R with L(R(i)) == i on R's domain", right_inverse));
   r.add(unary("left_inverse", "§3", "R with R(L(i)) == i", left_inverse));
-  r.add(tiled("logical_divide", "A o (B, complement(B, size(A)))", logical_divide, divide_outside));
-  r.add(tiled("zipped_divide", "((tiles), (rests))", zipped_divide, divide_outside));
-  r.add(tiled("tiled_divide", "((tiles), rest0, rest1, ...)", tiled_divide, divide_outside));
-  r.add(tiled("flat_divide", "(tile0, tile1, ..., rest0, rest1, ...)", flat_divide, divide_outside));
+  r.add(divide_like("logical_divide", "A o (B, complement(B, size(A)))", logical_divide, logical_divide, divide_outside));
+  r.add(divide_like("zipped_divide", "((tiles), (rests))", zipped_divide, zipped_divide, divide_outside));
+  r.add(divide_like("tiled_divide", "((tiles), rest0, rest1, ...)", tiled_divide, tiled_divide, divide_outside));
+  r.add(divide_like("flat_divide", "(tile0, tile1, ..., rest0, rest1, ...)", flat_divide, flat_divide, divide_outside));
   r.add(tiled("logical_product", "(A, complement(A, size(A) cosize(B)) o B); an integer n means Layout(n)", logical_product, product_outside));
   r.add(tiled("zipped_product", "((A modes), (B modes))", zipped_product, product_outside));
   r.add(tiled("tiled_product", "((A modes), B0, B1, ...)", tiled_product, product_outside));

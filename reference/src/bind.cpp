@@ -7,6 +7,7 @@
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/rules.hpp"
 #include "tfspec/reference/shard_layout.hpp"
+#include "tfspec/reference/swizzle.hpp"
 
 namespace tfspec {
 
@@ -39,6 +40,7 @@ void collect_layout(const LayoutBase* l, std::set<std::string>& out) {
       collect_layout(s.mesh().layout().get(), out);
       return;
     }
+    case LayoutKind::Swizzle: return;  // integers only
   }
 }
 
@@ -76,6 +78,7 @@ LayoutPtr bind_symbols(const LayoutBase& l, const Bindings& b) {
       const Mesh& m = s.mesh();
       return std::make_shared<ShardLayout>(bind_symbols(*s.layout(), b), s.attrs(), Mesh(m.topologies(), bind_symbols(*m.layout(), b), m.names()));
     }
+    case LayoutKind::Swizzle: return std::make_shared<Swizzle>(static_cast<const Swizzle&>(l));
   }
   fail(rule::kInternal, "unknown layout kind");
 }

@@ -154,7 +154,9 @@ std::optional<std::pair<int64_t, int64_t>> image_range(const Layout& outer, int6
 std::optional<InjectivityResult> by_outer(const ComposedLayout& c) {
   if (!c.outer() || c.outer()->kind() != LayoutKind::Layout) return std::nullopt;
   const auto& outer = static_cast<const Layout&>(*c.outer());
-  if (c.inner()) {
+  // X1: a swizzle is a bijection on all of int64, so it keeps every collision and adds none.
+  const bool swizzle = c.inner() && c.inner()->kind() == LayoutKind::Swizzle;
+  if (c.inner() && !swizzle) {
     if (c.inner()->kind() != LayoutKind::Layout) return std::nullopt;
     const auto& inner = static_cast<const Layout&>(*c.inner());
     const auto range = image_range(outer, c.offset());
@@ -162,7 +164,7 @@ std::optional<InjectivityResult> by_outer(const ComposedLayout& c) {
     if (!is_injective(inner).injective) return std::nullopt;
   }
   InjectivityResult r = is_injective(outer);
-  r.method = (c.inner() ? "injective-inner+" : "identity-inner+") + r.method;
+  r.method = (swizzle ? "swizzle-inner+" : c.inner() ? "injective-inner+" : "identity-inner+") + r.method;
   if (!r.injective && r.witness) r.offset = c.apply(r.witness->first);
   return r;
 }

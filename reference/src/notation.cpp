@@ -7,6 +7,7 @@
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
+#include "tfspec/reference/swizzle.hpp"
 
 namespace tfspec {
 namespace {
@@ -248,6 +249,33 @@ struct Parser {
     if (!at_end()) error(std::string("unexpected trailing '") + peek() + "'");
   }
 
+  // X1: `Sw<B,M,S>` at the cursor (S may be negative).
+  bool at_swizzle() {
+    if (!peek_word("Sw")) return false;
+    size_t q = s.find_first_not_of(" \t\r\n", pos + 2);
+    return q != std::string_view::npos && s[q] == '<';
+  }
+  int64_t signed_integer() {
+    const bool negative = accept('-');
+    return integer(negative);
+  }
+  std::shared_ptr<Swizzle> swizzle() {
+    pos += 2;
+    expect('<');
+    const int64_t b = signed_integer();
+    expect(',');
+    const int64_t m = signed_integer();
+    expect(',');
+    const int64_t sh = signed_integer();
+    expect('>');
+    return std::make_shared<Swizzle>(b, m, sh);
+  }
+  // The offset of a composition: an integer, or CuTe's printed static integer `_N`.
+  int64_t composed_offset() {
+    if (peek() == '_' && pos + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[pos + 1]))) ++pos;
+    return require_int(element(), "ComposedLayout offset");
+  }
+
   // Layout or the None component of a composition (returns nullptr for None).
   std::shared_ptr<Layout> layout_or_none(bool allow_none) {
     if (allow_none && peek_word("None")) {
@@ -300,16 +328,18 @@ Layout parse_layout(std::string_view text) {
 
 LayoutPtr parse_pure_layout(std::string_view text) {
   Parser p{text};
-  auto first = p.layout_or_none(true);
+  LayoutPtr first = p.at_swizzle() ? LayoutPtr(p.swizzle()) : LayoutPtr(p.layout_or_none(true));
   if (!p.peek_word("o")) {
     if (!first) p.error("'None' alone is not a layout");
     p.finish();
     return first;
   }
   p.pos += 1;
-  int64_t offset = require_int(p.element(), "ComposedLayout offset");
+  int64_t offset = p.composed_offset();
   if (!p.peek_word("o")) p.error("expected 'o' after the offset of a composed layout");
   p.pos += 1;
+  if (p.at_swizzle())
+    fail(rule::kSwizzlePosition, "a swizzle maps offsets, so it is the inner (left) part of a composed layout, not the outer: " + std::string(text.substr(0, 200)));
   auto outer = p.layout_or_none(true);
   p.finish();
   return std::make_shared<ComposedLayout>(first, offset, outer);

@@ -72,6 +72,7 @@ bool any_unmaterialized(const LayoutBase& l) {
       return (c.inner() && any_unmaterialized(*c.inner())) || (c.outer() && any_unmaterialized(*c.outer()));
     }
     case LayoutKind::Shard: return any_unmaterialized(*static_cast<const ShardLayout&>(l).layout());
+    case LayoutKind::Swizzle: return false;
   }
   return false;
 }

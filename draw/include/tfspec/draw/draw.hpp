@@ -11,6 +11,7 @@
 #include "tfspec/reference/layout.hpp"
 #include "tfspec/reference/reshard.hpp"
 #include "tfspec/reference/shard_layout.hpp"
+#include "tfspec/reference/smem.hpp"
 
 namespace tfspec::draw {
 
@@ -83,6 +84,10 @@ std::string palette(int64_t n);
 // and the row and column indices.
 std::string print_layout(const LayoutBase& l);
 std::string print_latex(const LayoutBase& l);
+
+// `layout banks --draw` (spec/SMEM.md): shared memory as rows of `banks` words coloured by bank,
+// the worst phase's words labelled with their threads and its colliding words marked.
+std::string banks_svg(const Layout& tv, const LayoutBase& smem, const SmemAccess& access);
 
 // The same pictures without the XML declaration, to embed in HTML.
 std::string inline_svg(const std::string& svg);

@@ -8,7 +8,7 @@
 
 namespace tfspec {
 
-enum class LayoutKind { Layout, Composed, Shard };
+enum class LayoutKind { Layout, Composed, Shard, Swizzle };  // Swizzle: extension X1 (swizzle.hpp)
 
 // §2 common contract: a stable domain shape, a coord -> offset mapping, domain_rank.
 class LayoutBase {
