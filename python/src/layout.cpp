@@ -23,6 +23,7 @@ const char* kind_name(LayoutKind k) {
   switch (k) {
     case LayoutKind::Layout: return "layout";
     case LayoutKind::Composed: return "composed";
+    case LayoutKind::Swizzle: return "swizzle";
     case LayoutKind::Shard: return "shard";
   }
   return "?";
