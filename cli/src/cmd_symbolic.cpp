@@ -24,8 +24,17 @@ struct Inputs {
 
 Inputs read_inputs(const Json& args) {
   Inputs in;
-  if (args.contains("layout")) in.a = layout_from_json(args["layout"]);
-  if (args.contains("a")) in.a = layout_from_json(args["a"]);
+  // Only a plain Layout takes the symbolic path; any other kind (a composed or swizzled layout,
+  // X1) or unreadable input goes to the concrete op, which answers it or names the rule.
+  auto plain = [](const Json& j) -> std::optional<Layout> {
+    try {
+      return layout_from_json(j);
+    } catch (const SpecError&) {
+      return std::nullopt;
+    }
+  };
+  if (args.contains("layout")) in.a = plain(args["layout"]);
+  if (args.contains("a")) in.a = plain(args["a"]);
   if (args.contains("tiler")) in.tiler = protocol::tiler_from_json(args["tiler"]);
   if (args.contains("domain") && args["domain"] == "extend") in.policy = DomainPolicy::Extend;
   return in;

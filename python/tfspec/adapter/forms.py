@@ -3,8 +3,9 @@
 In: IntTuples and coordinates become ints and tuples (a decimal string is an int, "_" is None);
 a layout argument, in JSON or in the text notation, becomes a `Layout(shape, stride)` of ints and
 tuples; a tiler becomes a Layout or, by mode, a tuple of them. Only concrete values: a symbolic
-extent or a non-plain layout kind is refused with `needs-concrete` (§1), which is what an
-implementation without symbolic shapes answers. An op that wants the raw JSON says `raw=True`.
+extent or a composed/shard layout is refused with `needs-concrete` (§1), which is what an
+implementation without symbolic shapes answers; text that is not the plain notation (e.g. an
+extension's `Sw<B,M,S>`) is a `parse-error`, a JSON kind outside §2's three `unknown-layout-kind`. An op that wants the raw JSON says `raw=True`.
 
 Out: anything with `.shape` and `.stride` (this Layout, a pycute Layout, ...) becomes layout JSON,
 tuples and lists become arrays, integers beyond 2^53 decimal strings, dicts are converted member
@@ -60,7 +61,12 @@ def _parse_tuple(s, i):
     while j < len(s) and s[j].isdigit():
         j += 1
     if j == i or not s[i:j].lstrip("-"):
-        raise Refused("needs-concrete", "only integer layouts here: " + s)
+        k = i
+        while k < len(s) and (s[k].isalnum() or s[k] == "_"):
+            k += 1
+        if k > i and not s[i].isdigit() and (k == len(s) or s[k] not in "<"):
+            raise Refused("needs-concrete", "only integer layouts here: " + s)  # a symbolic extent
+        raise Refused("parse-error", "not the notation of a plain layout: " + s)  # e.g. an extension's Sw<B,M,S>
     return int(s[i:j]), j
 
 
@@ -106,6 +112,9 @@ def layout(j):
         stride = j.get("stride", j.get("strides"))  # D11: both spellings
         lay = Layout(shape, prefix_product(shape) if stride is None else inttuple(stride))
     else:
+        kind = j.get("kind") if isinstance(j, dict) else None
+        if kind not in (None, "layout", "composed", "shard"):  # §2: the three kinds of layout
+            raise Refused("unknown-layout-kind", "a layout's kind is layout, composed or shard, not " + repr(kind))
         raise Refused("needs-concrete", "only plain layouts here")
     if any(e < 1 for e in flat(lay.shape)):
         raise Refused("extent-positive", "an extent is >= 1")
