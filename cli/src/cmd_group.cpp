@@ -50,91 +50,102 @@ std::string signature(const Op& op) {
 }
 }  // namespace
 
-void add_group_command(CLI::App& app, const std::string& group, const std::string& description, int& exit_code) {
-  auto st = std::make_shared<GroupState>();
-  auto* sub = app.add_subcommand(group, description);
+namespace {
+
+void add_group_options(CLI::App* sub, const std::string& group, const std::shared_ptr<GroupState>& st) {
   sub->add_option("op", st->op, "operation (see --list)");
   sub->add_option("args", st->args, "arguments in the order of the operation's parameters");
   sub->add_flag("--json", st->json, "print the result as JSON");
   sub->add_flag("--list", st->list, "list the operations of this group");
-  if (group == "layout")
-    sub->add_option("--domain", st->domain, "strict (default) or extend: a tiler past A's domain is refused, or continues A as CuTe does (D15)")
-        ->check(CLI::IsMember({"strict", "extend"}));
-  if (group == "layout")
-    sub->add_option("--assume", st->assume, "symbolic layouts: an assumption over the symbols, as for `prove` (repeatable)");
-  static const std::pair<const char*, const char*> kNamed[] = {{"--elem-bytes", "elem_bytes"}, {"--vector", "vector"}, {"--banks", "banks"}, {"--bank-bytes", "bank_bytes"}};
-  if (group == "layout")
-    for (const auto& [flag, name] : kNamed)
-      sub->add_option_function<std::string>(flag, [st, name = std::string(name)](const std::string& v) { st->named[name] = v; },
-                                            "banks / vector_width: the parameter '" + std::string(name) + "' (spec/SMEM.md)");
-  if (group == "layout") sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked");
   if (group == "shard")
     sub->add_option("--draw", st->draw,
                     "check: also write an SVG of the owners with elements sharing an (engine, offset) marked; assemble: of the values each "
                     "owner holds, replicas that disagree marked");
+  if (group != "layout") return;
+  sub->add_option("--domain", st->domain, "strict (default) or extend: a tiler past A's domain is refused, or continues A as CuTe does (D15)")
+      ->check(CLI::IsMember({"strict", "extend"}));
+  sub->add_option("--assume", st->assume, "symbolic layouts: an assumption over the symbols, as for `prove` (repeatable)");
+  static const std::pair<const char*, const char*> kNamed[] = {{"--elem-bytes", "elem_bytes"}, {"--vector", "vector"}, {"--banks", "banks"}, {"--bank-bytes", "bank_bytes"}};
+  for (const auto& [flag, name] : kNamed)
+    sub->add_option_function<std::string>(flag, [st, name = std::string(name)](const std::string& v) { st->named[name] = v; },
+                                          "banks / vector_width: the parameter '" + std::string(name) + "' (spec/SMEM.md)");
+  sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked");
+}
+
+// `--list`, or no op: the group's ops and nested subcommands (e.g. shard draw).
+int list_ops(CLI::App* sub, const std::string& group, const GroupState& st) {
+  for (const auto& op : OpRegistry::instance().ops())
+    if (op.group == group) std::cout << signature(op) << "    " << op.clause << " " << op.summary << "\n";
+  for (const CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; }))
+    std::cout << nested->get_name() << " ...    " << nested->get_description() << "\n";
+  return st.op.empty() && !st.list ? kInputError : kOk;
+}
+
+int unknown_op(CLI::App* sub, const std::string& group, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& o : OpRegistry::instance().ops())
+    if (o.group == group) names.push_back(o.name);
+  for (const CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; })) names.push_back(nested->get_name());  // draw, print
+  std::cerr << "error: [usage -] unknown " << group << " operation '" << name << "'" << did_you_mean(name, names) << " (--list shows them all)\n";
+  return kInputError;
+}
+
+// `--draw FILE`: drawn before the op runs, so a check that fails still leaves its picture.
+int draw_first(const Op& op, const std::string& group, const GroupState& st, const Json& args) {
+  if (group == "layout" && op.name == "banks") return write_banks_picture(args, st.draw);
+  if (group == "layout") {
+    if (op.name != "check" || st.args.empty()) fail(rule::kUsage, "--draw goes with `layout check LAYOUT` and `layout banks`");
+    return write_check_picture(st.args[0], st.draw);  // drawn even when the check raises an input error
+  }
+  if (op.name != "check" && op.name != "assemble") fail(rule::kUsage, "--draw goes with `shard check` and `shard assemble`");
+  return write_shard_picture(op.name, args, st.draw);
+}
+
+int run_op(const Op& op, const std::string& group, const GroupState& st) {
+  Json args = protocol::args_from_text(op, with_named(op, st.args, st.named));
+  if (!st.domain.empty()) {
+    bool takes_domain = false;
+    for (const Param& p : op.params) takes_domain |= p.name == "domain";
+    if (!takes_domain) fail(rule::kUsage, "'" + op.name + "' takes no --domain (only composition and the divides and products do)");
+    args["domain"] = st.domain;
+  }
+  if (!st.draw.empty())
+    if (int rc = draw_first(op, group, st, args); rc != kOk) return rc;  // reported once: the op would fail on the same input
+  if (group == "layout") {  // symbolic layouts: result, cases and conditions (cmd_symbolic.cpp)
+    if (auto rc = run_symbolic_layout(op.name, args, st.assume, st.json)) return *rc;
+    if (!st.assume.empty())
+      fail(rule::kUsage, "--assume goes with symbolic layouts of size, cosize, coalesce, complement, composition, logical_divide, zipped_divide");
+  }
+  OpResult r = op.run(args);
+  if (st.json) {
+    std::cout << protocol::dump_line(r.json) << "\n";
+  } else {
+    std::cout << r.text;
+    if (!r.text.empty() && r.text.back() != '\n') std::cout << "\n";
+  }
+  return r.exit_code;
+}
+
+}  // namespace
+
+void add_group_command(CLI::App& app, const std::string& group, const std::string& description, int& exit_code) {
+  auto st = std::make_shared<GroupState>();
+  auto* sub = app.add_subcommand(group, description);
+  add_group_options(sub, group, st);
   sub->positionals_at_end(false);
   sub->callback([st, sub, group, &exit_code] {
     if (!sub->get_subcommands().empty()) return;  // a nested subcommand (`shard draw`) ran instead
-    auto& reg = OpRegistry::instance();
     if (st->list || st->op.empty()) {
-      for (const auto& op : reg.ops())
-        if (op.group == group) std::cout << signature(op) << "    " << op.clause << " " << op.summary << "\n";
-      for (const CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; }))  // e.g. shard draw
-        std::cout << nested->get_name() << " ...    " << nested->get_description() << "\n";
-      exit_code = st->op.empty() && !st->list ? kInputError : kOk;
+      exit_code = list_ops(sub, group, *st);
       return;
     }
-    const Op* op = reg.find(group, st->op);
+    const Op* op = OpRegistry::instance().find(group, st->op);
     if (!op) {
-      std::vector<std::string> names;
-      for (const auto& o : reg.ops())
-        if (o.group == group) names.push_back(o.name);
-      for (const CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; })) names.push_back(nested->get_name());  // draw, print
-      std::cerr << "error: [usage -] unknown " << group << " operation '" << st->op << "'" << did_you_mean(st->op, names)
-                << " (--list shows them all)\n";
-      exit_code = kInputError;
+      exit_code = unknown_op(sub, group, st->op);
       return;
     }
     try {
-      Json args = protocol::args_from_text(*op, with_named(*op, st->args, st->named));
-      if (!st->domain.empty()) {
-        bool takes_domain = false;
-        for (const Param& p : op->params) takes_domain |= p.name == "domain";
-        if (!takes_domain) fail(rule::kUsage, "'" + op->name + "' takes no --domain (only composition and the divides and products do)");
-        args["domain"] = st->domain;
-      }
-      if (!st->draw.empty()) {  // drawn before the op runs, so a check that fails still leaves its picture
-        int draw_rc = kOk;
-        if (group == "layout" && op->name == "banks") {
-          draw_rc = write_banks_picture(args, st->draw);
-        } else if (group == "layout") {
-          if (op->name != "check" || st->args.empty()) fail(rule::kUsage, "--draw goes with `layout check LAYOUT` and `layout banks`");
-          draw_rc = write_check_picture(st->args[0], st->draw);  // drawn even when the check raises an input error
-        } else {
-          if (op->name != "check" && op->name != "assemble") fail(rule::kUsage, "--draw goes with `shard check` and `shard assemble`");
-          draw_rc = write_shard_picture(op->name, args, st->draw);
-        }
-        if (draw_rc != kOk) {  // reported once; the op would fail on the same input or its picture is missing
-          exit_code = draw_rc;
-          return;
-        }
-      }
-      if (group == "layout") {  // symbolic layouts: result, cases and conditions (cmd_symbolic.cpp)
-        if (auto rc = run_symbolic_layout(op->name, args, st->assume, st->json)) {
-          exit_code = *rc;
-          return;
-        }
-        if (!st->assume.empty())
-          fail(rule::kUsage, "--assume goes with symbolic layouts of size, cosize, coalesce, complement, composition, logical_divide, zipped_divide");
-      }
-      OpResult r = op->run(args);
-      if (st->json) {
-        std::cout << protocol::dump_line(r.json) << "\n";
-      } else {
-        std::cout << r.text;
-        if (!r.text.empty() && r.text.back() != '\n') std::cout << "\n";
-      }
-      exit_code = r.exit_code;
+      exit_code = run_op(*op, group, *st);
     } catch (const std::exception& e) {
       exit_code = report_error(e);
     }

@@ -107,111 +107,138 @@ Op blocked_or_raked(const std::string& name, const std::string& summary, Layout 
 
 }  // namespace
 
-void register_layout_ops(OpRegistry& r) {
-  // ---- §1 IntTuple
-  r.add({"layout", "flatten", "§1", "flat view of an IntTuple", {{"t", P::IntTuple}}, [](const Json& a) { return tuple_result(flatten(T(a, "t"))); }});
-  r.add({"layout", "rank", "§1", "rank of an IntTuple or a layout's shape", {{"t", P::IntTuple}}, [](const Json& a) { return int_result(rank(T(a, "t"))); }});
-  r.add({"layout", "depth", "§1", "nesting depth of an IntTuple", {{"t", P::IntTuple}}, [](const Json& a) { return int_result(depth(T(a, "t"))); }});
-  r.add({"layout", "product", "§1", "product of an IntTuple's leaves (symbolic allowed)", {{"t", P::IntTuple}},
-         [](const Json& a) { return tuple_result(product(T(a, "t"))); }});
-  r.add({"layout", "prefix_product", "§1", "pycute prefix_product", {{"t", P::IntTuple}}, [](const Json& a) { return tuple_result(prefix_product(T(a, "t"))); }});
-  r.add({"layout", "shape_div", "§1", "pycute shape_div", {{"a", P::IntTuple}, {"b", P::IntTuple}},
-         [](const Json& a) { return tuple_result(shape_div(T(a, "a"), T(a, "b"))); }});
-  r.add({"layout", "congruent", "§1", "same tree structure", {{"a", P::IntTuple}, {"b", P::IntTuple}},
-         [](const Json& a) { return bool_result(congruent(T(a, "a"), T(a, "b"))); }});
-  r.add({"layout", "compatible", "§1", "shape a is compatible with shape b", {{"a", P::IntTuple}, {"b", P::IntTuple}},
-         [](const Json& a) { return bool_result(compatible(T(a, "a"), T(a, "b"))); }});
-  r.add({"layout", "crd2idx", "§1", "coordinate -> index (compact colex strides unless given)",
-         {{"coord", P::Coord}, {"shape", P::IntTuple}, {"stride", P::IntTuple, true}}, [](const Json& a) {
-           IntTuple s = T(a, "shape");
-           IntTuple st = a.contains("stride") ? T(a, "stride") : prefix_product(s);
-           return int_result(crd2idx(coord_from_json(require_arg(a, "coord")), s, st));
-         }});
-  r.add({"layout", "idx2crd", "§1", "index -> coordinate (colexicographic, D1)", {{"index", P::Int}, {"shape", P::IntTuple}},
-         [](const Json& a) { return tuple_result(idx2crd(I(a, "index"), T(a, "shape"))); }});
-  r.add({"layout", "crd2crd", "§1", "coordinate in src shape -> coordinate in dst shape",
-         {{"coord", P::Coord}, {"dst", P::IntTuple}, {"src", P::IntTuple}},
-         [](const Json& a) { return tuple_result(crd2crd(coord_from_json(require_arg(a, "coord")), T(a, "dst"), T(a, "src"))); }});
+namespace {
 
-  // ---- §2-§4 layouts
-  r.add({"layout", "parse", "§3", "parse and print (normal form)", {{"layout", P::AnyLayout}}, [](const Json& a) {
-           auto l = AnyL(a, "layout");
-           return OpResult{to_json(*l), to_string(*l)};
-         }});
-  r.add({"layout", "eval", "§3", "offset of an index (colexicographic) or coordinate", {{"layout", P::AnyLayout}, {"coord", P::Coord}},
-         [](const Json& a) { return int_result(AnyL(a, "layout")->apply(coord_from_json(require_arg(a, "coord")))); }});
-  r.add({"layout", "size", "§3", "number of domain points", {{"layout", P::AnyLayout}},
-         [](const Json& a) { return int_result(product_int(AnyL(a, "layout")->shape(), "size")); }});
-  r.add({"layout", "cosize", "§3", "1 + largest offset", {{"layout", P::Layout}}, [](const Json& a) { return int_result(L(a, "layout").cosize()); }});
-  r.add({"layout", "shape", "§2", "domain shape", {{"layout", P::AnyLayout}}, [](const Json& a) { return tuple_result(AnyL(a, "layout")->shape()); }});
-  r.add({"layout", "domain_rank", "§2", "rank(flatten(shape))", {{"layout", P::AnyLayout}},
-         [](const Json& a) { return int_result(AnyL(a, "layout")->domain_rank()); }});
-  r.add({"layout", "mode", "§3", "the i-th sub-layout", {{"layout", P::Layout}, {"i", P::Int}}, [](const Json& a) {
-           int64_t i = I(a, "i");
-           Layout l = L(a, "layout");
-           if (i < 0 || i >= l.rank()) fail(rule::in(rule::kModeOutOfRange, "§3"), "mode " + std::to_string(i) + " of a rank-" + std::to_string(l.rank()) + " layout");
-           return layout_result(l.mode(static_cast<size_t>(i)));
-         }});
-  r.add({"layout", "slice", "§3", "slice with `_` wildcards: the sub-layout and its offset", {{"layout", P::AnyLayout}, {"coord", P::Coord}},
-         [](const Json& a) {
-           const LayoutArg arg = plain_or_composed(a, "layout");
-           if (const auto& c = arg.composed) {  // X1: CuTe keeps the offset inside the composed layout
-             const ComposedLayout s = slice(coord_from_json(require_arg(a, "coord")), *c);
-             return OpResult{Json{{"layout", to_json(s)}, {"offset", 0}}, "offset 0\n" + to_string(s)};
-           }
-           SliceResult s = slice_and_offset(coord_from_json(require_arg(a, "coord")), *arg.plain);
-           return OpResult{Json{{"layout", to_json(s.layout)}, {"offset", s.offset}},
-                           "offset " + std::to_string(s.offset) + "\n" + to_string(s.layout)};
-         }});
-  r.add({"layout", "coalesce", "§3", "merge modes without changing the function", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
-         [](const Json& a) { return layout_result(a.contains("profile") ? coalesce(L(a, "layout"), T(a, "profile")) : coalesce(L(a, "layout"))); }});
-  r.add({"layout", "filter", "§3", "drop stride-0 and size-1 modes, then coalesce", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
-         [](const Json& a) { return layout_result(a.contains("profile") ? filter(L(a, "layout"), T(a, "profile")) : filter(L(a, "layout"))); }});
-  r.add(divide_like("composition", "A o B (B a layout or by-mode tiler); refused unless A o B is a layout", composition, composition, composition_outside));
-  r.add({"layout", "admissible", "§3", "whether CuTe's by-mode A o B is exact (the walk of spec/ALGEBRA.md A1), and the rule that refuses it", {{"a", P::Layout}, {"b", P::Layout}},
-         [](const Json& a) {
-           auto refusal = composition_refusal(L(a, "a"), L(a, "b"));
-           if (!refusal) return OpResult{Json{{"admissible", true}}, "admissible"};
-           return OpResult{Json{{"admissible", false}, {"violation", to_json(*refusal)}},
-                           "not admissible: [" + refusal->rule + " " + refusal->clause + "] " + refusal->message, 1};
-         }});
-  r.add({"layout", "complement", "§3", "complement with cotarget (default cosize)", {{"layout", P::Layout}, {"cotarget", P::Int, true}},
-         [](const Json& a) { return layout_result(a.contains("cotarget") ? complement(L(a, "layout"), I(a, "cotarget")) : complement(L(a, "layout"))); }});
-  r.add(unary("right_inverse", "§3", "R with L(R(i)) == i on R's domain", right_inverse));
-  r.add(unary("left_inverse", "§3", "R with R(L(i)) == i", left_inverse));
-  r.add(divide_like("logical_divide", "A o (B, complement(B, size(A)))", logical_divide, logical_divide, divide_outside));
-  r.add(divide_like("zipped_divide", "((tiles), (rests))", zipped_divide, zipped_divide, divide_outside));
-  r.add(divide_like("tiled_divide", "((tiles), rest0, rest1, ...)", tiled_divide, tiled_divide, divide_outside));
-  r.add(divide_like("flat_divide", "(tile0, tile1, ..., rest0, rest1, ...)", flat_divide, flat_divide, divide_outside));
-  r.add(tiled("logical_product", "(A, complement(A, size(A) cosize(B)) o B); an integer n means Layout(n)", logical_product, product_outside));
-  r.add(tiled("zipped_product", "((A modes), (B modes))", zipped_product, product_outside));
-  r.add(tiled("tiled_product", "((A modes), B0, B1, ...)", tiled_product, product_outside));
-  r.add(tiled("flat_product", "flattened logical product", flat_product, product_outside));
-  r.add(blocked_or_raked("blocked_product", "mode i = (A_i, B_i)", blocked_product));
-  r.add(blocked_or_raked("raked_product", "mode i = (B_i, A_i)", raked_product));
-  r.add({"layout", "max_common_vector", "§3", "contiguous elements that correspond in A and B", {{"a", P::Layout}, {"b", P::Layout}},
-         [](const Json& a) { return int_result(max_common_vector(L(a, "a"), L(a, "b"))); }});
-  r.add({"layout", "injective", "§2", "exact injectivity with a witness pair", {{"layout", P::AnyLayout}}, [](const Json& a) {
-           InjectivityResult res = is_injective(*AnyL(a, "layout"));
-           Json j{{"injective", res.injective}, {"method", res.method}};
-           std::string text = res.injective ? "injective (" + res.method + ")" : "not injective";
-           if (res.witness) {
-             j["witness"] = Json::array({to_json(res.witness->first), to_json(res.witness->second)});
-             text += ": " + coord_to_string(res.witness->first) + " and " + coord_to_string(res.witness->second) +
-                     " both map to " + std::to_string(res.offset);
-           }
-           return OpResult{j, text, res.injective ? 0 : 1};
-         }});
-  r.add({"layout", "rules", "§2", "the catalogue's rules of §1-§4 and the protocol (id, clause, kind, summary; `checked` if `layout check` runs it)", {},
-         [](const Json&) {
-           auto checked = checked_rules(LayoutKind::Layout);
-           for (const RuleId* c : checked_rules(LayoutKind::Composed)) checked.push_back(c);
-           return rules_result(kLayoutClauses, checked);
-         }});
-  r.add({"layout", "check", "§2", "may this layout enter TensorType.layout? (all violations)", {{"layout", P::AnyLayout}},
-         [](const Json& a) {
-           return check_result(check_layout(*AnyL(a, "layout"), "layout"));
-         }});
+// §1: IntTuple ops.
+std::vector<Op> inttuple_ops() {
+  return {
+    {"layout", "flatten", "§1", "flat view of an IntTuple", {{"t", P::IntTuple}}, [](const Json& a) { return tuple_result(flatten(T(a, "t"))); }},
+    {"layout", "rank", "§1", "rank of an IntTuple or a layout's shape", {{"t", P::IntTuple}}, [](const Json& a) { return int_result(rank(T(a, "t"))); }},
+    {"layout", "depth", "§1", "nesting depth of an IntTuple", {{"t", P::IntTuple}}, [](const Json& a) { return int_result(depth(T(a, "t"))); }},
+    {"layout", "product", "§1", "product of an IntTuple's leaves (symbolic allowed)", {{"t", P::IntTuple}},
+           [](const Json& a) { return tuple_result(product(T(a, "t"))); }},
+    {"layout", "prefix_product", "§1", "pycute prefix_product", {{"t", P::IntTuple}}, [](const Json& a) { return tuple_result(prefix_product(T(a, "t"))); }},
+    {"layout", "shape_div", "§1", "pycute shape_div", {{"a", P::IntTuple}, {"b", P::IntTuple}},
+           [](const Json& a) { return tuple_result(shape_div(T(a, "a"), T(a, "b"))); }},
+    {"layout", "congruent", "§1", "same tree structure", {{"a", P::IntTuple}, {"b", P::IntTuple}},
+           [](const Json& a) { return bool_result(congruent(T(a, "a"), T(a, "b"))); }},
+    {"layout", "compatible", "§1", "shape a is compatible with shape b", {{"a", P::IntTuple}, {"b", P::IntTuple}},
+           [](const Json& a) { return bool_result(compatible(T(a, "a"), T(a, "b"))); }},
+    {"layout", "crd2idx", "§1", "coordinate -> index (compact colex strides unless given)",
+           {{"coord", P::Coord}, {"shape", P::IntTuple}, {"stride", P::IntTuple, true}}, [](const Json& a) {
+             IntTuple s = T(a, "shape");
+             IntTuple st = a.contains("stride") ? T(a, "stride") : prefix_product(s);
+             return int_result(crd2idx(coord_from_json(require_arg(a, "coord")), s, st));
+           }},
+    {"layout", "idx2crd", "§1", "index -> coordinate (colexicographic, D1)", {{"index", P::Int}, {"shape", P::IntTuple}},
+           [](const Json& a) { return tuple_result(idx2crd(I(a, "index"), T(a, "shape"))); }},
+    {"layout", "crd2crd", "§1", "coordinate in src shape -> coordinate in dst shape",
+           {{"coord", P::Coord}, {"dst", P::IntTuple}, {"src", P::IntTuple}},
+           [](const Json& a) { return tuple_result(crd2crd(coord_from_json(require_arg(a, "coord")), T(a, "dst"), T(a, "src"))); }},
+  };
+}
+
+// §2-§4: reading a layout: parse, evaluate, its shape and size, a mode, a slice.
+std::vector<Op> layout_query_ops() {
+  return {
+    {"layout", "parse", "§3", "parse and print (normal form)", {{"layout", P::AnyLayout}}, [](const Json& a) {
+             auto l = AnyL(a, "layout");
+             return OpResult{to_json(*l), to_string(*l)};
+           }},
+    {"layout", "eval", "§3", "offset of an index (colexicographic) or coordinate", {{"layout", P::AnyLayout}, {"coord", P::Coord}},
+           [](const Json& a) { return int_result(AnyL(a, "layout")->apply(coord_from_json(require_arg(a, "coord")))); }},
+    {"layout", "size", "§3", "number of domain points", {{"layout", P::AnyLayout}},
+           [](const Json& a) { return int_result(product_int(AnyL(a, "layout")->shape(), "size")); }},
+    {"layout", "cosize", "§3", "1 + largest offset", {{"layout", P::Layout}}, [](const Json& a) { return int_result(L(a, "layout").cosize()); }},
+    {"layout", "shape", "§2", "domain shape", {{"layout", P::AnyLayout}}, [](const Json& a) { return tuple_result(AnyL(a, "layout")->shape()); }},
+    {"layout", "domain_rank", "§2", "rank(flatten(shape))", {{"layout", P::AnyLayout}},
+           [](const Json& a) { return int_result(AnyL(a, "layout")->domain_rank()); }},
+    {"layout", "mode", "§3", "the i-th sub-layout", {{"layout", P::Layout}, {"i", P::Int}}, [](const Json& a) {
+             int64_t i = I(a, "i");
+             Layout l = L(a, "layout");
+             if (i < 0 || i >= l.rank()) fail(rule::in(rule::kModeOutOfRange, "§3"), "mode " + std::to_string(i) + " of a rank-" + std::to_string(l.rank()) + " layout");
+             return layout_result(l.mode(static_cast<size_t>(i)));
+           }},
+    {"layout", "slice", "§3", "slice with `_` wildcards: the sub-layout and its offset", {{"layout", P::AnyLayout}, {"coord", P::Coord}},
+           [](const Json& a) {
+             const LayoutArg arg = plain_or_composed(a, "layout");
+             if (const auto& c = arg.composed) {  // X1: CuTe keeps the offset inside the composed layout
+               const ComposedLayout s = slice(coord_from_json(require_arg(a, "coord")), *c);
+               return OpResult{Json{{"layout", to_json(s)}, {"offset", 0}}, "offset 0\n" + to_string(s)};
+             }
+             SliceResult s = slice_and_offset(coord_from_json(require_arg(a, "coord")), *arg.plain);
+             return OpResult{Json{{"layout", to_json(s.layout)}, {"offset", s.offset}},
+                             "offset " + std::to_string(s.offset) + "\n" + to_string(s.layout)};
+           }},
+  };
+}
+
+// §3: the layout algebra.
+std::vector<Op> algebra_ops() {
+  return {
+    {"layout", "coalesce", "§3", "merge modes without changing the function", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
+           [](const Json& a) { return layout_result(a.contains("profile") ? coalesce(L(a, "layout"), T(a, "profile")) : coalesce(L(a, "layout"))); }},
+    {"layout", "filter", "§3", "drop stride-0 and size-1 modes, then coalesce", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
+           [](const Json& a) { return layout_result(a.contains("profile") ? filter(L(a, "layout"), T(a, "profile")) : filter(L(a, "layout"))); }},
+    divide_like("composition", "A o B (B a layout or by-mode tiler); refused unless A o B is a layout", composition, composition, composition_outside),
+    {"layout", "admissible", "§3", "whether CuTe's by-mode A o B is exact (the walk of spec/ALGEBRA.md A1), and the rule that refuses it", {{"a", P::Layout}, {"b", P::Layout}},
+           [](const Json& a) {
+             auto refusal = composition_refusal(L(a, "a"), L(a, "b"));
+             if (!refusal) return OpResult{Json{{"admissible", true}}, "admissible"};
+             return OpResult{Json{{"admissible", false}, {"violation", to_json(*refusal)}},
+                             "not admissible: [" + refusal->rule + " " + refusal->clause + "] " + refusal->message, 1};
+           }},
+    {"layout", "complement", "§3", "complement with cotarget (default cosize)", {{"layout", P::Layout}, {"cotarget", P::Int, true}},
+           [](const Json& a) { return layout_result(a.contains("cotarget") ? complement(L(a, "layout"), I(a, "cotarget")) : complement(L(a, "layout"))); }},
+    unary("right_inverse", "§3", "R with L(R(i)) == i on R's domain", right_inverse),
+    unary("left_inverse", "§3", "R with R(L(i)) == i", left_inverse),
+    divide_like("logical_divide", "A o (B, complement(B, size(A)))", logical_divide, logical_divide, divide_outside),
+    divide_like("zipped_divide", "((tiles), (rests))", zipped_divide, zipped_divide, divide_outside),
+    divide_like("tiled_divide", "((tiles), rest0, rest1, ...)", tiled_divide, tiled_divide, divide_outside),
+    divide_like("flat_divide", "(tile0, tile1, ..., rest0, rest1, ...)", flat_divide, flat_divide, divide_outside),
+    tiled("logical_product", "(A, complement(A, size(A) cosize(B)) o B); an integer n means Layout(n)", logical_product, product_outside),
+    tiled("zipped_product", "((A modes), (B modes))", zipped_product, product_outside),
+    tiled("tiled_product", "((A modes), B0, B1, ...)", tiled_product, product_outside),
+    tiled("flat_product", "flattened logical product", flat_product, product_outside),
+    blocked_or_raked("blocked_product", "mode i = (A_i, B_i)", blocked_product),
+    blocked_or_raked("raked_product", "mode i = (B_i, A_i)", raked_product),
+    {"layout", "max_common_vector", "§3", "contiguous elements that correspond in A and B", {{"a", P::Layout}, {"b", P::Layout}},
+           [](const Json& a) { return int_result(max_common_vector(L(a, "a"), L(a, "b"))); }},
+  };
+}
+
+// §2: injectivity, the rule catalogue and the check of a layout.
+std::vector<Op> check_ops() {
+  return {
+    {"layout", "injective", "§2", "exact injectivity with a witness pair", {{"layout", P::AnyLayout}}, [](const Json& a) {
+             InjectivityResult res = is_injective(*AnyL(a, "layout"));
+             Json j{{"injective", res.injective}, {"method", res.method}};
+             std::string text = res.injective ? "injective (" + res.method + ")" : "not injective";
+             if (res.witness) {
+               j["witness"] = Json::array({to_json(res.witness->first), to_json(res.witness->second)});
+               text += ": " + coord_to_string(res.witness->first) + " and " + coord_to_string(res.witness->second) +
+                       " both map to " + std::to_string(res.offset);
+             }
+             return OpResult{j, text, res.injective ? 0 : 1};
+           }},
+    {"layout", "rules", "§2", "the catalogue's rules of §1-§4 and the protocol (id, clause, kind, summary; `checked` if `layout check` runs it)", {},
+           [](const Json&) {
+             auto checked = checked_rules(LayoutKind::Layout);
+             for (const RuleId* c : checked_rules(LayoutKind::Composed)) checked.push_back(c);
+             return rules_result(kLayoutClauses, checked);
+           }},
+    {"layout", "check", "§2", "may this layout enter TensorType.layout? (all violations)", {{"layout", P::AnyLayout}},
+           [](const Json& a) {
+             return check_result(check_layout(*AnyL(a, "layout"), "layout"));
+           }},
+  };
+}
+
+}  // namespace
+
+void register_layout_ops(OpRegistry& r) {
+  for (auto table : {inttuple_ops, layout_query_ops, algebra_ops, check_ops})
+    for (Op& op : table()) r.add(std::move(op));
 }
 
 }  // namespace tfspec::protocol
