@@ -129,6 +129,30 @@ TEST(Layering, TestFilesAreNamedForWhatTheyTest) {
     }
 }
 
+// Issue 25: a function a reader can follow is short. Definitions start in column 0 and end at the
+// first line that is exactly "}" (the house style); the limit is generous, the style says ~60.
+TEST(Layering, NoFunctionLongerThanSeventyLines) {
+  constexpr size_t kMaxLines = 70;
+  const std::regex definition(R"(^[A-Za-z_].*\)\s*(const\s*)?(override\s*)?\{\s*$)");
+  for (const auto& module : kModules)
+    for (const auto& p : sources(module, false)) {
+      const std::string path = p.string();
+      if (path.find("/src/") == std::string::npos) continue;  // bench/, fuzz/, adapters and examples are not library code
+      std::vector<std::string> lines;
+      std::istringstream in(read(p));
+      for (std::string l; std::getline(in, l);) lines.push_back(l);
+      for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string& l = lines[i];
+        if (!std::regex_match(l, definition) || l.rfind("namespace", 0) == 0 || l.rfind("struct", 0) == 0 || l.rfind("class", 0) == 0)
+          continue;
+        size_t end = i + 1;
+        while (end < lines.size() && lines[end] != "}") ++end;
+        EXPECT_LE(end - i, kMaxLines) << p << ":" << i + 1 << " " << l.substr(0, 80) << " has " << end - i << " lines";
+        i = end;
+      }
+    }
+}
+
 TEST(Layering, NoIncludeGoesUp) {
   // module -> the modules it may include (besides itself)
   const std::map<std::string, std::set<std::string>> allowed = {
