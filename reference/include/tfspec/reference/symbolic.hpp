@@ -112,13 +112,13 @@ inline constexpr int kSymbolicCaseLimit = 64;
 template <class R>
 std::vector<SymCase<R>> explore(Decider& d, const std::function<R(SymExec&)>& body, int limit = kSymbolicCaseLimit) {
   std::vector<SymCase<R>> cases;
-  std::vector<std::vector<bool>> todo{{}};
-  while (!todo.empty()) {
+  std::vector<std::vector<bool>> pending{{}};
+  while (!pending.empty()) {
     if (static_cast<int>(cases.size()) >= limit)
       fail(rule::kResourceLimit, "the symbolic operation splits into more than " + std::to_string(limit) +
                                           " cases; add assumptions that decide its branches (e.g. lower bounds on the extents)");
-    SymExec ex(d, todo.back());
-    todo.pop_back();
+    SymExec ex(d, pending.back());
+    pending.pop_back();
     SymCase<R> c;
     try {
       c.result = body(ex);
@@ -132,7 +132,7 @@ std::vector<SymCase<R>> explore(Decider& d, const std::function<R(SymExec&)>& bo
     for (size_t i = f.size(); i-- > ex.prefix_size();) {
       std::vector<bool> next(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(i));
       next.push_back(false);
-      todo.push_back(std::move(next));
+      pending.push_back(std::move(next));
     }
     cases.push_back(std::move(c));
   }
