@@ -117,7 +117,13 @@ int run_op(const Op& op, const std::string& group, const GroupState& st) {
       fail(rule::kUsage, "--assume goes with symbolic layouts of size, cosize, coalesce, complement, composition, logical_divide, zipped_divide");
   }
   OpResult r = op.run(args);
-  if (st.json) {
+  return print_result(r, st.json);
+}
+
+}  // namespace
+
+int print_result(const protocol::OpResult& r, bool json) {
+  if (json) {
     std::cout << protocol::dump_line(r.json) << "\n";
   } else {
     std::cout << r.text;
@@ -125,8 +131,6 @@ int run_op(const Op& op, const std::string& group, const GroupState& st) {
   }
   return r.exit_code;
 }
-
-}  // namespace
 
 void add_group_command(CLI::App& app, const std::string& group, const std::string& description, int& exit_code) {
   auto st = std::make_shared<GroupState>();

@@ -100,13 +100,7 @@ int run_given(const Op& op_ref, const ProveState& st, const std::optional<Derive
   OpResult r = op->run(args);
   if (derived && r.json.is_object()) r.json["of"] = Json{{"layout", derived->layout}, {"assumed", derived->conditions}};
   if (derived && !st.json) std::cout << derived->header;
-  if (st.json) {
-    std::cout << protocol::dump_line(r.json) << "\n";
-  } else {
-    std::cout << r.text;
-    if (!r.text.empty() && r.text.back() != '\n') std::cout << "\n";
-  }
-  return r.exit_code;
+  return print_result(r, st.json);
 }
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/layout.hpp"
+#include "tfspec/protocol/ops.hpp"
 
 namespace tfspec::cli {
 
@@ -44,6 +45,9 @@ int write_shard_picture(const std::string& op, const Json& args, const std::stri
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 // Prints "error: [rule clause] message" to stderr (the single format every command uses).
+// An op's answer on stdout: its JSON line with --json, else its text ending in a newline; the
+// op's exit code.
+int print_result(const protocol::OpResult& r, bool json);
 int report_error(const std::exception& e);
 // `tfspec layout OP` on symbolic layouts (cmd_symbolic.cpp): the exit code, or nullopt where the
 // arguments are concrete or the op has no symbolic form (the concrete op runs).
