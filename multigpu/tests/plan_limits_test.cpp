@@ -72,15 +72,22 @@ TEST(PlanLimits, TheEstimateBoundaryIsOneGibibyte) {
 // 16,448 = 64 * 257 elements place 2^20 + 4,096: the estimate passes (64 * 4 * 1536 +
 // (1,052,672 + 16,448) * 192 + (1,052,672 + 2 * 16,448) * 256 + min(16,448, 64^2) * 1024
 // = 487,763,968 B < 1 GiB) and the reference refuses the layout when it is materialized.
-// (Several seconds: the reference walks the 2^20 pairs of the planned case more than once.)
+// (Several seconds: the reference walks the 2^20 pairs of the planned case more than once. Under
+// ASan+UBSan that walk alone took 138 s of CI's budget, so the sanitizer build checks the refusal
+// side only and says so; the release build checks both sides.)
 TEST(PlanLimits, ThePairCapIsTheReferences2To20) {
+  const ShardLayout over = layout("(16448) on x=64"), split = layout("(16448 @ m.x) on x=64");
+  EXPECT_EQ(estimate_plan(over, split).bytes, int64_t{487763968});
+  EXPECT_EQ(error_id([&] { plan_reshard(over, split, {16448}); }), "injectivity-undecided");
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the accepted side (exactly 2^20 pairs planned) runs in the release build: "
+                  "under ASan its walk takes over two minutes";
+#else
   const Plan p = plan_reshard(layout("(16384) on x=64"), layout("(16384 @ m.x) on x=64"), {16384});
   EXPECT_EQ(p.pattern, "local");
   EXPECT_EQ(p.total_bytes(), 0);
   EXPECT_EQ(p.devices.size(), 64u);
-  const ShardLayout over = layout("(16448) on x=64"), split = layout("(16448 @ m.x) on x=64");
-  EXPECT_EQ(estimate_plan(over, split).bytes, int64_t{487763968});
-  EXPECT_EQ(error_id([&] { plan_reshard(over, split, {16448}); }), "injectivity-undecided");
+#endif
 }
 
 }  // namespace tfspec::multigpu
