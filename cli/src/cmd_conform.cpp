@@ -25,7 +25,7 @@ namespace {
 struct ConformArgs {
   std::string impl = "reference";
   std::string corpus;
-  std::vector<std::string> filters, excludes, tags;
+  std::vector<std::string> filters, excludes, tags, exclude_tags;
   std::string xfail, json, junit, html, stderr_path, rerun_failed;
   int timeout_ms = 10000;
   int jobs = 1;
@@ -84,6 +84,7 @@ int conform(const ConformArgs& a) {
   opts.filters = a.filters;
   opts.excludes = a.excludes;
   opts.tags = a.tags;
+  opts.exclude_tags = a.exclude_tags;
   if (!a.rerun_failed.empty()) opts.only_ids = failed_ids(a.rerun_failed);
   if (!a.quiet) {
     opts.progress = &std::cerr;
@@ -123,14 +124,16 @@ void add_conform_command(CLI::App& app, int& exit_code) {
                   "run only cases matching a clause (§7, §7.1.2), an op (composition), an id prefix, or a glob over id, op or clause ('s3-*', 'shard.*'); repeatable");
   sub->add_option("--exclude", a->excludes, "skip the cases matching this (same forms as --filter); repeatable");
   sub->add_option("--tag", a->tags, "run only cases carrying this corpus tag (e.g. limit); repeatable");
+  sub->add_option("--exclude-tag", a->exclude_tags, "skip the cases carrying this corpus tag (e.g. symbolic, extension); repeatable");
   sub->add_option("--rerun-failed", a->rerun_failed, "run only the cases a previous --json report marks fail, errored or xpass");
   sub->add_option("--jobs,-j", a->jobs,
                   "run N implementation processes at once, 1 to 64 (default 1); the report is the same, in corpus order (the in-process reference uses one)")
       ->check(CLI::Range(1, 64));
-  sub->add_option("--timeout-ms", a->timeout_ms, "per-case reply timeout for a subprocess, >= 1 (default 10000)")->check(CLI::PositiveNumber);
+  sub->add_option("--timeout-ms", a->timeout_ms, "per-case reply timeout for a subprocess, >= 1 (default 10000)")
+      ->check(integer_in(1, 86'400'000, "a number of milliseconds from 1 to 86400000 (a day)"));
   sub->add_option("--max-consecutive-timeouts", a->max_consecutive_timeouts,
                   "stop after this many consecutive timed-out cases, the rest reported as not run (default 5; 0: never)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(integer_in(0, 1'000'000'000, "an integer from 0 to 10^9"));
   sub->add_option("--deadline", a->deadline, "stop starting cases after this many seconds, the rest reported as not run")->check(positive_seconds());
   sub->add_flag("--allow-unsupported", a->allow_unsupported, "accept a run in which the implementation supports none of the selected ops");
   sub->add_option("--xfail", a->xfail,
@@ -142,7 +145,7 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   sub->add_flag("--quiet", a->quiet, "print only the per-clause table");
   sub->add_flag("--fuzz", a->fuzz, "generated cases checked against the reference instead of the corpus; the first disagreement is shrunk");
   sub->add_option("--seconds", a->seconds, "--fuzz: time budget, > 0 (default 10)")->check(positive_seconds());
-  sub->add_option("--seed", a->seed, "--fuzz: seed, 0 to 2^64-1 (the run is reproducible by seed)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--seed", a->seed, "--fuzz: seed, 0 to 2^64-1 (the run is reproducible by seed)")->check(integer_in(0, ~0ULL, "an integer from 0 to 2^64-1"));
   sub->add_option("--fuzz-op", a->fuzz_ops, "--fuzz: only these ops (default: size cosize eval coalesce filter injective complement composition logical_divide logical_product); repeatable");
   sub->callback([a, &exit_code] { exit_code = reported([&] { return conform(*a); }); });
 }

@@ -184,9 +184,10 @@ void add_fuzz_command(CLI::App& app, int& exit_code) {
   auto* sub = app.add_subcommand("fuzz", "Differential fuzzing of the optimized backends against the reference (shrinks any disagreement)");
   sub->add_option("--backend", a->backend, "host, cuda (a device) or cuda-emu (the CUDA kernels on an emulated grid)")->capture_default_str();
   sub->add_option("--seconds", a->seconds, "time budget, > 0")->capture_default_str()->check(positive_seconds());
-  sub->add_option("--seed", a->seed, "base seed, 0 to 2^64-1 (each batch derives its own)")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--seed", a->seed, "base seed, 0 to 2^64-1 (each batch derives its own)")->capture_default_str()->check(integer_in(0, ~0ULL, "an integer from 0 to 2^64-1"));
   sub->add_option("--op", a->op, "all, offsets, crd2idx, gather, scatter or reshard")->capture_default_str();
-  sub->add_option("--max-cases", a->max_cases, "run at most this many cases, >= 1 (default: the time budget only)")->check(CLI::PositiveNumber);
+  sub->add_option("--max-cases", a->max_cases, "run at most this many cases, >= 1 (default: the time budget only)")
+      ->check(integer_in(1, ~0ULL >> 1, "an integer >= 1"));
   auto* replay = sub->add_option("--replay", a->replay, "run one case given in its text form (printed with every disagreement)")
                      ->check(non_empty("give the case text printed with a disagreement"));
   sub->add_option("--junit", a->junit, "write a JUnit XML report");

@@ -31,6 +31,20 @@ inline CLI::Validator positive_seconds() {
       "SECONDS > 0");
 }
 
+// A whole number in [lo, hi], read exactly (CLI11's own range check prints its bounds as
+// doubles, "Value 0 not in range 0.000000 to 1.79e308", which names neither rule nor bound).
+inline CLI::Validator integer_in(unsigned long long lo, unsigned long long hi, const std::string& what) {
+  return CLI::Validator(
+      [lo, hi, what](std::string& s) -> std::string {
+        const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+        errno = 0;
+        const unsigned long long v = digits ? std::strtoull(s.c_str(), nullptr, 10) : 0;
+        if (!digits || errno == ERANGE || v < lo || v > hi) return "must be " + what + ", not '" + s + "'";
+        return "";
+      },
+      "INTEGER");
+}
+
 // A non-empty string (an empty one would silently mean "not given").
 inline CLI::Validator non_empty(const std::string& why) {
   return CLI::Validator([why](std::string& s) -> std::string { return s.empty() ? "must not be empty: " + why : ""; }, "TEXT");

@@ -73,6 +73,8 @@ TEST(Conform, BadOptionValuesAreRefused) {
     auto r = run_tfspec(std::string("conform --fuzz --fuzz-op size ") + bad + impl);
     EXPECT_EQ(r.rc, 3) << bad << ": " << r.out;
   }
+  EXPECT_NE(run_tfspec("conform --quiet --timeout-ms 0" + impl).out.find("--timeout-ms: must be a number of milliseconds from 1 to 86400000"),
+            std::string::npos);
   auto r = run_tfspec("conform --fuzz --fuzz-op size --seconds 1e-9" + impl);
   EXPECT_NE(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("no case ran"), std::string::npos) << r.out;

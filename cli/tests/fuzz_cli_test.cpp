@@ -88,6 +88,10 @@ TEST(FuzzCli, MaxCasesIsExactAndTheOtherOptionsAreChecked) {
     EXPECT_EQ(r.rc, 3) << bad << ": " << r.out;
     EXPECT_EQ(r.out.find("PASS"), std::string::npos) << bad << ": " << r.out;
   }
+  // The refusal states the bound as the help does, not as CLI11's doubles ("not in range 0.000000 to 1.79e308").
+  EXPECT_NE(run_tfspec("fuzz --quiet --max-cases 0").out.find("--max-cases: must be an integer >= 1, not '0'"), std::string::npos);
+  EXPECT_NE(run_tfspec("fuzz --quiet --seed -1").out.find("--seed: must be an integer from 0 to 2^64-1, not '-1'"), std::string::npos);
+  EXPECT_EQ(run_tfspec("fuzz --quiet --seed 18446744073709551616").rc, 3);  // 2^64
 }
 
 // Item 14: a report that cannot be written is an error, not a silent loss.
