@@ -2,6 +2,7 @@
 // strategy. Target: a rank-8 compact symbolic layout proved injective in under 100 ms.
 #include <benchmark/benchmark.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -109,23 +110,30 @@ void BM_InjectiveDefaultRank8Refute(benchmark::State& state) {
 }
 BENCHMARK(BM_InjectiveDefaultRank8Refute)->Unit(benchmark::kMillisecond);
 
-void BM_ProveReadmeExamples(benchmark::State& state) {
-  const int which = static_cast<int>(state.range(0));
+// One prove per iteration; the counter `decided` is 1 when every verdict met `expected`.
+template <class Prove>
+void each_iteration(benchmark::State& state, const std::function<bool(Verdict)>& expected, Prove prove) {
   int decided = 1;
   for (auto _ : state) {
-    ProveOptions o;
-    ProveResult r;
-    switch (which) {
-      case 0: r = prove_injective(parse_layout("(K,N,K,3):(3,2,3*K*N,1)"), o); break;
-      case 1: r = prove_injective(parse_layout("(4,M,M):(1,M,4*M)"), o); break;
-      case 2: r = prove_fits(parse_layout("(M,N):(1,M)"), 64, o); break;
-      case 3: o.assume = {"M % 2 == 0"}; r = prove_divides(parse_dim("M*M"), parse_dim("4"), o); break;
-      default: r = prove_divides(parse_dim("M*(M+1)*(M+2)"), parse_dim("6"), o); break;
-    }
-    decided = decided && r.verdict != Verdict::Unknown;
+    ProveResult r = prove();
+    decided = decided && expected(r.verdict);
     benchmark::DoNotOptimize(r);
   }
   state.counters["decided"] = decided;
+}
+
+void BM_ProveReadmeExamples(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  each_iteration(state, [](Verdict v) { return v != Verdict::Unknown; }, [which] {
+    ProveOptions o;
+    switch (which) {
+      case 0: return prove_injective(parse_layout("(K,N,K,3):(3,2,3*K*N,1)"), o);
+      case 1: return prove_injective(parse_layout("(4,M,M):(1,M,4*M)"), o);
+      case 2: return prove_fits(parse_layout("(M,N):(1,M)"), 64, o);
+      case 3: o.assume = {"M % 2 == 0"}; return prove_divides(parse_dim("M*M"), parse_dim("4"), o);
+      default: return prove_divides(parse_dim("M*(M+1)*(M+2)"), parse_dim("6"), o);
+    }
+  });
 }
 BENCHMARK(BM_ProveReadmeExamples)->DenseRange(0, 4)->Unit(benchmark::kMillisecond);
 
@@ -144,5 +152,21 @@ void BM_FitsInt32Z3Unbounded(benchmark::State& state) { fits(state, only("z3-unb
 BENCHMARK(BM_FitsInt32Z3Unbounded)->DenseRange(1, 8)->Unit(benchmark::kMillisecond);
 void BM_FitsInt32Z3Bitvector(benchmark::State& state) { fits(state, only("z3-bitvector", bounds(static_cast<int>(state.range(0)), 8))); }
 BENCHMARK(BM_FitsInt32Z3Bitvector)->DenseRange(1, 8)->Unit(benchmark::kMillisecond);
+
+// The linear fragment (issue 20): generated problems that ended UNKNOWN after 2 s before the
+// positivity arguments (solver/tests/linear_fragment_test.cpp), with the default pipeline.
+void BM_LinearFragmentOnceUndecided(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  each_iteration(state, [](Verdict v) { return v == Verdict::Proved; }, [which] {
+    ProveOptions o;
+    switch (which) {
+      case 0: o.assume = {"M >= -2"}; return prove_injective(parse_layout("(K,M,N,M):(M,1,M+M*K,M*N+M*N*K)"), o);
+      case 1: o.assume = {"P >= 1"}; return prove_injective(parse_layout("(2,N,N,M):(1,2+P,2*M*N+M*N*P,2*N+N*P)"), o);
+      case 2: return prove_in_bounds(parse_layout("(N,K,K):(1,N*K,2*N)"), parse_dim("-N+N*K+N*K*K"), o);
+      default: return prove_in_bounds(parse_layout("(3,K,4,M):(3*M*M,4*K,2*M*K,2)"), parse_dim("-1+2*M+6*M*M+6*M*K-4*K+4*K*K"), o);
+    }
+  });
+}
+BENCHMARK(BM_LinearFragmentOnceUndecided)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
 }  // namespace

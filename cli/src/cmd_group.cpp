@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
 
 namespace tfspec::cli {
@@ -111,10 +112,14 @@ int run_op(const Op& op, const std::string& group, const GroupState& st) {
   }
   if (!st.draw.empty())
     if (int rc = draw_first(op, group, st, args); rc != kOk) return rc;  // reported once: the op would fail on the same input
-  if (group == "layout") {  // symbolic layouts: result, cases and conditions (cmd_symbolic.cpp)
-    if (auto rc = run_symbolic_layout(op.name, args, st.assume, st.json)) return *rc;
-    if (!st.assume.empty())
-      fail(rule::kUsage, "--assume goes with symbolic layouts of size, cosize, coalesce, complement, composition, logical_divide, zipped_divide");
+  if (!st.assume.empty()) {  // symbolic layouts: result, cases and conditions (protocol/src/ops_symbolic.cpp)
+    const auto names = protocol::symbolic_op_names();
+    if (std::find(names.begin(), names.end(), op.name) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      fail(rule::kUsage, "--assume goes with the ops that take symbolic layouts: " + list);
+    }
+    args["assume"] = st.assume;
   }
   OpResult r = op.run(args);
   return print_result(r, st.json);

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "tfspec/protocol/ops.hpp"
+#include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/error.hpp"
 
@@ -44,7 +45,7 @@ void print_goals() {
   }
 }
 
-int run_given(const Op& op, const ProveState& st, const std::optional<Derived>& derived);
+int run_given(const Op& op, const ProveState& st, const std::optional<protocol::DerivedLayout>& derived);
 
 int run(const ProveState& st) {
   const Op* op = OpRegistry::instance().find("prove", st.goal);
@@ -55,16 +56,16 @@ int run(const ProveState& st) {
     fail(rule::kUsage, "unknown goal '" + st.goal + "'" + did_you_mean(st.goal, goals) + " (tfspec prove --list shows them all)");
   }
   ProveState given = st;  // --of: the derived layout is the first object, its conditions assumptions
-  std::optional<Derived> derived;
+  std::optional<protocol::DerivedLayout> derived;
   if (!st.of.empty()) {
-    derived = derive_layout(st.of, st.assume);
+    derived = protocol::derive_layout(st.of, st.assume);
     given.args.insert(given.args.begin(), derived->layout);
     given.assume.insert(given.assume.end(), derived->conditions.begin(), derived->conditions.end());
   }
   return run_given(*op, given, derived);
 }
 
-int run_given(const Op& op_ref, const ProveState& st, const std::optional<Derived>& derived) {
+int run_given(const Op& op_ref, const ProveState& st, const std::optional<protocol::DerivedLayout>& derived) {
   const Op* op = &op_ref;
   std::vector<Param> positional;
   size_t required = 0;

@@ -49,15 +49,6 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 // op's exit code.
 int print_result(const protocol::OpResult& r, bool json);
 int report_error(const std::exception& e);
-// `tfspec layout OP` on symbolic layouts (cmd_symbolic.cpp): the exit code, or nullopt where the
-// arguments are concrete or the op has no symbolic form (the concrete op runs).
-struct Derived {
-  std::string layout;                   // the derived layout, in text notation
-  std::vector<std::string> conditions;  // its required conditions (assumptions of the proof)
-  std::string header;                   // printed before the verdict
-};
-Derived derive_layout(const std::string& of, const std::vector<std::string>& assume);
-std::optional<int> run_symbolic_layout(const std::string& op, const Json& args, const std::vector<std::string>& assume, bool json);
 
 // Runs a command body that returns its exit code; an exception is reported by report_error and
 // its exit code returned instead (the callback of every subcommand).

@@ -74,7 +74,8 @@ TEST(Cli, BadInputIsAnErrorNamingTheRuleNeverACrash) {
            {"layout size '(4294967296,4294967296):(1,1)'", "int64-overflow", 2},
            {"layout eval '(2,-3):(1,2)' 0", "extent-positive"},
            {"layout eval '(2,0):(1,2)' 0", "extent-positive"},
-           {"layout eval '(M,4):(1,M)' 3", "needs-concrete"},
+           {"layout coalesce '(M,4):(1,M)' '(1,1)'", "needs-concrete"},  // a by-mode profile takes the concrete op
+           {"layout eval '(M,4):(1,M)' 4 --assume 'M == 1'", "coord-in-domain"},  // symbolic: refused at every instance
            {"layout composition '(4,6,8):(2,3,5)' 6:3", "composition-stride-divisibility"},
            {"layout composition '(6,2):(1,7)' '(3,2):(2,3)'", "composition-mode-overlap"},
            {"layout eval '(2,3):(1,2)' 6", "coord-in-domain"},
@@ -125,4 +126,26 @@ TEST(Cli, ServeProtocolSession) {
   EXPECT_EQ(lines[6]["seq"], 5);
   EXPECT_EQ(lines[6]["error"]["rule"], "nesting-too-deep");
   EXPECT_EQ(lines[7]["cmd"], "stop");
+}
+
+// ALGEBRA.md S5, issue 20: a proved condition that holds for every value of the symbols >= 1
+// (under its case's guard) is counted in one line, not listed; --json lists every condition.
+// logical_divide((M,N):(1,M), (128:1,64:1)) with M % 128 == 0, M >= 256, N >= 128 (the case
+// derived in SymbolicAlgebra.LogicalDivideOfTheGemmOperand) has five conditions: M >= 1, N >= 1
+// (hold for every M, N >= 1), 128*(M//128)-1 < M and 64*(N//64)-1 < N (128*(M//128) <= M for
+// every M >= 1), and N % 64 == 0, which the assumptions leave open. Before, M >= 1 printed
+// "(assumed)" (the default lower bound is an assumption text) and N >= 1 did not.
+TEST(Cli, SymbolicConditionsThatHoldEverywhereAreCounted) {
+  const std::string a = "layout logical_divide '(M,N):(1,M)' '(128:1,64:1)' --assume 'M % 128 == 0' --assume 'M >= 256' --assume 'N >= 128'";
+  RunResult r = run(a);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.find("M >= 1"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(assumed)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("required [composition-image-in-domain §3] N%64 == 0"), std::string::npos) << r.out;
+  EXPECT_EQ(last_line(r.out), "  + 4 conditions that hold for every M, N >= 1 (listed by --json)");
+  RunResult j = run(a + " --json");
+  EXPECT_EQ(tfspec::Json::parse(last_line(j.out))["conditions"].size(), 5u) << j.out;
+  // A condition proved only through an assumption stays listed: 6 < M needs M % 8 == 0 (M >= 8).
+  RunResult c = run("layout composition '(M,N):(1,M)' '(4:2)' --assume 'M % 8 == 0'");
+  EXPECT_NE(c.out.find("proved   [composition-image-in-domain §3] 6 < M"), std::string::npos) << c.out;
 }

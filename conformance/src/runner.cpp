@@ -140,7 +140,9 @@ void progress_line(const RunOptions& opts, size_t done, const Counts& n, size_t 
   else *opts.progress << line << "\n" << std::flush;
 }
 
-bool tagged(const CorpusCase& c, const std::vector<std::string>& tags) {
+bool tagged(const CorpusCase& c, const std::vector<std::string>& tags, const std::vector<std::string>& excluded) {
+  for (const auto& t : excluded)
+    if (std::find(c.tags.begin(), c.tags.end(), t) != c.tags.end()) return false;
   if (tags.empty()) return true;
   for (const auto& t : tags)
     if (std::find(c.tags.begin(), c.tags.end(), t) != c.tags.end()) return true;
@@ -153,12 +155,13 @@ std::vector<const CorpusCase*> selection(const std::vector<CorpusCase>& cases, c
   std::set<std::string> ids;
   for (const auto& c : cases) {
     ids.insert(c.id);
-    if (selected(c, opts.filters, opts.excludes) && tagged(c, opts.tags) && (opts.only_ids.empty() || opts.only_ids.count(c.id)))
+    if (selected(c, opts.filters, opts.excludes) && tagged(c, opts.tags, opts.exclude_tags) && (opts.only_ids.empty() || opts.only_ids.count(c.id)))
       out.push_back(&c);
   }
   if (out.empty())
     fail(rule::kUsage, "no case matches --filter " + (opts.filters.empty() ? std::string("(none)") : joined(opts.filters)) +
-                           (opts.excludes.empty() ? std::string() : " --exclude " + joined(opts.excludes)) + (opts.tags.empty() ? std::string() : " --tag " + joined(opts.tags)) + " (" + std::to_string(cases.size()) +
+                           (opts.excludes.empty() ? std::string() : " --exclude " + joined(opts.excludes)) + (opts.tags.empty() ? std::string() : " --tag " + joined(opts.tags)) +
+                           (opts.exclude_tags.empty() ? std::string() : " --exclude-tag " + joined(opts.exclude_tags)) + " (" + std::to_string(cases.size()) +
                            " cases; a filter is a clause such as §7.1, an op such as composition, a case id prefix, or a glob such as 's3-*')");
   std::vector<std::string> stale;
   for (const auto& id : opts.expected_failures)
@@ -191,6 +194,27 @@ std::string stop_reason(const RunOptions& opts, int consecutive_timeouts, double
   return "";
 }
 
+bool has_tag(const CorpusCase& c, const char* tag) { return std::find(c.tags.begin(), c.tags.end(), tag) != c.tags.end(); }
+
+// Why a failed case is unsupported rather than failed, or nullopt. An `extension` case (spec/ALGEBRA.md
+// Extensions, spec/SMEM.md) whose input the implementation cannot read: the bare spec has no
+// swizzles. A `symbolic` case (spec/ALGEBRA.md S1-S5) that the implementation refuses as it refuses
+// any symbolic extent (needs-concrete, an unreadable argument or "assume"), or answers without the
+// symbolic form (it ignored "assume"): the spec's ops need concrete integers (§1).
+std::optional<std::string> unreadable(const CorpusCase& c, const Json& reply) {
+  const Json err = reply.is_object() ? reply.value("error", Json()) : Json();
+  const std::string rule = err.is_object() && err.contains("rule") && err["rule"].is_string() ? err["rule"].get<std::string>() : "";
+  const bool unread = rule == rule::kParseError.id || rule == rule::kUnknownLayoutKind.id || rule == rule::kJsonType.id;
+  if (has_tag(c, "extension") && unread) return "extension case: the implementation does not read its input (" + rule + ")";
+  if (!has_tag(c, "symbolic")) return std::nullopt;
+  if (unread || rule == rule::kNeedsConcrete.id || rule == rule::kProtocolBadArgs.id)
+    return "symbolic case: the implementation does not take symbolic layouts or \"assume\" (" + rule + ")";
+  const Json res = reply.is_object() ? reply.value("result", Json()) : Json();
+  if (err.is_null() && !(res.is_object() && (res.contains("cases") || res.contains("conditions"))))
+    return std::string("symbolic case: the implementation answered without the symbolic form (it ignores \"assume\")");
+  return std::nullopt;
+}
+
 CaseOutcome ask_case(const CorpusCase& c, Implementation& impl, int64_t seq, bool& timed_out) {
   CaseOutcome o;
   o.c = &c;
@@ -207,15 +231,11 @@ CaseOutcome ask_case(const CorpusCase& c, Implementation& impl, int64_t seq, boo
     o.status = j.status;
     o.detail = j.detail;
     o.actual = j.actual;
-    // An `extension` case (spec/ALGEBRA.md Extensions, spec/SMEM.md) whose input the
-    // implementation cannot read is unsupported, never failed: the bare spec has no swizzles.
-    const bool extension = std::find(c.tags.begin(), c.tags.end(), "extension") != c.tags.end();
-    const Json err = reply.json.is_object() ? reply.json.value("error", Json()) : Json();
-    const std::string rule = err.is_object() && err.contains("rule") && err["rule"].is_string() ? err["rule"].get<std::string>() : "";
-    if (extension && o.status == Status::Fail && (rule == rule::kParseError.id || rule == rule::kUnknownLayoutKind.id || rule == rule::kJsonType.id)) {
-      o.status = Status::Unsupported;
-      o.detail = "extension case: the implementation does not read its input (" + rule + ")";
-    }
+    if (o.status == Status::Fail)
+      if (auto why = unreadable(c, reply.json)) {
+        o.status = Status::Unsupported;
+        o.detail = *why;
+      }
   }
   if (o.status != Status::Errored) o.stderr_tail.clear();  // kept where it explains something
   return o;

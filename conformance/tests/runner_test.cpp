@@ -111,17 +111,19 @@ TEST(Runner, WrongImplementationIsCaughtExactly) {
 // An implementation of the bare spec reads no swizzle: it answers every request parse-error.
 class BareSpec : public Implementation {
  public:
-  explicit BareSpec(Json ops) : ops_(std::move(ops)) {}
+  explicit BareSpec(Json ops, Json body = Json{{"error", {{"rule", "parse-error"}, {"clause", "§1"}, {"message", "no swizzles here"}}}})
+      : ops_(std::move(ops)), body_(std::move(body)) {}
   Json start() override { return Json{{"implementation", {{"name", "bare"}}}, {"ops", ops_}}; }
   Reply ask(const Json& request) override {
     Reply r;
-    r.json = Json{{"seq", request["seq"]}, {"error", {{"rule", "parse-error"}, {"clause", "§1"}, {"message", "no swizzles here"}}}};
+    r.json = body_;
+    r.json["seq"] = request["seq"];
     return r;
   }
   void stop() override {}
 
  private:
-  Json ops_;
+  Json ops_, body_;
 };
 
 // spec/ALGEBRA.md Extensions: cases tagged `extension` whose input the implementation cannot read
@@ -139,6 +141,29 @@ TEST(Runner, ExtensionCasesABareImplementationCannotReadAreUnsupported) {
   ASSERT_GT(r.cases.size(), 30u);
   for (const auto& oc : r.cases)
     EXPECT_EQ(oc.status, oc.c->id == "s4-apply" ? Status::Fail : Status::Unsupported) << oc.c->id << ": " << oc.detail;
+}
+
+// spec/ALGEBRA.md S1-S5: an implementation without symbolic shapes refuses them as §1 says
+// (needs-concrete) or answers without the symbolic form (it ignores "assume"): the `symbolic`
+// cases are then unsupported, never failed; the same replies to a concrete case fail it.
+TEST(Runner, SymbolicCasesAnImplementationWithoutSymbolsCannotReadAreUnsupported) {
+  std::vector<CorpusCase> cases;
+  for (const auto& c : corpus())
+    if (std::find(c.tags.begin(), c.tags.end(), "symbolic") != c.tags.end() || c.id == "s4-apply") cases.push_back(c);
+  Json ops = Json::array();
+  for (const auto& c : cases) ops.push_back(c.op);
+  RunOptions o;
+  o.allow_unsupported = true;
+  for (const Json& body : {Json{{"error", {{"rule", "needs-concrete"}, {"clause", "§1"}}}}, Json{{"result", 8}}}) {
+    BareSpec impl(ops, body);
+    const Report r = run(cases, impl, o);
+    ASSERT_GT(r.cases.size(), 15u);
+    for (const auto& oc : r.cases)
+      EXPECT_EQ(oc.status, oc.c->id == "s4-apply" ? Status::Fail : Status::Unsupported) << body << " " << oc.c->id << ": " << oc.detail;
+  }
+  o.exclude_tags = {"symbolic"};  // --exclude-tag symbolic: only s4-apply runs
+  BareSpec impl(ops);
+  EXPECT_EQ(run(cases, impl, o).cases.size(), 1u);
 }
 
 TEST(Runner, FiltersSelectByClauseOpOrId) {

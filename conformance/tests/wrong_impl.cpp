@@ -1,6 +1,6 @@
 // A deliberately wrong implementation for the runner's own tests: the reference behind the
 // protocol with planted departures, each in one clause, and the ways a process can misbehave.
-//   §1 shape_div never refuses (answers `a`)        §3 cosize is one short (the largest offset)
+//   §1 shape_div never refuses (answers `a`)        §3 cosize is one short (the largest offset; symbolic too)
 //   §6 shard.check drops partial-reduction          complement: `skipped`; shard.mesh: not listed
 //   depth: crashes (SIGABRT, after two lines on stderr)   rank of (): hangs
 //   domain_rank: echoes a wrong seq
@@ -34,7 +34,14 @@ Json wrong(const protocol::OpRegistry& reg, const Json& req, Json reply) {
   if (op == "crd2crd") return Json("not json {");
   if (op == "complement") return Json{{"seq", req["seq"]}, {"skipped", {{"reason", "not implemented"}}}};
   if (op == "shape_div" && reply.contains("error")) return Json{{"seq", req["seq"]}, {"result", args["a"]}};
-  if (op == "cosize" && reply.contains("result")) reply["result"] = reply["result"].get<int64_t>() - 1;
+  if (op == "cosize" && reply.contains("result")) {
+    Json& r = reply["result"];
+    if (r.is_number_integer()) r = r.get<int64_t>() - 1;
+    auto one_short = [](Json& v) { v = v.is_string() ? Json("(" + v.get<std::string>() + ")-1") : v; };
+    if (r.is_object() && r.contains("result")) one_short(r["result"]);  // a symbolic answer (spec/ALGEBRA.md S4): one short too
+    if (r.is_object() && r.contains("cases"))
+      for (auto& c : r["cases"]) one_short(c["result"]);
+  }
   if (op == "shard.check" && reply.contains("result")) {
     Json kept = Json::array();
     for (const auto& v : reply["result"]["violations"])

@@ -1,5 +1,8 @@
 // The operation registry and text -> JSON argument conversion.
 #include "tfspec/protocol/ops.hpp"
+
+#include <utility>
+
 #include "tfspec/protocol/wire.hpp"
 
 #include "tfspec/reference/algebra.hpp"
@@ -45,12 +48,17 @@ const Op* OpRegistry::find(std::string_view group, std::string_view name) const 
   return nullptr;
 }
 
+Op* OpRegistry::find_mutable(std::string_view group, std::string_view name) {
+  return const_cast<Op*>(std::as_const(*this).find(group, name));
+}
+
 Json arg_from_text(ParamType type, const std::string& text) {
   switch (type) {
     case ParamType::Layout: return to_json(parse_layout(text));
     case ParamType::AnyLayout: return to_json(*parse_any_layout(text));
     case ParamType::Int: {
       IntTuple v = parse_inttuple(text);
+      if (v.is_sym()) return to_json(v);  // a symbolic extent: the op's symbolic form reads it, the concrete one refuses it (needs-concrete)
       return to_json(IntTuple(require_int(v, "this argument")));
     }
     case ParamType::Coord: return to_json(parse_coord(text));

@@ -130,7 +130,7 @@ std::vector<Op> inttuple_ops() {
              IntTuple st = a.contains("stride") ? T(a, "stride") : prefix_product(s);
              return int_result(crd2idx(coord_from_json(require_arg(a, "coord")), s, st));
            }},
-    {"layout", "idx2crd", "§1", "index -> coordinate (colexicographic, D1)", {{"index", P::Int}, {"shape", P::IntTuple}},
+    {"layout", "idx2crd", "§1", "index -> coordinate (colexicographic, D1)", {{"index", P::IntTuple}, {"shape", P::IntTuple}},
            [](const Json& a) { return tuple_result(idx2crd(I(a, "index"), T(a, "shape"))); }},
     {"layout", "crd2crd", "§1", "coordinate in src shape -> coordinate in dst shape",
            {{"coord", P::Coord}, {"dst", P::IntTuple}, {"src", P::IntTuple}},

@@ -5,6 +5,7 @@
 
 #include "tfspec/protocol/prove_ops.hpp"
 #include "tfspec/protocol/smt2_dir.hpp"
+#include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/prove.hpp"
@@ -19,19 +20,7 @@ using solver::ProveResult;
 
 ProveOptions options(const Json& a) {
   ProveOptions o;
-  if (a.contains("assume")) {
-    const Json& as = a["assume"];
-    if (as.is_string()) {
-      o.assume.push_back(as.get<std::string>());
-    } else if (as.is_array()) {
-      for (const auto& x : as) {
-        if (!x.is_string()) fail(rule::in(rule::kProveUsage, "§1"), "\"assume\" holds strings such as \"M % 128 == 0\"");
-        o.assume.push_back(x.get<std::string>());
-      }
-    } else {
-      fail(rule::in(rule::kProveUsage, "§1"), "\"assume\" is a string or an array of strings");
-    }
-  }
+  o.assume = assume_arg(a);
   if (a.contains("timeout_ms")) {
     if (!a["timeout_ms"].is_number_integer() || a["timeout_ms"].get<int64_t>() < 1 || a["timeout_ms"].get<int64_t>() > 600000)
       fail(rule::kProveUsage, "\"timeout_ms\" is an integer in [1, 600000]");
@@ -122,6 +111,7 @@ void register_prove_ops(OpRegistry& r) {
   r.add({"prove", "shard", "§7", "every shard-model invariant (divisibility, canonical Split extents, injective per engine) for all symbol values",
          with_options({{"layout", P::Text, false, "a shard layout"}, {"storage", P::Text, true, "rmem | smem | gmem"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_shard(read_shard_layout(require_arg(a, "layout")), storage_arg(a), options(a)); }); }});
+  register_symbolic_layout_ops(r);  // the layout ops' symbolic forms need the solver too
 }
 
 }  // namespace tfspec::protocol

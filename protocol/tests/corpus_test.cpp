@@ -130,6 +130,39 @@ TEST(CorpusJudge, LayoutsCompareByFunctionShapeOrStructure) {
   EXPECT_FALSE(same_value(want, Json::parse(R"({"violations":[{"rule":"a"},{"rule":"b"},{"rule":"c"}]})"), Compare::Meaning, why));
 }
 
+// Symbolic answers (spec/corpus/README.md "Symbolic answers"): by normal form, in any order; a
+// reply may add proved conditions, never a required one; its counterexample must refute.
+TEST(CorpusJudge, SymbolicAnswersCompareByMeaningNotPrintOrder) {
+  std::string why;
+  const Json want = Json::parse(R"({"result":"M*64","conditions":[{"rule":"r","predicate":"N % 64 == 0","status":"required"},
+                                                                   {"predicate":"M >= 128","status":"proved"}]})");
+  const Json same = Json::parse(R"({"result":"64*M","conditions":[{"predicate":"127 < M","status":"proved"},{"predicate":"1 <= N","status":"proved"},
+                                                                   {"rule":"r","predicate":"0 == N%64","status":"required","counterexample":{"N":65}}]})");
+  EXPECT_TRUE(same_value(want, same, Compare::Meaning, why)) << why;
+  Json extra = same;
+  extra["conditions"].push_back(Json::parse(R"({"rule":"r","predicate":"M % 2 == 0","status":"required"})"));
+  EXPECT_FALSE(same_value(want, extra, Compare::Meaning, why));
+  Json weaker = same;
+  weaker["conditions"][0]["status"] = "required";  // 127 < M is M >= 128, which the case says is proved
+  EXPECT_FALSE(same_value(want, weaker, Compare::Meaning, why));
+  Json bad_cex = same;
+  bad_cex["conditions"][2]["counterexample"] = Json{{"N", 128}};  // 64 divides 128: no counterexample
+  EXPECT_FALSE(same_value(want, bad_cex, Compare::Meaning, why));
+  const Json two = Json::parse(R"({"cases":[{"when":["M == 1"],"result":"1"},{"when":["M != 1","N > 2"],"result":"M"}]})");
+  EXPECT_TRUE(same_value(two, Json::parse(R"({"cases":[{"when":["2 < N","M != 1"],"result":"M"},{"when":["1 == M"],"result":1}]})"), Compare::Meaning, why)) << why;
+  EXPECT_FALSE(same_value(two, Json::parse(R"({"cases":[{"when":["M != 1","N > 3"],"result":"M"},{"when":["M == 1"],"result":1}]})"), Compare::Meaning, why));
+  // Forms equal only under N >= 1 are different predicates, unless the case lists both.
+  const Json ne = Json::parse(R"({"conditions":[{"predicate":"N != 1","status":"required"}]})");
+  const Json ge = Json::parse(R"({"conditions":[{"predicate":"N >= 2","status":"required"}]})");
+  EXPECT_FALSE(same_value(ne, ge, Compare::Meaning, why));
+  EXPECT_TRUE(same_value(Json::parse(R"({"conditions":[{"predicate":["N != 1","N >= 2"],"status":"required"}]})"), ge, Compare::Meaning, why)) << why;
+  // A tuple result (idx2crd's) compares leaf by leaf by normal form, as one integer does.
+  const Json tuple = Json::parse(R"({"result":[1,["1 % N","(1//M + 2) % N"]],"conditions":[]})");
+  EXPECT_TRUE(same_value(tuple, Json::parse(R"({"result":[1,["1%N","(2+1//M)%N"]],"conditions":[]})"), Compare::Meaning, why)) << why;
+  EXPECT_FALSE(same_value(tuple, Json::parse(R"({"result":[1,["2%N","(1//M+2)%N"]],"conditions":[]})"), Compare::Meaning, why));
+  EXPECT_FALSE(same_value(tuple, Json::parse(R"({"result":[1,"1%N"],"conditions":[]})"), Compare::Meaning, why));
+}
+
 TEST(CorpusJudge, RepliesAreJudgedByKind) {
   CorpusCase ok, err;
   ok.expect = Json(4);

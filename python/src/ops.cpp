@@ -5,8 +5,11 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
 #include "convert.hpp"
 #include "tfspec/protocol/serve.hpp"
+#include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
 
 namespace tfspec::python {
@@ -26,6 +29,13 @@ Json arg_json(const protocol::Param& p, py::handle v) {
   return to_json(v);
 }
 
+bool has_symbolic_form(const std::string& name) {
+  const auto names = protocol::symbolic_op_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// `assume` is no parameter of the layout ops (the CLI takes it as --assume), but their symbolic
+// forms read it: a keyword argument of the ops that have one.
 Json args_json(const protocol::Op& op, const py::tuple& args, const py::dict& kwargs) {
   if (args.size() > op.params.size()) throw py::type_error(protocol::arity_message(op, args.size()));
   Json out = Json::object();
@@ -36,6 +46,10 @@ Json args_json(const protocol::Op& op, const py::tuple& args, const py::dict& kw
     const protocol::Param* param = nullptr;
     for (const auto& p : op.params)
       if (protocol::same_op_name(p.name, key)) param = &p;
+    if (!param && key == "assume" && op.group == "layout" && has_symbolic_form(op.name)) {  // spec/PROTOCOL.md "Symbolic layouts"
+      out["assume"] = to_json(item.second);
+      continue;
+    }
     if (!param) throw py::type_error(op.protocol_name() + "() got an unexpected keyword argument '" + key + "'");
     if (out.contains(param->name)) throw py::type_error(op.protocol_name() + "() got multiple values for argument '" + key + "'");
     if (!item.second.is_none()) out[param->name] = arg_json(*param, item.second);

@@ -460,7 +460,6 @@ Tiler divide_tiler(const Layout& a, const Tiler& b) {
 Layout logical_divide(const Layout& a, const Tiler& b, DomainPolicy policy) { return composition(a, divide_tiler(a, b), policy); }
 int64_t divide_outside(const Layout& a, const Tiler& b) { return composition_outside(a, divide_tiler(a, b)); }
 
-namespace {
 // (tile, rest) from a logical divide/product: for a layout tiler it is already zipped; for a
 // by-mode tiler of rank r, mode i is (tile_i, rest_i): gather the tiles first.
 Layout zip_result(const Layout& r, const Tiler& b) {
@@ -495,6 +494,7 @@ Layout flat_from_zipped(const Layout& z) {
   return make_layout(m);
 }
 
+namespace {
 // complement(A, size(A) cosize(B)): the copies of A that B's offsets index (logical_product).
 Layout product_complement(const Layout& a, const Layout& b) { return complement(a, checked_mul(a.size(), b.cosize())); }
 
@@ -534,24 +534,27 @@ Layout zipped_product(const Layout& a, const Tiler& b, DomainPolicy p) { return 
 Layout tiled_product(const Layout& a, const Tiler& b, DomainPolicy p) { return tiled_from_zipped(zipped_product(a, b, p)); }
 Layout flat_product(const Layout& a, const Tiler& b, DomainPolicy p) { return flat_from_zipped(zipped_product(a, b, p)); }
 
-namespace {
 Layout pad_rank(const Layout& l, size_t r) {
   std::vector<Layout> m = modes_of(l);
   while (m.size() < r) m.push_back(Layout(IntTuple(1), IntTuple(0)));
   return make_layout(m);
 }
 
-Layout block_or_rake(const Layout& a, const Layout& b, bool blocked, DomainPolicy policy) {
-  const size_t r = static_cast<size_t>(std::max(a.rank(), b.rank()));
-  Layout ap = pad_rank(a, r), bp = pad_rank(b, r);
-  Layout prod = logical_product(ap, Tiler(bp), policy);  // (A', complement(A') o B')
-  Layout c = prod.mode(1);
+Layout interleave_modes(const Layout& ap, const Layout& c, bool blocked) {
   std::vector<Layout> modes;
-  for (size_t i = 0; i < r; ++i) {
+  for (size_t i = 0; i < static_cast<size_t>(ap.rank()); ++i) {
     Layout x = ap.mode(i), y = c.mode(i);
     modes.push_back(blocked ? make_layout({x, y}) : make_layout({y, x}));
   }
   return make_layout(modes);
+}
+
+namespace {
+Layout block_or_rake(const Layout& a, const Layout& b, bool blocked, DomainPolicy policy) {
+  const size_t r = static_cast<size_t>(std::max(a.rank(), b.rank()));
+  Layout ap = pad_rank(a, r), bp = pad_rank(b, r);
+  Layout prod = logical_product(ap, Tiler(bp), policy);  // (A', complement(A') o B')
+  return interleave_modes(ap, prod.mode(1), blocked);
 }
 }  // namespace
 

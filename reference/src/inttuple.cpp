@@ -3,6 +3,7 @@
 
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
+#include "tfspec/reference/symbolic.hpp"
 
 namespace tfspec {
 
@@ -121,8 +122,12 @@ bool congruent(const IntTuple& a, const IntTuple& b) {
 
 bool compatible(const IntTuple& a, const IntTuple& b) {
   if (a.is_leaf()) {
-    if (!is_concrete(a) || !is_concrete(b)) return product(a) == product(b);
-    return a.value() == product_int(b);
+    if (is_concrete(a) && is_concrete(b)) return a.value() == product_int(b);
+    // Symbolic sizes: equal normal forms are equal for every value; otherwise the answer depends
+    // on the values (M against (2,3) holds at M = 6 only), so it is no answer at all.
+    const std::string x = to_string(normalize(product(a).as_dim())), y = to_string(normalize(product(b).as_dim()));
+    if (x == y) return true;
+    fail(rule::kNeedsConcrete, "whether the size " + x + " equals the size " + y + " depends on the symbols' values");
   }
   if (b.is_leaf() || a.len() != b.len()) return false;
   for (size_t i = 0; i < a.len(); ++i)

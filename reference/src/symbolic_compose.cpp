@@ -132,18 +132,9 @@ Layout sym_logical_divide(SymExec& ex, const Layout& a, const Tiler& b, DomainPo
   return sym_composition(ex, a, divide_tiler(ex, a, b), policy);
 }
 
-// algebra.cpp zip_result: for a by-mode tiler, the tiles gathered first, then the rests.
+// algebra.cpp zipped_divide: for a by-mode tiler, the tiles gathered first, then the rests.
 Layout sym_zipped_divide(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy) {
-  const Layout r = sym_logical_divide(ex, a, b, policy);
-  if (b.is_layout()) return r;
-  std::vector<Layout> tiles, rests;
-  for (size_t i = 0; i < b.modes.size(); ++i) {
-    const Layout m = r.mode(i);
-    tiles.push_back(m.mode(0));
-    rests.push_back(m.mode(1));
-  }
-  for (size_t i = b.modes.size(); i < static_cast<size_t>(r.rank()); ++i) rests.push_back(r.mode(i));
-  return make_layout({make_layout(tiles), make_layout(rests)});
+  return zip_result(sym_logical_divide(ex, a, b, policy), b);
 }
 
 }  // namespace tfspec

@@ -1,6 +1,8 @@
 // S1: the normal form of symbolic integers, predicates, and the executor's branch bookkeeping.
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <optional>
 
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/symbolic.hpp"
@@ -43,10 +45,50 @@ Poly poly_atom(const ShapeDim& a) {
   return p;
 }
 
+Poly to_poly(const ShapeDim& d);
+Poly multiply(const Poly& a, const Poly& b);
+
+// A term v*m*(x % b) beside the term v*c*m*mb*(x // b), where b is the one-term c*mb, is one
+// term v*m*x: b*(x // b) + x % b == x for every integer x and b != 0 (floor division), so the
+// fold is exact wherever the original is defined (`3//M*M+3%M` is 3).
+bool fold_quotient_and_remainder(Poly& p) {
+  for (const auto& [mr, v] : p.terms)
+    for (size_t i = 0; i < mr.size(); ++i) {
+      const ShapeDim& r = p.atoms.at(mr[i]);
+      if (r->op != ExprNode::Op::Mod) continue;
+      const Poly b = to_poly(r->rhs);
+      if (b.terms.size() != 1) continue;
+      const auto& [mb, cb] = *b.terms.begin();
+      const std::string q = to_string(dim_binary(ExprNode::Op::FloorDiv, r->lhs, r->rhs));
+      if (!p.atoms.count(q)) continue;
+      Monomial m = mr;
+      m.erase(m.begin() + static_cast<std::ptrdiff_t>(i));
+      Monomial mq = m;
+      mq.insert(mq.end(), mb.begin(), mb.end());
+      mq.push_back(q);
+      std::sort(mq.begin(), mq.end());
+      const auto it = p.terms.find(mq);
+      if (it == p.terms.end() || it->second != checked_mul(v, cb)) continue;
+      const Monomial remainder_term = mr;
+      Poly x = to_poly(r->lhs), factor;
+      factor.atoms = p.atoms;
+      factor.terms[m] = v;
+      p.terms.erase(mq);
+      p.terms.erase(remainder_term);
+      Poly sum = multiply(factor, x);
+      for (const auto& [mm, c] : sum.terms) add_term(p, mm, c);
+      p.atoms.insert(sum.atoms.begin(), sum.atoms.end());
+      return true;
+    }
+  return false;
+}
+
 Poly combine(const Poly& a, const Poly& b, int64_t sign) {
   Poly r = a;
   r.atoms.insert(b.atoms.begin(), b.atoms.end());
   for (const auto& [m, c] : b.terms) add_term(r, m, checked_mul(sign, c));
+  for (int n = 0; n < 64; ++n)  // each fold removes a term: a bound, not a limit reached in practice
+    if (!fold_quotient_and_remainder(r)) break;
   return r;
 }
 
@@ -100,6 +142,53 @@ bool all_multiples(const Poly& p, int64_t c) {
 }
 
 Poly to_poly(const ShapeDim& d);
+Poly div_or_mod(Op op, const ShapeDim& lhs, const ShapeDim& rhs);
+
+// A divisor that is one monomial c*m, c >= 1, m a product of symbols (empty: a constant); a
+// symbol is an extent >= 1 unless an assumption bounds it (S1-S5), so the divisor is >= 1.
+std::optional<std::pair<Monomial, int64_t>> monomial_divisor(const Poly& b) {
+  if (b.terms.size() != 1 || b.terms.begin()->second < 1) return std::nullopt;
+  for (const auto& a : b.terms.begin()->first)
+    if (b.atoms.at(a)->op != Op::Var) return std::nullopt;
+  return *b.terms.begin();
+}
+
+// (b*q + r) // b == q + r // b and (b*q + r) % b == r % b for every integer b != 0 (floor
+// division), so wherever the original is defined: the numerator's terms that are multiples of
+// the monomial divisor (its symbols among theirs, the coefficient a multiple of c) come out.
+std::optional<Poly> take_out_multiples(Op op, const Poly& a, const ShapeDim& rhs, const std::pair<Monomial, int64_t>& d) {
+  Poly q, r;
+  q.atoms = r.atoms = a.atoms;
+  for (const auto& [m, v] : a.terms) {
+    if (v % d.second != 0 || !std::includes(m.begin(), m.end(), d.first.begin(), d.first.end())) {
+      add_term(r, m, v);
+      continue;
+    }
+    Monomial qm;
+    std::set_difference(m.begin(), m.end(), d.first.begin(), d.first.end(), std::back_inserter(qm));
+    add_term(q, qm, v / d.second);
+  }
+  if (q.terms.empty()) return std::nullopt;
+  const Poly rest = r.terms.empty() ? poly_const(0) : div_or_mod(op, to_dim(r), rhs);
+  return op == Op::Mod ? rest : combine(q, rest, 1);
+}
+
+// a / b where b is one term c*m (m a monomial over the symbols) that divides every term of a:
+// (c*m*p) // (c*m) == p and (c*m*p) % (c*m) == 0 wherever c*m != 0. The ops divide only by spans
+// they have required to be >= 1 (an extent, a product of extents and strides), as for `// c` above.
+std::optional<Poly> exact_quotient(const Poly& a, const Poly& b) {
+  if (b.terms.size() != 1) return std::nullopt;
+  const auto& [mb, cb] = *b.terms.begin();
+  Poly r;
+  r.atoms = a.atoms;
+  for (const auto& [m, v] : a.terms) {
+    if (v % cb != 0 || !std::includes(m.begin(), m.end(), mb.begin(), mb.end())) return std::nullopt;
+    Monomial rest;
+    std::set_difference(m.begin(), m.end(), mb.begin(), mb.end(), std::back_inserter(rest));
+    add_term(r, rest, v / cb);
+  }
+  return r;
+}
 
 Poly div_or_mod(Op op, const ShapeDim& lhs, const ShapeDim& rhs) {
   const Poly a = to_poly(lhs), b = to_poly(rhs);
@@ -112,6 +201,9 @@ Poly div_or_mod(Op op, const ShapeDim& lhs, const ShapeDim& rhs) {
     for (auto& [m, v] : r.terms) v /= *cb;
     return r;
   }
+  if (auto d = monomial_divisor(b))
+    if (auto p = take_out_multiples(op, a, rhs, *d)) return *p;
+  if (auto q = exact_quotient(a, b)) return op == Op::Mod ? poly_const(0) : *q;  // atoms other than symbols in b
   return poly_atom(dim_binary(op, to_dim(a), to_dim(b)));
 }
 
@@ -223,9 +315,15 @@ Range range(const ShapeDim& d, const std::map<std::string, int64_t>& lower) {
       return {};
     case Op::FloorDiv:
       if (cb && *cb > 0) return {both(a.lo, cb, floor_div), both(a.hi, cb, floor_div)};
+      if (a.lo && *a.lo >= 0 && b.lo && *b.lo >= 1)  // 0 <= a // b <= a // lo(b)
+        return {b.hi ? both(a.lo, b.hi, floor_div) : std::optional<int64_t>(0), both(a.hi, b.lo, floor_div)};
       return {};
     case Op::Mod:
       if (cb && *cb > 0) return {0, *cb - 1};
+      if (a.lo && *a.lo >= 0 && b.lo && *b.lo >= 1) {  // 0 <= a % b <= a, and a % b == a below b
+        if (a.hi && *a.hi < *b.lo) return a;
+        return {0, a.hi};
+      }
       return {};
     default: return {};
   }
@@ -237,8 +335,8 @@ std::optional<bool> FoldingDecider::decide(const std::vector<SymPred>&, const Sy
   const Range r = range(sym_sub(p.lhs, p.rhs), lower_);
   const bool pos = r.lo && *r.lo > 0, neg = r.hi && *r.hi < 0, nonneg = r.lo && *r.lo >= 0, nonpos = r.hi && *r.hi <= 0;
   switch (p.rel) {
-    case SymRel::Eq: return (pos || neg) ? std::optional<bool>(false) : std::nullopt;
-    case SymRel::Ne: return (pos || neg) ? std::optional<bool>(true) : std::nullopt;
+    case SymRel::Eq: return (pos || neg) ? std::optional<bool>(false) : nonneg && nonpos ? std::optional<bool>(true) : std::nullopt;
+    case SymRel::Ne: return (pos || neg) ? std::optional<bool>(true) : nonneg && nonpos ? std::optional<bool>(false) : std::nullopt;
     case SymRel::Lt: return neg ? std::optional<bool>(true) : nonneg ? std::optional<bool>(false) : std::nullopt;
     case SymRel::Le: return nonpos ? std::optional<bool>(true) : pos ? std::optional<bool>(false) : std::nullopt;
     case SymRel::Gt: return pos ? std::optional<bool>(true) : nonpos ? std::optional<bool>(false) : std::nullopt;
@@ -279,7 +377,9 @@ void SymExec::require(const SymPred& p, RuleRef rule, const std::string& message
   const auto d = choose(p);
   const bool way = d ? *d : taken_.back();
   steps_.push_back({way ? p : negate(p), d.has_value(), rule});
-  if (!way) throw SpecError(rule, message + " (fails where " + to_string(negate(p)) + ")");
+  if (way) return;
+  refused_ = true;
+  throw SpecError(rule, message + " (fails where " + to_string(negate(p)) + ")");
 }
 
 }  // namespace tfspec

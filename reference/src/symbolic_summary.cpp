@@ -67,5 +67,7 @@ SymSummary<R> summarize_impl(const std::vector<SymCase<R>>& cases) {
 
 SymSummary<Layout> summarize(const std::vector<SymCase<Layout>>& cases) { return summarize_impl(cases); }
 SymSummary<ShapeDim> summarize(const std::vector<SymCase<ShapeDim>>& cases) { return summarize_impl(cases); }
+SymSummary<IntTuple> summarize(const std::vector<SymCase<IntTuple>>& cases) { return summarize_impl(cases); }
+SymSummary<SymSlice> summarize(const std::vector<SymCase<SymSlice>>& cases) { return summarize_impl(cases); }
 
 }  // namespace tfspec

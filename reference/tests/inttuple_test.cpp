@@ -68,6 +68,21 @@ TEST(IntTuple, CongruentCompatible) {
   EXPECT_TRUE(compatible(P("24"), P("(2,(3,4))")));
 }
 
+// A symbolic size is compatible with another only where they are equal: M against (2,3) holds at
+// M = 6 and nowhere else, so the answer depends on M (it said false, wrong at M = 6). Equal normal
+// forms hold for every value: M*N against (M,N), and (M,4*N) against (M,(2,2*N)).
+TEST(IntTuple, CompatibleOnSymbolicSizesAnswersOnlyWhatHoldsForEveryValue) {
+  try {
+    compatible(P("M"), P("(2,3)"));
+    ADD_FAILURE() << "M against (2,3) was answered";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "needs-concrete");
+  }
+  EXPECT_TRUE(compatible(P("M*N"), P("(M,N)")));
+  EXPECT_TRUE(compatible(P("(M,4*N)"), P("(M,(2,2*N))")));
+  EXPECT_FALSE(compatible(P("(M,N)"), P("M*N")));  // structure: a tuple is never compatible with a leaf
+}
+
 TEST(IntTuple, SliceAndDice) {
   IntTuple c = parse_coord("(1,(_,2))");
   IntTuple t = P("(2,(3,4))");

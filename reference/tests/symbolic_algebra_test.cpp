@@ -30,6 +30,34 @@ TEST(SymbolicNormalForm, EqualPolynomialsPrintIdentically) {
   EXPECT_EQ(N("(M+127)//128"), "(M+127)//128");
 }
 
+// S1: a `//` or `%` by a monomial c*m (c >= 1, m a product of symbols) takes out every numerator
+// term that is a multiple of it: (b*q + r) // b == q + r // b and (b*q + r) % b == r % b for
+// every integer b != 0 (floor division), so wherever the original is defined. Each expected form
+// derived by that rule (monomials of one degree print by text: "3//M" before "N"); the values
+// are checked against the unnormalized expression on a box, negative values included.
+TEST(SymbolicNormalForm, DivisionByAMonomialTakesOutItsMultiples) {
+  EXPECT_EQ(N("M*N//M"), "N");
+  EXPECT_EQ(N("M*N%M"), "0");
+  EXPECT_EQ(N("(2*M*N + 6*M)//(2*M)"), "N+3");
+  EXPECT_EQ(N("M*M*N//(M*N)"), "M");
+  EXPECT_EQ(N("(M*N + 3)//M"), "3//M+N");
+  EXPECT_EQ(N("(M*N + 3)%M"), "3%M");
+  EXPECT_EQ(N("(128*M + 5)//128"), "M");  // 5//128 folds to 0
+  EXPECT_EQ(N("(128*M + 5)%128"), "5");
+  EXPECT_EQ(N("(3*M*N)//(2*M)"), N("3*M*N//(2*M)"));  // 3 is no multiple of 2: unchanged
+  EXPECT_EQ(N("M*N//(M+1)"), N("(M*N)//(M+1)"));      // not a monomial: unchanged
+  for (const char* t : {"M*N//M", "M*N%M", "(2*M*N + 6*M)//(2*M)", "M*M*N//(M*N)", "(M*N + 3)//M", "(M*N + 3)%M",
+                        "(128*M + 5)//128", "(128*M + 5)%128", "(M*N - 7)//N", "(-M*N + N*N*2 + 1)%N"}) {
+    const ShapeDim d = E(t), n = normalize(d);
+    for (int64_t m = -4; m <= 5; ++m)
+      for (int64_t k = -4; k <= 5; ++k) {
+        if (m == 0 || k == 0) continue;  // a division by zero: the original is undefined there
+        EXPECT_EQ(evaluate(n, {{"M", m}, {"N", k}}), evaluate(d, {{"M", m}, {"N", k}})) << t << " at M=" << m << ", N=" << k;
+      }
+    EXPECT_EQ(to_string(normalize(parse_inttuple(to_string(n)).as_dim())), to_string(n)) << t;
+  }
+}
+
 TEST(SymbolicNormalForm, PrintedFormsParseBack) {
   for (const char* t : {"M*64 + 3", "(M+1)*(M-1)", "(M+127)//128 - N", "-M - 2*N*P + (M % 4)", "M//(N+1)"}) {
     const ShapeDim n = normalize(E(t));

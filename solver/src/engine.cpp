@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "exact.hpp"
+#include "positivity.hpp"
 
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
@@ -398,20 +399,37 @@ struct Pipeline {
     }
   }
 
-  // Large instances too: every symbol at 2^k (clamped to its bounds) for k = 1..62, where the
-  // overflow goals fail (a product passes 2^63) while small values and Z3 may not find it.
-  bool probes() {
-    auto t = Clock::now();
-    int64_t tried = 0;
-    for (int k = 1; k <= 62 && !budget.expired(); ++k) {
+  // The probe near 2^k: every symbol at v = 2^k + j (clamped to its bounds), or every symbol
+  // v above its lower bound (LowerBounds::point: satisfies bounds that are expressions, `L >= K*K`,
+  // where L = 2^k is below K*K; issue 20), for the first j in 0..15 where the assumptions hold
+  // (a congruence such as `M % 4 == 0` with a shifted lower bound).
+  std::optional<Bindings> probe_point(int k, const LowerBounds& lower) {
+    for (int64_t j = 0; j < 16; ++j) {
+      const int64_t at = (int64_t{1} << k) + (k < 62 ? j : 0);
       Bindings b;
       for (const auto& s : as.symbols) {
         const auto& bd = as.bounds[s];
-        int64_t v = std::max(*bd.lo, int64_t{1} << k);
+        int64_t v = std::max(*bd.lo, at);
         if (bd.hi) v = std::min(v, *bd.hi);
         b[s] = v;
       }
-      if (admissible_at(b) != Truth::True) continue;
+      if (admissible_at(b) == Truth::True) return b;
+      auto shifted = lower.point(at);
+      if (shifted && admissible_at(*shifted) == Truth::True) return shifted;
+    }
+    return std::nullopt;
+  }
+
+  // Large instances too, near 2^k for k = 1..62 (probe_point), where the overflow goals fail (a
+  // product passes 2^63) while small values and Z3 may not find it.
+  bool probes() {
+    auto t = Clock::now();
+    int64_t tried = 0;
+    const LowerBounds lower(enc, as, spec);
+    for (int k = 1; k <= 62 && !budget.expired(); ++k) {
+      auto point = probe_point(k, lower);
+      if (!point) continue;
+      const Bindings& b = *point;
       consistent = true;
       ++tried;
       std::optional<Counterexample> cx;
@@ -421,12 +439,12 @@ struct Pipeline {
         continue;
       }
       if (cx) {
-        r.attempts.push_back("probes: counterexample with every symbol at 2^" + std::to_string(k) + " (or its bound) in " + ms(since(t)));
+        r.attempts.push_back("probes: counterexample with every symbol near 2^" + std::to_string(k) + " (or its bound) in " + ms(since(t)));
         refuted("probes", std::move(*cx));
         return true;
       }
     }
-    r.attempts.push_back("probes: " + std::to_string(tried) + " instances with every symbol at 2^k hold, " + ms(since(t)));
+    r.attempts.push_back("probes: " + std::to_string(tried) + " instances with every symbol near 2^k hold, " + ms(since(t)));
     return false;
   }
 
@@ -500,7 +518,7 @@ struct Pipeline {
     }
     if (spec.structural && o.structural) {
       t = Clock::now();
-      if (auto m = spec.structural(base, budget)) {
+      if (auto m = spec.structural(base, budget, LowerBounds(enc, as, spec))) {
         r.attempts.push_back(*m + ": proved in " + ms(since(t)));
         proved(*m, "all values");
         // still export the obligation so that another solver can check it

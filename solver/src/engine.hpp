@@ -12,6 +12,8 @@
 
 namespace tfspec::solver {
 
+class LowerBounds;
+
 struct Counterexample {
   Json json;         // always carries "symbols"
   std::string text;  // one line: what fails, and where
@@ -30,8 +32,9 @@ struct GoalSpec {
   std::vector<ShapeDim> positive;  // the same conditions for exact instance checks: each >= 1
   std::vector<z3::expr> negated;
   std::string logic = "QF_NIA";
-  // Structural argument: the method name when it proves the goal for all values.
-  std::function<std::optional<std::string>(const std::vector<z3::expr>& base, Budget& budget)> structural;
+  // Structural argument: the method name when it proves the goal for all values. `lower`: the
+  // symbols' lower bounds, for sign arguments without a solver (positivity.hpp).
+  std::function<std::optional<std::string>(const std::vector<z3::expr>& base, Budget& budget, const LowerBounds& lower)> structural;
   // Decodes a model's witness and checks that witness itself (the two coordinates and their
   // offsets, ...), exactly: nullopt when it is not a counterexample (the solver and the reference
   // disagree: a tfspec bug). Throws SpecError when it cannot be evaluated (beyond 128 bits, a

@@ -210,7 +210,7 @@ ProveResult prove_admissible(const Layout& a, const Layout& b, const ProveOption
     return r;
   }
   g.negated.push_back(refused);
-  g.structural = [refusal_paths, paths](const std::vector<z3::expr>&, Budget&) -> std::optional<std::string> {
+  g.structural = [refusal_paths, paths](const std::vector<z3::expr>&, Budget&, const LowerBounds&) -> std::optional<std::string> {
     if (refusal_paths == 0 && paths > 0) return "path-exploration";
     return std::nullopt;
   };

@@ -216,7 +216,7 @@ ProveResult prove_divisions(const std::vector<Division>& ds, const ProveOptions&
     }
     return std::nullopt;
   };
-  g.structural = [ns, dvs, ds, &o](const std::vector<z3::expr>&, Budget& budget) -> std::optional<std::string> {
+  g.structural = [ns, dvs, ds, &o](const std::vector<z3::expr>&, Budget& budget, const LowerBounds&) -> std::optional<std::string> {
     bool syntactic = true;
     for (size_t i = 0; i < ns.size() && syntactic; ++i) syntactic = syntactic_multiple(ns[i], dvs[i]);
     if (syntactic) return "structural";

@@ -93,6 +93,7 @@ struct RunOptions {
   std::vector<std::string> filters;
   std::vector<std::string> excludes;
   std::vector<std::string> tags;  // when given, only cases carrying one of these corpus tags
+  std::vector<std::string> exclude_tags;  // never cases carrying one of these (`symbolic`, `extension`, `limit`)
   std::set<std::string> only_ids;  // when given, only these case ids (--rerun-failed)
   // A progress line (cases done of all, failures so far, seconds) every progress_seconds, on
   // `progress` when set; `live` rewrites one line in place (a terminal).

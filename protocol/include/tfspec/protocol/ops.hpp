@@ -63,6 +63,7 @@ class OpRegistry {
   void add(Op op);
   const Op* find_protocol(std::string_view protocol_name) const;
   const Op* find(std::string_view group, std::string_view name) const;
+  Op* find_mutable(std::string_view group, std::string_view name);  // to give an op another form
   const std::vector<Op>& ops() const { return ops_; }
 
  private:

@@ -62,6 +62,18 @@ Layout blocked_product(const Layout& a, const Layout& b, DomainPolicy policy = D
 Layout raked_product(const Layout& a, const Layout& b, DomainPolicy policy = DomainPolicy::Strict);
 int64_t max_common_vector(const Layout& a, const Layout& b);
 
+// The regroupings the divides and products share (structural: the symbolic ops reuse them).
+// zip_result: (tiles, rests) from a logical divide/product by a by-mode tiler (a layout tiler's
+// result is already zipped); tiled_from_zipped: (tiles, rest0, rest1, ...); flat_from_zipped:
+// (tile0, ..., rest0, ...); pad_rank: l with 1:0 modes appended up to rank r; interleave_modes:
+// mode i = (A'_i, C_i) (blocked) or (C_i, A'_i) (raked), C = complement(A') o B' (A5).
+Layout zip_result(const Layout& r, const Tiler& b);
+std::vector<Layout> modes_of(const Layout& l);
+Layout tiled_from_zipped(const Layout& z);
+Layout flat_from_zipped(const Layout& z);
+Layout pad_rank(const Layout& l, size_t r);
+Layout interleave_modes(const Layout& ap, const Layout& c, bool blocked);
+
 // D15 under Extend: how many points of the op's result domain map past A's domain (0 when the
 // op stays inside, which is when Strict answers). The zipped/tiled/flat forms count as the
 // logical ones; blocked/raked products as logical_product of the rank-padded operands.

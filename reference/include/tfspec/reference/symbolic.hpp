@@ -94,6 +94,9 @@ class SymExec {
   const std::vector<SymStep>& steps() const { return steps_; }
   const std::vector<bool>& forks() const { return taken_; }  // decisions at undecided steps
   size_t prefix_size() const { return prefix_.size(); }
+  // Whether a `require` failed on this path: its error refuses the path whatever the rule's kind
+  // (slice's coord-in-domain is an input error, and on a symbolic path it is a condition).
+  bool refused() const { return refused_; }
 
  private:
   std::optional<bool> choose(const SymPred& p);
@@ -102,13 +105,15 @@ class SymExec {
   std::vector<bool> prefix_;
   std::vector<bool> taken_;
   std::vector<SymStep> steps_;
+  bool refused_ = false;
 };
 
 // Most paths one operation explores; past it the op fails with `resource-limit`.
 inline constexpr int kSymbolicCaseLimit = 64;
 
 // Runs `body` over every path (depth first, true side first). A SpecError thrown on a path is
-// that path's refusal; an error of kind Input (e.g. an expression too large) propagates.
+// that path's refusal; an error of kind Input (e.g. an expression too large) propagates unless a
+// `require` raised it.
 template <class R>
 std::vector<SymCase<R>> explore(Decider& d, const std::function<R(SymExec&)>& body, int limit = kSymbolicCaseLimit) {
   std::vector<SymCase<R>> cases;
@@ -123,7 +128,7 @@ std::vector<SymCase<R>> explore(Decider& d, const std::function<R(SymExec&)>& bo
     try {
       c.result = body(ex);
     } catch (const SpecError& e) {
-      if (e.kind() != RuleKind::Refusal) throw;
+      if (e.kind() != RuleKind::Refusal && !ex.refused()) throw;
       c.refusal = e.diagnostic();
     }
     c.steps = ex.steps();

@@ -26,6 +26,39 @@ Layout sym_complement(SymExec& ex, const Layout& l, const ShapeDim& cotarget);
 Layout sym_composition(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
 Layout sym_logical_divide(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
 Layout sym_zipped_divide(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+// S6 (symbolic_product.cpp): the regroupings of the divide and the products, each the concrete
+// op's composition of the ones above (so exact for the walk, sufficient for the reference, as S3).
+Layout sym_tiled_divide(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+Layout sym_flat_divide(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+Layout sym_filter(SymExec& ex, const Layout& l);  // exact
+// By mode (algebra.cpp's coalesce/filter with a profile): a leaf profile is the whole op; a tuple
+// profile of length n applies the op to modes 0..n-1 by their own profiles and keeps the rest.
+Layout sym_coalesce(SymExec& ex, const Layout& l, const IntTuple& profile);
+Layout sym_filter(SymExec& ex, const Layout& l, const IntTuple& profile);
+Layout sym_logical_product(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+Layout sym_zipped_product(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+Layout sym_tiled_product(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+Layout sym_flat_product(SymExec& ex, const Layout& a, const Tiler& b, DomainPolicy policy);
+Layout sym_blocked_product(SymExec& ex, const Layout& a, const Layout& b, DomainPolicy policy);
+Layout sym_raked_product(SymExec& ex, const Layout& a, const Layout& b, DomainPolicy policy);
+// S7 (symbolic_index.cpp): idx2crd of a symbolic index into a symbolic shape (colexicographic,
+// D1: `//` and `%` atoms, no branch); slice with a concrete coordinate (`_` wildcards), its
+// coordinate bounds the conditions (coord-in-domain), exact.
+IntTuple sym_idx2crd(const ShapeDim& idx, const IntTuple& shape);
+struct SymSlice {
+  Layout layout;
+  ShapeDim offset;
+};
+SymSlice sym_slice(SymExec& ex, const IntTuple& crd, const Layout& l);
+// L(c) for a concrete index or coordinate: crd2idx, the coordinate bounds its conditions. Exact.
+ShapeDim sym_eval(SymExec& ex, const IntTuple& coord, const Layout& l);
+// S8 (symbolic_inverse.cpp): right_inverse and left_inverse, exact (every branch on the order of
+// the strides asks the decider); max_common_vector through the walk of A ∘ right_inverse(B):
+// sufficient (the reference counts point by point where the walk refuses).
+Layout sym_right_inverse(SymExec& ex, const Layout& l);
+Layout sym_left_inverse(SymExec& ex, const Layout& l);
+ShapeDim sym_max_common_vector(SymExec& ex, const Layout& a, const Layout& b);
+
 // crd2idx with a concrete coordinate (or an integer index, colexicographic as D1) into a
 // symbolic shape and stride: a polynomial; no branch.
 ShapeDim sym_crd2idx(const IntTuple& crd, const IntTuple& shape, const IntTuple& stride);
@@ -50,5 +83,7 @@ struct SymSummary {
 };
 SymSummary<Layout> summarize(const std::vector<SymCase<Layout>>& cases);
 SymSummary<ShapeDim> summarize(const std::vector<SymCase<ShapeDim>>& cases);
+SymSummary<IntTuple> summarize(const std::vector<SymCase<IntTuple>>& cases);
+SymSummary<SymSlice> summarize(const std::vector<SymCase<SymSlice>>& cases);
 
 }  // namespace tfspec

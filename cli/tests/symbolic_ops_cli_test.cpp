@@ -1,0 +1,69 @@
+// `tfspec layout OP` on symbolic layouts for the ops of spec/ALGEBRA.md S6-S8: the result and its
+// classified conditions (--json). Expected values are derived by hand in the comments.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "run_tfspec.hpp"
+#include "tfspec/reference/json.hpp"
+
+namespace {
+
+tfspec::Json layout_json(const std::string& args) {
+  auto r = tfspec::testing::run_tfspec("layout " + args + " --json");
+  EXPECT_EQ(r.rc, 0) << args << "\n" << r.out;
+  return tfspec::Json::parse(r.out);
+}
+
+std::string status_of(const tfspec::Json& j, const std::string& pred) {
+  for (const auto& c : j["conditions"])
+    if (c["predicate"] == pred) return c["status"];
+  return "absent";
+}
+
+// tiled_divide: the GEMM divide ((128,M//128),(64,N//64)):((1,128),(M,64*M)) regrouped as
+// (tiles, rest0, rest1); N%64 == 0 is not assumed: required.
+TEST(SymbolicOpsCli, TiledDivideRequiresTheOpenCondition) {
+  auto j = layout_json("tiled_divide '(M,N):(1,M)' '(128:1,64:1)' --assume 'M % 128 == 0' --assume 'M >= 256' --assume 'N >= 128'");
+  EXPECT_EQ(j["result"], tfspec::Json::parse(R"({"kind":"layout","shape":[[128,64],"M//128","N//64"],"stride":[[1,"M"],128,"64*M"]})"));
+  EXPECT_EQ(status_of(j, "N%64 == 0"), "required");
+}
+
+// blocked_product((M,N):(1,M), (2,2):(1,2)): complement(A, 4*M*N) = 4:M*N, composed with B:
+// (2,2):(M*N,2*M*N); mode i = (A_i, that mode i) (SymbolicOps.BlockedProductOfAMatrix).
+TEST(SymbolicOpsCli, ProductsAndInverses) {
+  const std::string big = " --assume 'M >= 2' --assume 'N >= 2'";
+  auto b = layout_json("blocked_product '(M,N):(1,M)' '(2,2):(1,2)'" + big);
+  EXPECT_EQ(b["result"], tfspec::Json::parse(R"({"kind":"layout","shape":[["M",2],["N",2]],"stride":[[1,"M*N"],["M","2*M*N"]]})"));
+  // row major (M,N):(N,1): from stride 1 the run takes N:M, then M:1 (SymbolicOps.InversesOfARowMajorMatrix)
+  auto r = layout_json("right_inverse '(M,N):(N,1)'" + big);
+  EXPECT_EQ(r["result"], tfspec::Json::parse(R"({"kind":"layout","shape":["N","M"],"stride":["M",1]})"));
+  // A(R(1)) = A(M) = M != 1 for A column major, R = right_inverse(row major)
+  auto m = layout_json("max_common_vector '(M,N):(1,M)' '(M,N):(N,1)'" + big);
+  EXPECT_EQ(m["result"], 1);
+}
+
+// slice((_,2), (M,N):(1,M)) = M:1 at offset 2*M, defined where 2 < N; idx2crd(5, (M,N)) =
+// (5 % M, (5 // M) % N) (D1); eval at (1,2) = 1 + 2*M, defined where 1 < M.
+TEST(SymbolicOpsCli, SliceIdx2crdEval) {
+  auto s = layout_json("slice '(M,N):(1,M)' '(_,2)'");
+  EXPECT_EQ(s["result"]["offset"], "2*M");
+  EXPECT_EQ(status_of(s, "2 < N"), "required");
+  auto i = layout_json("idx2crd 5 '(M,N)'");
+  EXPECT_EQ(i["result"], tfspec::Json::parse(R"(["5%M","5//M%N"])"));
+  // A symbolic index from the command line (it was read as an integer only: needs-concrete):
+  // 2*M+1 over (M,N) colexicographically is ((2*M+1) % M, (2*M+1) // M % N) = (1%M, (1//M+2)%N).
+  auto si = layout_json("idx2crd '2*M+1' '(M,N)'");
+  EXPECT_EQ(si["result"], tfspec::Json::parse(R"(["1%M","(1//M+2)%N"])"));
+  auto e = layout_json("eval '(M,4):(1,M)' '(1,2)' --assume 'M >= 2'");
+  EXPECT_EQ(e["result"], "2*M+1");
+  EXPECT_EQ(status_of(e, "1 < M"), "proved");
+}
+
+TEST(SymbolicOpsCli, ProveOfAProduct) {
+  auto r = tfspec::testing::run_tfspec("prove injective --of 'raked_product (M,N):(1,M) (2,2):(1,2)' --assume 'M >= 2' --assume 'N >= 2'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("PROVED injective"), std::string::npos) << r.out;
+}
+
+}  // namespace

@@ -1,0 +1,359 @@
+// The layout group's ops on symbolic layouts (spec/ALGEBRA.md S1-S8, spec/PROTOCOL.md "Symbolic
+// layouts"): the reference's symbolic result and conditions, each classified by the solver under
+// the assumptions, with an instance replayed through the concrete reference where one fails.
+// `tfspec layout OP ... --assume PRED`, `serve` and `conform` reach it through the registry.
+#include <map>
+#include <sstream>
+
+#include "symbolic_budget.hpp"
+#include "tfspec/protocol/symbolic_ops.hpp"
+#include "tfspec/protocol/wire.hpp"
+#include "tfspec/reference/bind.hpp"
+#include "tfspec/reference/catalogue.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/symbolic_algebra.hpp"
+#include "tfspec/solver/encode.hpp"
+#include "tfspec/solver/obligations.hpp"
+
+namespace tfspec::protocol {
+namespace {
+
+using Concrete = std::function<OpResult(const Json&)>;
+
+struct Inputs {
+  std::optional<Layout> a;      // `layout` or `a`
+  std::optional<Tiler> tiler;   // `tiler`
+  std::optional<Layout> b;      // `b` (blocked/raked products, max_common_vector)
+  DomainPolicy policy = DomainPolicy::Strict;
+  std::optional<IntTuple> shape, stride, coord, index;  // crd2idx, idx2crd, eval, slice
+  std::optional<IntTuple> profile;                      // coalesce, filter by mode
+  std::optional<IntTuple> cotarget;                     // complement
+  bool non_plain = false;       // `layout`/`a` given but not a plain Layout
+  const Layout& layout() const {
+    if (!a) fail(rule::kProtocolMissingArg, "missing argument 'layout' (or 'a')");
+    return *a;
+  }
+  const Tiler& tiler_arg() const {
+    if (!tiler) fail(rule::kProtocolMissingArg, "missing argument 'tiler'");
+    return *tiler;
+  }
+};
+
+Inputs read_inputs(const Json& args) {
+  Inputs in;
+  // Only a plain Layout takes the symbolic path; any other kind (a composed or swizzled layout,
+  // X1) or unreadable input goes to the concrete op, which answers it or names the rule.
+  auto plain = [&in](const Json& j) -> std::optional<Layout> {
+    try {
+      return layout_from_json(j);
+    } catch (const SpecError&) {
+      in.non_plain = true;
+      return std::nullopt;
+    }
+  };
+  if (args.contains("layout")) in.a = plain(args["layout"]);
+  if (args.contains("a")) in.a = plain(args["a"]);
+  if (args.contains("b")) in.b = plain(args["b"]);
+  if (args.contains("tiler")) in.tiler = protocol::tiler_from_json(args["tiler"]);
+  if (args.contains("domain") && args["domain"] == "extend") in.policy = DomainPolicy::Extend;
+  if (args.contains("shape")) in.shape = inttuple_from_json(args["shape"]);
+  if (args.contains("stride")) in.stride = inttuple_from_json(args["stride"]);
+  if (args.contains("coord")) in.coord = coord_from_json(args["coord"]);
+  if (args.contains("index")) in.index = inttuple_from_json(args["index"]);
+  if (args.contains("profile")) in.profile = inttuple_from_json(args["profile"]);
+  if (args.contains("cotarget")) in.cotarget = inttuple_from_json(args["cotarget"]);
+  return in;
+}
+
+Json bind_json(const Json& j, const Bindings& b, bool tiler) {
+  if (tiler) {
+    const Tiler t = protocol::tiler_from_json(j);
+    std::function<Tiler(const Tiler&)> go = [&](const Tiler& x) -> Tiler {
+      if (x.is_layout()) return Tiler(Layout(bind_symbols(x.layout->shape_ref(), b), bind_symbols(x.layout->stride(), b)));
+      std::vector<Tiler> m;
+      for (const auto& y : x.modes) m.push_back(go(y));
+      return Tiler(std::move(m));
+    };
+    return protocol::tiler_to_json(go(t));
+  }
+  const Layout l = layout_from_json(j);
+  return to_json(Layout(bind_symbols(l.shape_ref(), b), bind_symbols(l.stride(), b)));
+}
+
+// The concrete reference at an instance: its answer, or its refusal.
+std::string replay(const Concrete& concrete, const Json& args, const Bindings& b) {
+  Json bound = args;
+  bound.erase("assume");
+  for (const char* k : {"layout", "a", "b"})
+    if (bound.contains(k)) bound[k] = bind_json(bound[k], b, false);
+  if (bound.contains("tiler")) bound["tiler"] = bind_json(bound["tiler"], b, true);
+  for (const char* k : {"shape", "stride", "coord", "index", "cotarget"})
+    if (bound.contains(k)) bound[k] = to_json(bind_symbols(k == std::string("coord") ? coord_from_json(bound[k]) : inttuple_from_json(bound[k]), b));
+  try {
+    return "the reference answers " + concrete(bound).text;
+  } catch (const SpecError& e) {
+    return "the reference refuses: [" + e.rule() + " " + e.clause() + "]";
+  }
+}
+
+void tiler_symbols(const Tiler& t, std::set<std::string>& out) {
+  if (t.is_layout()) out.merge(layout_symbols(*t.layout));
+  for (const auto& m : t.modes) tiler_symbols(m, out);
+}
+
+template <class R>
+using Body = std::function<R(SymExec&)>;
+
+std::string cond_line(const SymCondition& c, const solver::Classified& k, const std::string& note) {
+  std::string s = k.status;
+  s.resize(9, ' ');
+  return "  " + s + "[" + c.rule + " " + c.clause + "] " + to_string(c.pred) + note + "\n";
+}
+
+// ALGEBRA.md S5: a proved condition that holds for every value of the symbols >= 1 (under the
+// case's guards, whatever the assumptions) is not printed one by one but counted in one line;
+// --json lists every condition.
+std::string everywhere_line(size_t n, const std::set<std::string>& symbols, bool cases) {
+  if (n == 0) return "";
+  std::string names;
+  for (const auto& x : symbols) names += (names.empty() ? "" : ", ") + x;
+  return "  + " + std::to_string(n) + (n == 1 ? " condition that holds" : " conditions that hold") + " for every " + names +
+         " >= 1" + (cases ? " in this case" : "") + " (listed by --json)\n";
+}
+
+template <class R>
+OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec, const SymSummary<R>& s,
+                const std::function<std::string(const R&)>& text_of, const std::function<Json(const R&)>& json_of) {
+  if (s.answers.empty()) {
+    const Diagnostic& d = *s.refusals.front().refusal;
+    std::string msg = d.message + "; refused for every instance of the assumptions";
+    if (auto x = dec.instance({})) msg += ", e.g. " + solver::to_string(*x) + " (" + replay(concrete, args, *x) + ")";
+    Diagnostic why = d;
+    why.message = msg;
+    throw SpecError(why);
+  }
+  std::ostringstream out;
+  Json cases = Json::array(), top = Json::array();
+  // No assumption, every symbol >= 1: which proved conditions hold everywhere (folded in the text).
+  // Interval folding answers most of them (`M >= 1`, `128*(M//128) <= M`) without a solver call.
+  std::map<std::string, int64_t> ones;
+  for (const auto& x : dec.assumptions().symbols) ones[x] = 1;
+  FoldingDecider folding(ones);
+  std::optional<solver::Z3Decider> bare_z3;
+  auto everywhere_true = [&](const std::vector<SymPred>& when, const SymPred& p) {
+    if (auto d = folding.decide(when, p)) return *d;
+    if (!bare_z3) bare_z3.emplace(std::vector<std::string>{}, dec.assumptions().symbols);
+    return bare_z3->classify(when, p).status == "proved";
+  };
+  for (const auto& a : s.answers) {
+    Json conds = Json::array();
+    std::string lines;
+    size_t everywhere = 0;
+    for (const auto& c : a.conditions) {
+      solver::Classified k = c.decided ? solver::Classified{"proved", std::nullopt} : dec.classify(a.when, c.pred);
+      if (k.status == "proved" && everywhere_true(a.when, c.pred)) {
+        ++everywhere;
+        conds.push_back(Json{{"rule", c.rule}, {"clause", c.clause}, {"predicate", to_string(c.pred)}, {"status", k.status}});
+        continue;
+      }
+      std::string note;
+      for (const auto& t : dec.assumptions().texts) note = t == to_string(c.pred) ? "   (assumed)" : note;
+      Json jc{{"rule", c.rule}, {"clause", c.clause}, {"predicate", to_string(c.pred)}, {"status", k.status}};
+      if (k.counterexample) {
+        jc["counterexample"] = *k.counterexample;
+        note += "   (fails at " + solver::to_string(*k.counterexample) + ": " + replay(concrete, args, *k.counterexample) + ")";
+      }
+      lines += cond_line(c, k, note);
+      conds.push_back(jc);
+    }
+    Json when = Json::array();
+    std::string guard;
+    for (const auto& p : a.when) {
+      when.push_back(to_string(p));
+      guard += (guard.empty() ? "" : " and ") + to_string(p);
+    }
+    if (s.answers.size() > 1) out << "when " << (guard.empty() ? "(otherwise)" : guard) << ":\n";
+    out << text_of(a.result) << "\n" << lines << everywhere_line(everywhere, dec.assumptions().symbols, s.answers.size() > 1);
+    cases.push_back(Json{{"when", when}, {"result", json_of(a.result)}, {"conditions", conds}});
+    if (s.answers.size() == 1) top = conds;
+  }
+  Json j{{"result", s.answers.size() == 1 ? json_of(s.answers[0].result) : Json(nullptr)}, {"cases", cases}, {"conditions", top}};
+  return OpResult{j, out.str()};
+}
+
+template <class R>
+using Text = std::function<std::string(const R&)>;
+template <class R>
+using ToJson = std::function<Json(const R&)>;
+
+template <class R>
+OpResult run_paths(const Concrete& concrete, const Json& args, BudgetedDecider& dec, const Body<R>& body, const Text<R>& text_of,
+                   const ToJson<R>& json_of) {
+  return report<R>(concrete, args, dec, summarize(explore<R>(dec, body)), text_of, json_of);
+}
+
+// The ops whose answer is a layout: (the symbolic op, its second argument: 't' a tiler, 'b' a
+// layout, 0 none). Also the `--of` forms of `prove` (derive_layout).
+using LayoutOp = std::pair<std::function<Layout(SymExec&, const Inputs&)>, char>;
+const std::map<std::string, LayoutOp>& layout_ops() {
+  using P = DomainPolicy;
+  using TiledOp = Layout (*)(SymExec&, const Layout&, const Tiler&, P);
+  auto tiled = [](TiledOp f) { return LayoutOp{[f](SymExec& ex, const Inputs& in) { return f(ex, in.layout(), in.tiler_arg(), in.policy); }, 't'}; };
+  auto paired = [](Layout (*f)(SymExec&, const Layout&, const Layout&, P)) {
+    return LayoutOp{[f](SymExec& ex, const Inputs& in) { return f(ex, in.layout(), *in.b, in.policy); }, 'b'};
+  };
+  auto unary = [](Layout (*f)(SymExec&, const Layout&)) { return LayoutOp{[f](SymExec& ex, const Inputs& in) { return f(ex, in.layout()); }, 0}; };
+  using ByMode = Layout (*)(SymExec&, const Layout&, const IntTuple&);
+  auto profiled = [](Layout (*f)(SymExec&, const Layout&), ByMode g) {
+    return LayoutOp{[f, g](SymExec& ex, const Inputs& in) { return in.profile ? g(ex, in.layout(), *in.profile) : f(ex, in.layout()); }, 0};
+  };
+  static const std::map<std::string, LayoutOp> kTable{
+      {"coalesce", profiled(sym_coalesce, sym_coalesce)}, {"filter", profiled(sym_filter, sym_filter)}, {"right_inverse", unary(sym_right_inverse)},
+      {"left_inverse", unary(sym_left_inverse)},
+      {"complement", {[](SymExec& ex, const Inputs& in) {
+                        if (!in.cotarget) return sym_complement(ex, in.layout(), sym_cosize(ex, in.layout()));
+                        if (in.cotarget->is_tuple() || in.cotarget->is_none())
+                          fail(rule::kNeedsConcrete, "complement's cotarget must be one extent, got " + to_string(*in.cotarget));
+                        return sym_complement(ex, in.layout(), normalize(in.cotarget->as_dim()));
+                      }, 0}},
+      {"composition", tiled(sym_composition)}, {"logical_divide", tiled(sym_logical_divide)}, {"zipped_divide", tiled(sym_zipped_divide)},
+      {"tiled_divide", tiled(sym_tiled_divide)}, {"flat_divide", tiled(sym_flat_divide)}, {"logical_product", tiled(sym_logical_product)},
+      {"zipped_product", tiled(sym_zipped_product)}, {"tiled_product", tiled(sym_tiled_product)}, {"flat_product", tiled(sym_flat_product)},
+      {"blocked_product", paired(sym_blocked_product)}, {"raked_product", paired(sym_raked_product)}};
+  return kTable;
+}
+
+// The ops whose answer is a symbolic integer, one line each (S2: the concrete algorithm over ShapeDims).
+using DimForm = ShapeDim (*)(SymExec&, const Inputs&);
+const std::map<std::string, DimForm>& dim_forms() {
+  static const std::map<std::string, DimForm> forms{
+      {"size", [](SymExec&, const Inputs& in) { return sym_size(in.layout()); }},
+      {"cosize", [](SymExec& ex, const Inputs& in) { return sym_cosize(ex, in.layout()); }},
+      {"crd2idx", [](SymExec&, const Inputs& in) { return sym_crd2idx(*in.coord, *in.shape, in.stride ? *in.stride : prefix_product(*in.shape)); }},
+      {"eval", [](SymExec& ex, const Inputs& in) { return sym_eval(ex, *in.coord, in.layout()); }},
+      {"max_common_vector", [](SymExec& ex, const Inputs& in) { return sym_max_common_vector(ex, in.layout(), *in.b); }},
+  };
+  return forms;
+}
+
+// The arguments each op reads besides `layout`/`a`; where one is missing the concrete op answers
+// (it names the argument).
+bool has_arguments(const std::string& op, const Inputs& in) {
+  if (op == "crd2idx") return in.shape && in.coord;
+  if (op == "idx2crd") return in.shape && in.index;
+  if (!in.a) return false;
+  if (op == "eval" || op == "slice") return in.coord.has_value();
+  if (op == "max_common_vector") return in.b.has_value();
+  if (auto l = layout_ops().find(op); l != layout_ops().end()) return l->second.second == 't' ? in.tiler.has_value() : l->second.second == 'b' ? in.b.has_value() : true;
+  return true;
+}
+
+// The symbols of every argument; nullopt when the request is for the concrete op (no symbol and
+// no "assume", or an argument only the concrete op reads).
+std::optional<std::set<std::string>> symbolic_request(const std::string& op, const Json& args, const Inputs& in) {
+  if (in.non_plain) return std::nullopt;  // a composed or swizzled layout (X1): the concrete op
+  if (!has_arguments(op, in)) return std::nullopt;
+  std::set<std::string> symbols;
+  if (in.a) symbols = layout_symbols(*in.a);
+  if (in.b) symbols.merge(layout_symbols(*in.b));
+  if (in.tiler) tiler_symbols(*in.tiler, symbols);
+  for (const auto* t : {&in.shape, &in.stride, &in.coord, &in.index, &in.cotarget})
+    if (*t) collect_symbols(**t, symbols);
+  if (symbols.empty() && !args.contains("assume")) return std::nullopt;
+  return symbols;
+}
+
+OpResult run_form(const std::string& op, const Json& args, const Concrete& concrete, const Inputs& in, BudgetedDecider& dec) {
+  if (auto f = dim_forms().find(op); f != dim_forms().end())
+    return run_paths<ShapeDim>(
+        concrete, args, dec, [&](SymExec& ex) { return f->second(ex, in); }, [](const ShapeDim& d) { return to_string(d); },
+        [](const ShapeDim& d) { return to_json(IntTuple::sym(d)); });
+  if (op == "idx2crd")  // `//` and `%` atoms, no branch (S7)
+    return run_paths<IntTuple>(
+        concrete, args, dec, [&](SymExec&) { return sym_idx2crd(normalize(in.index->as_dim()), *in.shape); },
+        [](const IntTuple& t) { return to_string(t); }, [](const IntTuple& t) { return to_json(t); });
+  if (op == "slice")  // the kept modes and the offset; the coordinate's bounds are the conditions (S7)
+    return run_paths<SymSlice>(
+        concrete, args, dec, [&](SymExec& ex) { return sym_slice(ex, *in.coord, in.layout()); },
+        [](const SymSlice& s) { return "offset " + to_string(s.offset) + "\n" + to_string(s.layout); },
+        [](const SymSlice& s) { return Json{{"layout", to_json(s.layout)}, {"offset", to_json(IntTuple::sym(s.offset))}}; });
+  const LayoutOp& form = layout_ops().at(op);
+  return run_paths<Layout>(
+      concrete, args, dec, [&](SymExec& ex) { return form.first(ex, in); }, [](const Layout& l) { return to_string(l); },
+      [](const Layout& l) { return to_json(l); });
+}
+
+// The symbolic answer of `op`, or nullopt where the concrete op answers the request.
+std::optional<OpResult> run_symbolic(const std::string& op, const Json& args, const Concrete& concrete) {
+  const Inputs in = read_inputs(args);
+  const auto symbols = symbolic_request(op, args, in);
+  if (!symbols) return std::nullopt;
+  solver::Z3Decider z3(assume_arg(args), *symbols);
+  BudgetedDecider dec(z3, timeout_arg(args));
+  return run_form(op, args, concrete, in, dec);
+}
+
+}  // namespace
+
+std::vector<std::string> symbolic_op_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, f] : dim_forms()) names.push_back(name);
+  names.push_back("idx2crd");
+  names.push_back("slice");
+  for (const auto& [name, f] : layout_ops()) names.push_back(name);
+  return names;
+}
+
+void register_symbolic_layout_ops(OpRegistry& r) {
+  for (const std::string& name : symbolic_op_names()) {
+    Op* op = r.find_mutable("layout", name);
+    if (!op) continue;  // the layout group is not registered in this program
+    op->run = [name, concrete = op->run](const Json& args) {
+      if (auto symbolic = run_symbolic(name, args, concrete)) return *symbolic;
+      return concrete(args);
+    };
+  }
+}
+
+// `prove GOAL --of "OP A [TILER]"`: the derived layout, its conditions not yet proved become
+// assumptions of the proof (spec/PROVE.md "Derived layouts").
+DerivedLayout derive_layout(const std::string& of, const std::vector<std::string>& assume) {
+  std::istringstream words(of);
+  std::vector<std::string> w;
+  for (std::string x; words >> x;) w.push_back(x);
+  const auto found = w.empty() ? layout_ops().end() : layout_ops().find(w[0]);
+  const LayoutOp* lop = found == layout_ops().end() ? nullptr : &found->second;
+  if (!lop || w.size() != (lop->second ? 3u : 2u))
+    fail(rule::kUsage, "--of takes \"OP A [B]\" with OP an op of `tfspec layout` whose answer is a layout: coalesce, filter, complement, "
+                       "right_inverse, left_inverse (A); composition, the divides and products (A TILER); blocked_product, raked_product (A B)");
+  Inputs in;
+  in.a = parse_layout(w[1]);
+  if (lop->second == 't') in.tiler = parse_tiler(w[2]);
+  if (lop->second == 'b') in.b = parse_layout(w[2]);
+  std::set<std::string> symbols = layout_symbols(*in.a);
+  if (in.tiler) tiler_symbols(*in.tiler, symbols);
+  if (in.b) symbols.merge(layout_symbols(*in.b));
+  solver::Z3Decider dec(assume, symbols);
+  const auto s = summarize(explore<Layout>(dec, [&](SymExec& ex) { return lop->first(ex, in); }));
+  if (s.answers.empty()) {
+    Diagnostic why = *s.refusals.front().refusal;
+    why.message += "; " + of + " is refused for every instance of the assumptions";
+    throw SpecError(why);
+  }
+  if (s.answers.size() > 1)
+    fail(rule::kUsage, of + " has " + std::to_string(s.answers.size()) + " cases (e.g. when " +
+                           (s.answers[0].when.empty() ? std::string("?") : to_string(s.answers[0].when[0])) +
+                           "); add assumptions that decide them (`tfspec layout " + w[0] + " ...` lists them)");
+  DerivedLayout d{to_string(s.answers[0].result), {}, "of " + of + " = " + to_string(s.answers[0].result) + "\n"};
+  for (const auto& c : s.answers[0].conditions) {
+    const std::string status = c.decided ? "proved" : dec.classify(s.answers[0].when, c.pred).status;
+    if (status == "refuted") fail(RuleRef(*find_rule(c.rule), c.clause), of + ": the condition " + to_string(c.pred) + " is refuted by the assumptions");
+    if (status == "required") {
+      d.conditions.push_back(to_string(c.pred));
+      d.header += "  assumed  [" + c.rule + " " + c.clause + "] " + to_string(c.pred) + "   (the op's condition)\n";
+    }
+  }
+  return d;
+}
+
+}  // namespace tfspec::protocol
