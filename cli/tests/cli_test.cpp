@@ -74,7 +74,8 @@ TEST(Cli, BadInputIsAnErrorNamingTheRuleNeverACrash) {
            {"layout size '(4294967296,4294967296):(1,1)'", "int64-overflow", 2},
            {"layout eval '(2,-3):(1,2)' 0", "extent-positive"},
            {"layout eval '(2,0):(1,2)' 0", "extent-positive"},
-           {"layout coalesce '(M,4):(1,M)' '(1,1)'", "needs-concrete"},  // a by-mode profile takes the concrete op
+           {"layout injective '(M,4):(1,M)'", "needs-concrete"},  // no symbolic form: symbolic injectivity is prove's
+           {"layout complement 4:1 '(M,2)'", "needs-concrete"},   // a cotarget is one extent
            {"layout eval '(M,4):(1,M)' 4 --assume 'M == 1'", "coord-in-domain"},  // symbolic: refused at every instance
            {"layout composition '(4,6,8):(2,3,5)' 6:3", "composition-stride-divisibility"},
            {"layout composition '(6,2):(1,7)' '(3,2):(2,3)'", "composition-mode-overlap"},

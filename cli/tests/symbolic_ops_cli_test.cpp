@@ -43,6 +43,24 @@ TEST(SymbolicOpsCli, ProductsAndInverses) {
   EXPECT_EQ(m["result"], 1);
 }
 
+// By mode and with a symbolic cotarget (they took the concrete op and said needs-concrete):
+// coalesce((M,(N,4)):(1,(M,M*N)), (1,1)) coalesces each top mode alone: M:1 stays, (N,4):(M,M*N)
+// merges (M*N == N*M) to (4*N):M; the profile-less coalesce would give (4*M*N):1.
+// complement(4:1, M) under 4 | M: below 1 nothing, the span 4, then ceil(M/4) = M//4 at stride 4;
+// the cotarget's own condition M >= 1 holds for every M. complement((2,M):(1,4), 8*M): 2:1 spans 2,
+// the gap 4//2 = 2 at stride 2, then M:4 spans 4*M, the rest 8*M/(4*M) = 2 at 4*M: (1,2,2):(1,2,4*M)
+// coalesced to (2,2):(2,4*M).
+TEST(SymbolicOpsCli, ByModeCoalesceAndASymbolicCotarget) {
+  const std::string big = " --assume 'M >= 2' --assume 'N >= 2'";
+  auto c = layout_json("coalesce '(M,(N,4)):(1,(M,M*N))' '(1,1)'" + big);
+  EXPECT_EQ(c["result"], tfspec::Json::parse(R"({"kind":"layout","shape":["M","4*N"],"stride":[1,"M"]})"));
+  auto k = layout_json("complement 4:1 M --assume 'M % 4 == 0' --assume 'M >= 8'");
+  EXPECT_EQ(k["result"], tfspec::Json::parse(R"({"kind":"layout","shape":"M//4","stride":4})"));
+  EXPECT_EQ(status_of(k, "M >= 1"), "proved");
+  auto g = layout_json("complement '(2,M):(1,4)' '8*M'" + big);
+  EXPECT_EQ(g["result"], tfspec::Json::parse(R"({"kind":"layout","shape":[2,2],"stride":[2,"4*M"]})"));
+}
+
 // slice((_,2), (M,N):(1,M)) = M:1 at offset 2*M, defined where 2 < N; idx2crd(5, (M,N)) =
 // (5 % M, (5 // M) % N) (D1); eval at (1,2) = 1 + 2*M, defined where 1 < M.
 TEST(SymbolicOpsCli, SliceIdx2crdEval) {
