@@ -317,7 +317,7 @@ void register_symbolic_layout_ops(OpRegistry& r) {
 
 // `prove GOAL --of "OP A [TILER]"`: the derived layout, its conditions not yet proved become
 // assumptions of the proof (spec/PROVE.md "Derived layouts").
-DerivedLayout derive_layout(const std::string& of, const std::vector<std::string>& assume) {
+DerivedLayout derive_layout(const std::string& of, const std::vector<std::string>& assume, int64_t timeout_ms) {
   std::istringstream words(of);
   std::vector<std::string> w;
   for (std::string x; words >> x;) w.push_back(x);
@@ -333,7 +333,8 @@ DerivedLayout derive_layout(const std::string& of, const std::vector<std::string
   std::set<std::string> symbols = layout_symbols(*in.a);
   if (in.tiler) tiler_symbols(*in.tiler, symbols);
   if (in.b) symbols.merge(layout_symbols(*in.b));
-  solver::Z3Decider dec(assume, symbols);
+  solver::Z3Decider z3(assume, symbols);
+  BudgetedDecider dec(z3, timeout_ms, "prove's --timeout");
   const auto s = summarize(explore<Layout>(dec, [&](SymExec& ex) { return lop->first(ex, in); }));
   if (s.answers.empty()) {
     Diagnostic why = *s.refusals.front().refusal;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tfspec/reference/json.hpp"
@@ -17,8 +18,9 @@ namespace tfspec::protocol {
 // `serve` would hang on one line. Past the budget the op stops with resource-limit (kind Limit).
 class BudgetedDecider : public Decider {
  public:
-  BudgetedDecider(solver::Z3Decider& d, int64_t ms)
-      : inner_(d), ms_(ms), deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(ms)) {}
+  // `knob`: how the caller sets the budget, named in the refusal.
+  BudgetedDecider(solver::Z3Decider& d, int64_t ms, std::string knob = "timeout_ms")
+      : inner_(d), ms_(ms), knob_(std::move(knob)), deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(ms)) {}
   std::optional<bool> decide(const std::vector<SymPred>& path, const SymPred& p) override {
     check();
     return inner_.decide(path, p);
@@ -33,11 +35,12 @@ class BudgetedDecider : public Decider {
  private:
   void check() const {
     if (std::chrono::steady_clock::now() > deadline_)
-      fail(rule::kResourceLimit, "the symbolic operation ran past its time budget of " + std::to_string(ms_) +
-                                     " ms (timeout_ms); add assumptions that decide its branches, or raise timeout_ms");
+      fail(rule::kResourceLimit, "the symbolic operation ran past its time budget of " + std::to_string(ms_) + " ms (" + knob_ +
+                                     "); add assumptions that decide its branches, or raise " + knob_);
   }
   solver::Z3Decider& inner_;
   int64_t ms_;
+  std::string knob_;
   std::chrono::steady_clock::time_point deadline_;
 };
 

@@ -29,6 +29,7 @@ struct DerivedLayout {
   std::vector<std::string> conditions;  // its required conditions (assumptions of the proof)
   std::string header;                   // printed before the verdict
 };
-DerivedLayout derive_layout(const std::string& of, const std::vector<std::string>& assume);
+// `timeout_ms` bounds the derivation (resource-limit past it), as `timeout_ms` bounds a layout op.
+DerivedLayout derive_layout(const std::string& of, const std::vector<std::string>& assume, int64_t timeout_ms);
 
 }  // namespace tfspec::protocol
