@@ -462,7 +462,10 @@ std::vector<int> box_values(int k) {
   return {1, 2};
 }
 
-enum OpId { kFilter, kTiledDiv, kFlatDiv, kLogProd, kZipProd, kTiledProd, kFlatProd, kBlocked, kRaked, kRightInv, kLeftInv, kSlice, kMcv, kIdx2crd, kEval, kOpCount };
+enum OpId {
+  kFilter, kTiledDiv, kFlatDiv, kLogProd, kZipProd, kTiledProd, kFlatProd, kBlocked, kRaked, kRightInv, kLeftInv, kSlice, kMcv, kIdx2crd, kEval,
+  kCoalesceByMode, kFilterByMode, kComplementCotarget, kOpCount
+};
 
 // The concrete reference at an instance (throws to refuse).
 Layout concrete_layout_op(int op, const Layout& a, const Layout& b, const Tiler& t) {
@@ -538,6 +541,17 @@ std::optional<int> check_op(int op, int k) {
         const SliceResult r = slice_and_offset(c, bind(a, x));
         return std::pair{r.layout, r.offset};
       });
+    }
+    if (op == kCoalesceByMode || op == kFilterByMode) {  // a profile of 1 to rank+1 modes (rank+1: by-mode-rank)
+      const IntTuple profile = IntTuple::tuple(std::vector<IntTuple>(static_cast<size_t>(uniform(1, a.rank() + 2)), IntTuple(1)));
+      const bool co = op == kCoalesceByMode;
+      const auto s = summarize(explore<Layout>(d, [&](SymExec& ex) { return co ? sym_coalesce(ex, a, profile) : sym_filter(ex, a, profile); }, kPaths));
+      return violations(s, xs, [&](const Bindings& x) { return co ? coalesce(bind(a, x), profile) : filter(bind(a, x), profile); });
+    }
+    if (op == kComplementCotarget) {  // a symbolic cotarget; M-2 is below 1 at M = 1 (complement-cotarget)
+      const IntTuple cot = parse_inttuple(*rc::gen::element<std::string>(gen_extent(k), gen_extent(k), "M-2"));
+      const auto s = summarize(explore<Layout>(d, [&](SymExec& ex) { return sym_complement(ex, a, normalize(cot.as_dim())); }, kPaths));
+      return violations(s, xs, [&](const Bindings& x) { return complement(bind(a, x), bind_symbols(cot, x).value()); });
     }
     if (op == kMcv) {
       const auto s = summarize(explore<ShapeDim>(d, [&](SymExec& ex) { return sym_max_common_vector(ex, a, b); }, kPaths));
