@@ -1,6 +1,7 @@
 // S2-S3 (spec/ALGEBRA.md): the algebra's algorithms over ShapeDims, branch for branch as in
 // algebra.cpp; every branch on a value goes through the SymExec, every refusal is a `require`.
 #include "tfspec/reference/symbolic_algebra.hpp"
+#include "symbolic_preds.hpp"
 
 #include <algorithm>
 
@@ -9,15 +10,13 @@
 namespace tfspec {
 namespace {
 
+using namespace symbolic_preds;
+
 using V = std::vector<ShapeDim>;
 struct SFlat {
   V shape, stride;
 };
 
-SymPred eq(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Eq, b}; }
-SymPred lt(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Lt, b}; }
-SymPred ge(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Ge, b}; }
-SymPred divides(const ShapeDim& m, const ShapeDim& x) { return eq(sym_mod(x, m), sym(0)); }
 
 ShapeDim leaf_dim(const IntTuple& leaf, const char* op) {
   if (leaf.is_none()) fail(rule::kNeedsConcrete, std::string(op) + " needs an extent or stride where None was given");

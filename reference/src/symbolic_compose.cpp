@@ -5,17 +5,15 @@
 
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/symbolic_algebra.hpp"
+#include "symbolic_preds.hpp"
 
 namespace tfspec {
 namespace {
 
+using namespace symbolic_preds;
+
 using V = std::vector<ShapeDim>;
 
-SymPred eq(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Eq, b}; }
-SymPred lt(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Lt, b}; }
-SymPred ge(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Ge, b}; }
-SymPred le(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Le, b}; }
-SymPred divides(const ShapeDim& m, const ShapeDim& x) { return eq(sym_mod(x, m), sym(0)); }
 std::string text(const ShapeDim& d) { return to_string(d); }
 
 struct Modes {

@@ -5,15 +5,15 @@
 
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/symbolic_algebra.hpp"
+#include "symbolic_preds.hpp"
 
 namespace tfspec {
 namespace {
 
+using namespace symbolic_preds;
+
 using V = std::vector<ShapeDim>;
 
-SymPred eq(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Eq, b}; }
-SymPred lt(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Lt, b}; }
-SymPred gt(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Gt, b}; }
 
 V leaves(const IntTuple& t, const char* op) {
   V v;

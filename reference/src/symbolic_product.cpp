@@ -5,11 +5,13 @@
 
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/symbolic_algebra.hpp"
+#include "symbolic_preds.hpp"
 
 namespace tfspec {
 namespace {
 
-SymPred eq(const ShapeDim& a, const ShapeDim& b) { return {a, SymRel::Eq, b}; }
+using namespace symbolic_preds;
+
 
 IntTuple leaf(const ShapeDim& d) { return IntTuple::sym(normalize(d)); }
 
