@@ -61,6 +61,21 @@ TEST(SymbolicOpsCli, ByModeCoalesceAndASymbolicCotarget) {
   EXPECT_EQ(g["result"], tfspec::Json::parse(R"({"kind":"layout","shape":[2,2],"stride":[2,"4*M"]})"));
 }
 
+// The IntTuple ops: shape_div((M,N), 4) under 4 | M, M >= 8 divides M by 4 (M//4), then what is
+// left, shape_div(4, M) = 1 (M does not divide 4, 4 divides M), divides N: (M//4, N).
+// crd2crd((1,2), M*N, (M,N)) = crd2idx((1,2), (M,N)) = 1 + 2*M.
+TEST(SymbolicOpsCli, ShapeDivAndCrd2crd) {
+  auto d = layout_json("shape_div '(M,N)' 4 --assume 'M % 4 == 0' --assume 'M >= 8'");
+  EXPECT_EQ(d["result"], tfspec::Json::parse(R"(["M//4","N"])"));
+  // Where 4 does not divide M, shape_div(M, 4) = 1 needs M | 4, false for M >= 8: that side refuses,
+  // so the answer is M//4 with 4 | M required (S4).
+  auto r = layout_json("shape_div M 4 --assume 'M >= 8'");
+  EXPECT_EQ(r["result"], "M//4");
+  EXPECT_EQ(status_of(r, "M%4 == 0"), "required");
+  auto c = layout_json("crd2crd '(1,2)' 'M*N' '(M,N)'");
+  EXPECT_EQ(c["result"], "2*M+1");
+}
+
 // slice((_,2), (M,N):(1,M)) = M:1 at offset 2*M, defined where 2 < N; idx2crd(5, (M,N)) =
 // (5 % M, (5 // M) % N) (D1); eval at (1,2) = 1 + 2*M, defined where 1 < M.
 TEST(SymbolicOpsCli, SliceIdx2crdEval) {

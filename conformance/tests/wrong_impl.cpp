@@ -1,12 +1,15 @@
 // A deliberately wrong implementation for the runner's own tests: the reference behind the
 // protocol with planted departures, each in one clause, and the ways a process can misbehave.
-//   §1 shape_div never refuses (answers `a`)        §3 cosize is one short (the largest offset; symbolic too)
+//   §1 shape_div never refuses (answers `a`, symbolic too)
+//   §3 cosize is one short (the largest offset; symbolic too)
 //   §6 shard.check drops partial-reduction          complement: `skipped`; shard.mesh: not listed
 //   depth: crashes (SIGABRT, after two lines on stderr)   rank of (): hangs
 //   domain_rank: echoes a wrong seq
 //   crd2crd: answers a line that is not JSON
 // `--honest` serves the reference unchanged (the subprocess path at 100%).
+#include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -33,7 +36,16 @@ Json wrong(const protocol::OpRegistry& reg, const Json& req, Json reply) {
   if (op == "domain_rank") reply["seq"] = 424242;
   if (op == "crd2crd") return Json("not json {");
   if (op == "complement") return Json{{"seq", req["seq"]}, {"skipped", {{"reason", "not implemented"}}}};
-  if (op == "shape_div" && reply.contains("error")) return Json{{"seq", req["seq"]}, {"result", args["a"]}};
+  if (op == "shape_div" && reply.contains("error")) {
+    // A symbolic request (a named extent or `assume`) gets the symbolic form (spec/ALGEBRA.md S4),
+    // so the departure is judged there too, not counted unsupported.
+    std::function<bool(const Json&)> named = [&](const Json& j) {
+      return j.is_string() || (j.is_array() && std::any_of(j.begin(), j.end(), named));
+    };
+    if (!args.contains("assume") && !named(args["a"]) && !named(args["b"])) return Json{{"seq", req["seq"]}, {"result", args["a"]}};
+    const Json conditions = Json::array(), c{{"when", Json::array()}, {"result", args["a"]}, {"conditions", conditions}};
+    return Json{{"seq", req["seq"]}, {"result", {{"result", args["a"]}, {"cases", Json::array({c})}, {"conditions", conditions}}}};
+  }
   if (op == "cosize" && reply.contains("result")) {
     Json& r = reply["result"];
     if (r.is_number_integer()) r = r.get<int64_t>() - 1;

@@ -18,7 +18,11 @@
 namespace tfspec::protocol {
 namespace {
 
-using Concrete = std::function<OpResult(const Json&)>;
+// The concrete op, run at an instance to replay a condition's counterexample.
+struct Concrete {
+  std::function<OpResult(const Json&)> run;
+  std::string op;
+};
 
 struct Inputs {
   std::optional<Layout> a;      // `layout` or `a`
@@ -28,6 +32,7 @@ struct Inputs {
   std::optional<IntTuple> shape, stride, coord, index;  // crd2idx, idx2crd, eval, slice
   std::optional<IntTuple> profile;                      // coalesce, filter by mode
   std::optional<IntTuple> cotarget;                     // complement
+  std::optional<IntTuple> ta, tb, dst, src;             // shape_div's IntTuples; crd2crd's shapes
   bool non_plain = false;       // `layout`/`a` given but not a plain Layout
   const Layout& layout() const {
     if (!a) fail(rule::kProtocolMissingArg, "missing argument 'layout' (or 'a')");
@@ -39,8 +44,15 @@ struct Inputs {
   }
 };
 
-Inputs read_inputs(const Json& args) {
+Inputs read_inputs(const std::string& op, const Json& args) {
   Inputs in;
+  if (op == "shape_div") {  // IntTuples, not layouts
+    if (args.contains("a")) in.ta = inttuple_from_json(args["a"]);
+    if (args.contains("b")) in.tb = inttuple_from_json(args["b"]);
+    return in;
+  }
+  if (args.contains("dst")) in.dst = inttuple_from_json(args["dst"]);
+  if (args.contains("src")) in.src = inttuple_from_json(args["src"]);
   // Only a plain Layout takes the symbolic path; any other kind (a composed or swizzled layout,
   // X1) or unreadable input goes to the concrete op, which answers it or names the rule.
   auto plain = [&in](const Json& j) -> std::optional<Layout> {
@@ -84,13 +96,14 @@ Json bind_json(const Json& j, const Bindings& b, bool tiler) {
 std::string replay(const Concrete& concrete, const Json& args, const Bindings& b) {
   Json bound = args;
   bound.erase("assume");
+  const bool tuples = concrete.op == "shape_div";  // its `a` and `b` are IntTuples, not layouts
   for (const char* k : {"layout", "a", "b"})
-    if (bound.contains(k)) bound[k] = bind_json(bound[k], b, false);
+    if (bound.contains(k)) bound[k] = tuples ? to_json(bind_symbols(inttuple_from_json(bound[k]), b)) : bind_json(bound[k], b, false);
   if (bound.contains("tiler")) bound["tiler"] = bind_json(bound["tiler"], b, true);
-  for (const char* k : {"shape", "stride", "coord", "index", "cotarget"})
+  for (const char* k : {"shape", "stride", "coord", "index", "cotarget", "dst", "src"})
     if (bound.contains(k)) bound[k] = to_json(bind_symbols(k == std::string("coord") ? coord_from_json(bound[k]) : inttuple_from_json(bound[k]), b));
   try {
-    return "the reference answers " + concrete(bound).text;
+    return "the reference answers " + concrete.run(bound).text;
   } catch (const SpecError& e) {
     return "the reference refuses: [" + e.rule() + " " + e.clause() + "]";
   }
@@ -241,6 +254,8 @@ const std::map<std::string, DimForm>& dim_forms() {
 bool has_arguments(const std::string& op, const Inputs& in) {
   if (op == "crd2idx") return in.shape && in.coord;
   if (op == "idx2crd") return in.shape && in.index;
+  if (op == "shape_div") return in.ta && in.tb;
+  if (op == "crd2crd") return in.coord && in.dst && in.src;
   if (!in.a) return false;
   if (op == "eval" || op == "slice") return in.coord.has_value();
   if (op == "max_common_vector") return in.b.has_value();
@@ -257,7 +272,7 @@ std::optional<std::set<std::string>> symbolic_request(const std::string& op, con
   if (in.a) symbols = layout_symbols(*in.a);
   if (in.b) symbols.merge(layout_symbols(*in.b));
   if (in.tiler) tiler_symbols(*in.tiler, symbols);
-  for (const auto* t : {&in.shape, &in.stride, &in.coord, &in.index, &in.cotarget})
+  for (const auto* t : {&in.shape, &in.stride, &in.coord, &in.index, &in.cotarget, &in.ta, &in.tb, &in.dst, &in.src})
     if (*t) collect_symbols(**t, symbols);
   if (symbols.empty() && !args.contains("assume")) return std::nullopt;
   return symbols;
@@ -272,6 +287,11 @@ OpResult run_form(const std::string& op, const Json& args, const Concrete& concr
     return run_paths<IntTuple>(
         concrete, args, dec, [&](SymExec&) { return sym_idx2crd(normalize(in.index->as_dim()), *in.shape); },
         [](const IntTuple& t) { return to_string(t); }, [](const IntTuple& t) { return to_json(t); });
+  if (op == "crd2crd" || op == "shape_div")  // S7: IntTuples; shape_div branches on which extent divides the other
+    return run_paths<IntTuple>(
+        concrete, args, dec,
+        [&](SymExec& ex) { return op == "crd2crd" ? sym_crd2crd(*in.coord, *in.dst, *in.src) : sym_shape_div(ex, *in.ta, *in.tb); },
+        [](const IntTuple& t) { return to_string(t); }, [](const IntTuple& t) { return to_json(t); });
   if (op == "slice")  // the kept modes and the offset; the coordinate's bounds are the conditions (S7)
     return run_paths<SymSlice>(
         concrete, args, dec, [&](SymExec& ex) { return sym_slice(ex, *in.coord, in.layout()); },
@@ -285,7 +305,7 @@ OpResult run_form(const std::string& op, const Json& args, const Concrete& concr
 
 // The symbolic answer of `op`, or nullopt where the concrete op answers the request.
 std::optional<OpResult> run_symbolic(const std::string& op, const Json& args, const Concrete& concrete) {
-  const Inputs in = read_inputs(args);
+  const Inputs in = read_inputs(op, args);
   const auto symbols = symbolic_request(op, args, in);
   if (!symbols) return std::nullopt;
   solver::Z3Decider z3(assume_arg(args), *symbols);
@@ -298,8 +318,7 @@ std::optional<OpResult> run_symbolic(const std::string& op, const Json& args, co
 std::vector<std::string> symbolic_op_names() {
   std::vector<std::string> names;
   for (const auto& [name, f] : dim_forms()) names.push_back(name);
-  names.push_back("idx2crd");
-  names.push_back("slice");
+  for (const char* n : {"idx2crd", "slice", "crd2crd", "shape_div"}) names.push_back(n);
   for (const auto& [name, f] : layout_ops()) names.push_back(name);
   return names;
 }
@@ -309,7 +328,7 @@ void register_symbolic_layout_ops(OpRegistry& r) {
     Op* op = r.find_mutable("layout", name);
     if (!op) continue;  // the layout group is not registered in this program
     op->run = [name, concrete = op->run](const Json& args) {
-      if (auto symbolic = run_symbolic(name, args, concrete)) return *symbolic;
+      if (auto symbolic = run_symbolic(name, args, Concrete{concrete, name})) return *symbolic;
       return concrete(args);
     };
   }

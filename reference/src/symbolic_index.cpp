@@ -1,11 +1,15 @@
-// S7 (spec/ALGEBRA.md): idx2crd, eval and slice over ShapeDims, as inttuple.cpp and layout.cpp compute
-// them: idx2crd has no branch (each leaf is `(i // stride) % extent`); the coordinate bounds of
-// eval and slice are their conditions.
+// S7 (spec/ALGEBRA.md): idx2crd, crd2crd, shape_div, eval and slice over ShapeDims, as inttuple.cpp
+// and layout.cpp compute them: idx2crd and crd2crd have no branch (each leaf is
+// `(i // stride) % extent`); shape_div branches on which extent divides the other; the coordinate
+// bounds of eval and slice are their conditions.
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/symbolic_algebra.hpp"
+#include "symbolic_preds.hpp"
 
 namespace tfspec {
 namespace {
+
+using namespace symbolic_preds;
 
 ShapeDim leaf_dim(const IntTuple& x, const char* op) {
   if (x.is_none()) fail(rule::kNeedsConcrete, std::string(op) + " needs an extent where None was given");
@@ -65,6 +69,52 @@ IntTuple sym_idx2crd(const ShapeDim& idx, const IntTuple& shape) {
   if (shape.is_leaf()) return IntTuple::sym(normalize(idx));  // pycute: a leaf keeps the whole index
   ShapeDim stride = sym(1);
   return idx2crd_rec(idx, shape, stride);
+}
+
+// inttuple.cpp crd2crd: by mode where the coordinate and the target are tuples, else through the
+// colexicographic index of the source shape.
+IntTuple sym_crd2crd(const IntTuple& crd, const IntTuple& dst, const IntTuple& src) {
+  if (crd.is_tuple()) {
+    if (dst.is_tuple()) {
+      if (crd.len() != dst.len() || !src.is_tuple() || src.len() != crd.len())
+        fail(rule::kCoordNotCongruent, "crd2crd: coordinate, source and target shapes differ in rank");
+      std::vector<IntTuple> r;
+      for (size_t i = 0; i < crd.len(); ++i) r.push_back(sym_crd2crd(crd[i], dst[i], src[i]));
+      return IntTuple::tuple(std::move(r));
+    }
+    return IntTuple::sym(normalize(sym_crd2idx(crd, src, prefix_product(src))));
+  }
+  if (dst.is_tuple()) return sym_idx2crd(leaf_dim(crd, "crd2crd"), dst);
+  return crd;
+}
+
+// inttuple.cpp shape_div: a tuple divided mode by mode, or its leaves in turn by what the earlier
+// ones left of b; two extents: a // b where b divides a, 1 where a divides b, refused otherwise.
+IntTuple sym_shape_div(SymExec& ex, const IntTuple& a, const IntTuple& b) {
+  if (a.is_tuple()) {
+    std::vector<IntTuple> r;
+    if (b.is_tuple()) {
+      if (a.len() != b.len()) fail(rule::kNotCongruent, "shape_div of tuples of different rank");
+      for (size_t i = 0; i < a.len(); ++i) r.push_back(sym_shape_div(ex, a[i], b[i]));
+    } else {
+      // What is left of b after the last leaf is unused, and inttuple.cpp's computing it cannot
+      // refuse (shape_div(v, cur) answered, so one of v, cur divides the other): not branched on.
+      IntTuple cur = b;
+      for (size_t i = 0; i < a.len(); ++i) {
+        r.push_back(sym_shape_div(ex, a[i], cur));
+        if (i + 1 < a.len()) cur = sym_shape_div(ex, cur, IntTuple::sym(sym_size(a[i])));
+      }
+    }
+    return IntTuple::tuple(std::move(r));
+  }
+  if (b.is_tuple()) return sym_shape_div(ex, a, IntTuple::sym(sym_size(b)));
+  const ShapeDim x = leaf_dim(a, "shape_div"), y = leaf_dim(b, "shape_div");
+  ex.require(ge(x, sym(1)), rule::kExtentPositive, "shape_div needs positive extents, got " + to_string(x));
+  ex.require(ge(y, sym(1)), rule::kExtentPositive, "shape_div needs positive extents, got " + to_string(y));
+  if (ex.branch(divides(y, x))) return IntTuple::sym(normalize(sym_floordiv(x, y)));
+  ex.require(divides(x, y), rule::kShapeDivDivisibility,
+             "shape_div(" + to_string(x) + ", " + to_string(y) + "): neither divides the other");
+  return IntTuple(1);
 }
 
 // layout.cpp Layout::apply: an integer is an index, 0 <= i < size(L), colexicographic (D1); a

@@ -464,7 +464,7 @@ std::vector<int> box_values(int k) {
 
 enum OpId {
   kFilter, kTiledDiv, kFlatDiv, kLogProd, kZipProd, kTiledProd, kFlatProd, kBlocked, kRaked, kRightInv, kLeftInv, kSlice, kMcv, kIdx2crd, kEval,
-  kCoalesceByMode, kFilterByMode, kComplementCotarget, kOpCount
+  kCoalesceByMode, kFilterByMode, kComplementCotarget, kShapeDiv, kCrd2crd, kOpCount
 };
 
 // The concrete reference at an instance (throws to refuse).
@@ -552,6 +552,18 @@ std::optional<int> check_op(int op, int k) {
       const IntTuple cot = parse_inttuple(*rc::gen::element<std::string>(gen_extent(k), gen_extent(k), "M-2"));
       const auto s = summarize(explore<Layout>(d, [&](SymExec& ex) { return sym_complement(ex, a, normalize(cot.as_dim())); }, kPaths));
       return violations(s, xs, [&](const Bindings& x) { return complement(bind(a, x), bind_symbols(cot, x).value()); });
+    }
+    if (op == kShapeDiv) {  // the shape of a generated layout divided by a constant or an extent
+      const IntTuple b = parse_inttuple(*rc::gen::element<std::string>("2", "3", "4", gen_extent(k), "(2," + gen_extent(k) + ")"));
+      const auto s = summarize(explore<IntTuple>(d, [&](SymExec& ex) { return sym_shape_div(ex, a.shape_ref(), b); }, kPaths));
+      return violations(s, xs, [&](const Bindings& x) { return shape_div(bind_symbols(a.shape_ref(), x), bind_symbols(b, x)); });
+    }
+    if (op == kCrd2crd) {  // a coordinate to an index (a leaf target), or an index to a coordinate
+      const bool to_index = *rc::gen::arbitrary<bool>();
+      const IntTuple c = to_index ? gen_slice_coord(a, false) : IntTuple(uniform(0, 40));
+      const IntTuple dst = to_index ? IntTuple(1) : a.shape_ref(), src = to_index ? a.shape_ref() : IntTuple(1);
+      const SymSummary<IntTuple> s{{{{}, sym_crd2crd(c, dst, src), {}}}, {}};
+      return violations(s, xs, [&](const Bindings& x) { return crd2crd(c, bind_symbols(dst, x), bind_symbols(src, x)); });
     }
     if (op == kMcv) {
       const auto s = summarize(explore<ShapeDim>(d, [&](SymExec& ex) { return sym_max_common_vector(ex, a, b); }, kPaths));

@@ -45,6 +45,10 @@ Layout sym_raked_product(SymExec& ex, const Layout& a, const Layout& b, DomainPo
 // D1: `//` and `%` atoms, no branch); slice with a concrete coordinate (`_` wildcards), its
 // coordinate bounds the conditions (coord-in-domain), exact.
 IntTuple sym_idx2crd(const ShapeDim& idx, const IntTuple& shape);
+// crd2crd (no branch) and shape_div (branches on which extent divides the other; the refusals,
+// extent-positive and shape-div-divisibility, are its conditions), exact.
+IntTuple sym_crd2crd(const IntTuple& crd, const IntTuple& dst, const IntTuple& src);
+IntTuple sym_shape_div(SymExec& ex, const IntTuple& a, const IntTuple& b);
 struct SymSlice {
   Layout layout;
   ShapeDim offset;
