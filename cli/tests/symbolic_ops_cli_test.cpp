@@ -99,10 +99,10 @@ TEST(SymbolicOpsCli, ProveOfAProduct) {
   EXPECT_NE(r.out.find("PROVED injective"), std::string::npos) << r.out;
 }
 
-// --timeout bounds the whole verdict, the derivation included: a rank-4 divide over four free
-// symbols asks the solver about a hundred branches (about 0.1 s), so 1 ms runs out while deriving
-// and the answer is undecided (exit 2, resource-limit), never a verdict past the limit.
-TEST(SymbolicOpsCli, ProveOfSpendsFromTheTimeout) {
+// --timeout bounds the derivation too: a rank-4 divide over four free symbols asks the solver
+// about a hundred branches (about 0.1 s), so 1 ms runs out while deriving and the answer is
+// undecided (exit 2, resource-limit), never a verdict past the limit.
+TEST(SymbolicOpsCli, ProveOfDerivationHasTheTimeout) {
   auto r = tfspec::testing::run_tfspec(
       "prove injective --of 'logical_divide (M,N,K,L):(1,M,M*N,M*N*K) (128:1,64:1,8:1,4:1)' --timeout 0.001");
   EXPECT_EQ(r.rc, 2) << r.out;
