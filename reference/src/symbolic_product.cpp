@@ -12,7 +12,6 @@ namespace {
 
 using namespace symbolic_preds;
 
-
 IntTuple leaf(const ShapeDim& d) { return IntTuple::sym(normalize(d)); }
 
 ShapeDim leaf_dim(const IntTuple& x, const char* op) {
