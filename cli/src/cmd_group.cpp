@@ -73,10 +73,19 @@ void add_group_options(CLI::App* sub, const std::string& group, const std::share
   sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked");
 }
 
-// `--list`, or no op: the group's ops and nested subcommands (e.g. shard draw).
+// A registry op that is a top-level command of its own (`propagate`: `tfspec propagate FILE`
+// reads a path, the op inline JSON): the group neither lists nor runs it, the command does.
+bool own_command(CLI::App* sub, const std::string& op_name) {
+  for (const CLI::App* top : sub->get_parent()->get_subcommands([](CLI::App*) { return true; }))
+    if (top->get_name() == op_name) return true;
+  return false;
+}
+
+// `--list`, or no op: the group's ops and nested subcommands (e.g. shard draw), each of which
+// `tfspec GROUP NAME` runs.
 int list_ops(CLI::App* sub, const std::string& group, const GroupState& st) {
   for (const auto& op : OpRegistry::instance().ops())
-    if (op.group == group) std::cout << signature(op) << "    " << op.clause << " " << op.summary << "\n";
+    if (op.group == group && !own_command(sub, op.name)) std::cout << signature(op) << "    " << op.clause << " " << op.summary << "\n";
   for (const CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; }))
     std::cout << nested->get_name() << " ...    " << nested->get_description() << "\n";
   return st.op.empty() && !st.list ? kInputError : kOk;
@@ -85,7 +94,7 @@ int list_ops(CLI::App* sub, const std::string& group, const GroupState& st) {
 int unknown_op(CLI::App* sub, const std::string& group, const std::string& name) {
   std::vector<std::string> names;
   for (const auto& o : OpRegistry::instance().ops())
-    if (o.group == group) names.push_back(o.name);
+    if (o.group == group && !own_command(sub, o.name)) names.push_back(o.name);
   for (const CLI::App* nested : sub->get_subcommands([](CLI::App*) { return true; })) names.push_back(nested->get_name());  // draw, print
   std::cerr << "error: [usage -] unknown " << group << " operation '" << name << "'" << did_you_mean(name, names) << " (--list shows them all)\n";
   return kInputError;
@@ -149,6 +158,11 @@ void add_group_command(CLI::App& app, const std::string& group, const std::strin
       return;
     }
     const Op* op = OpRegistry::instance().find(group, st->op);
+    if (op && own_command(sub, op->name)) {
+      std::cerr << "error: [" << rule::kUsage.id << " -] `" << op->name << "` is a command of its own: tfspec " << op->name << " --help\n";
+      exit_code = kInputError;
+      return;
+    }
     if (!op) {
       exit_code = unknown_op(sub, group, st->op);
       return;

@@ -1,6 +1,11 @@
 // `tfspec`: the TileFoundry shard/layout reference, prover and conformance tools.
+#include <poll.h>
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -12,14 +17,34 @@
 
 namespace {
 
+// Standard output is a pipe whose reader has gone (`tfspec layout rules | head -1`): Linux
+// reports POLLERR on the write end of a pipe without readers.
+bool stdout_pipe_closed() {
+  struct stat st {};
+  if (fstat(STDOUT_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode)) return false;
+  pollfd p{STDOUT_FILENO, POLLOUT, 0};
+  return poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
+}
+
+// A closed pipe ends tfspec as it ends `cat`: by SIGPIPE, quietly (the reader asked for no more).
+// Most commands die at the write itself (SIGPIPE's default, restored in main); this is for a
+// command that ignored SIGPIPE while it ran (conform, to notice its implementation exiting).
+[[noreturn]] void end_by_sigpipe() {
+  std::signal(SIGPIPE, SIG_DFL);
+  std::raise(SIGPIPE);
+  std::_Exit(128 + SIGPIPE);  // not reached: SIGPIPE's default ends the process
+}
+
 // A result that could not be written is no result: every subcommand's answer goes to stdout, so
-// a failed write or flush (a full disk, /dev/full, a closed pipe) turns success into an error.
+// a failed write or flush (a full disk, /dev/full) turns success into an error. A closed pipe
+// is the reader's choice, not a failure: the command ends quietly, by SIGPIPE.
 int checked_stdout(int exit_code) {
   using namespace tfspec::cli;
   errno = 0;
   std::cout.flush();
   const bool failed = std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
   if (!failed) return exit_code;
+  if (errno == EPIPE || stdout_pipe_closed()) end_by_sigpipe();
   const int err = errno;
   std::cerr << "error: [" << tfspec::rule::kOutputWrite.id << " " << tfspec::rule::kOutputWrite.clause
             << "] standard output could not be written (" << (err != 0 ? std::strerror(err) : "write failed")
@@ -30,9 +55,10 @@ int checked_stdout(int exit_code) {
 // An option that takes a value takes exactly one, wherever it stands: a repeatable option
 // (`--assume`, `--filter`, `--fuzz-op`) is repeated for more, and never swallows the positional
 // words after it (`prove --assume 'K < M' injective L` is the goal `injective`, not an assumption).
+// Its help says so too: `--assume TEXT`, one value per occurrence, not `--assume TEXT ...`.
 void one_value_per_option(CLI::App& app) {
   for (CLI::Option* opt : app.get_options([](CLI::Option* o) { return o->nonpositional(); }))
-    if (opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+    if (opt->get_items_expected_max() > 1) opt->expected(1)->take_all()->allow_extra_args(false);  // help: `--assume TEXT`
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) one_value_per_option(*sub);
 }
 
@@ -46,6 +72,7 @@ bool known_command(CLI::App& app, const std::string& word) {
 
 int main(int argc, char** argv) {
   using namespace tfspec::cli;
+  std::signal(SIGPIPE, SIG_DFL);  // a closed pipe ends us quietly, even if our parent ignored SIGPIPE
   // This binary speaks every op group: the reference's (layout, shard) and the solver's (prove).
   auto& registry = tfspec::protocol::OpRegistry::instance();
   tfspec::protocol::register_reference_ops(registry);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include "run_tfspec.hpp"
@@ -172,6 +173,54 @@ TEST(Usability, UnknownSaysWhatWouldHelp) {
   EXPECT_NE(r.out.find("  hint: add bounds for M, e.g. --assume '1 <= M <= 65536'"), std::string::npos) << r.out;
   auto j = tfspec::testing::run_tfspec("prove injective '(M,N):(N,M)' --assume 'M*X - N*Y == 1' --timeout 1 --json");
   EXPECT_NE(j.out.find("\"hint\":\"add bounds for M"), std::string::npos) << j.out;
+}
+
+}  // namespace
+
+namespace {
+
+using tfspec::testing::run_tfspec;
+
+// Issue 36: help shows what an option takes: one value per occurrence (`--assume TEXT`, repeated
+// for more), never `--assume TEXT ...`, in every command's help.
+TEST(Usability, HelpShowsOneValuePerOccurrence) {
+  auto prove = run_tfspec("prove --help");
+  EXPECT_NE(prove.out.find("--assume TEXT  "), std::string::npos) << prove.out;
+  for (const char* cmd : {"layout", "shard", "prove", "serve", "fuzz", "conform", "propagate", "reshard-plan", "reshard-run",
+                          "draw", "shard draw", "layout print"}) {
+    auto r = run_tfspec(std::string(cmd) + " --help");
+    SCOPED_TRACE(cmd);
+    EXPECT_EQ(r.rc, 0) << r.out;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("  -", 0) == 0) {
+        EXPECT_EQ(line.find(" ..."), std::string::npos) << line;
+      }
+  }
+}
+
+// Issue 36: `GROUP --list` lists only what `tfspec GROUP NAME` runs: every listed name reaches
+// its op (an argument-count message or an answer, never "unknown"), and `propagate`, a protocol
+// op of the layout group that is a command of its own (`tfspec propagate FILE`), is not listed.
+TEST(Usability, ListNamesOnlyWhatTheGroupRuns) {
+  for (const std::string group : {"layout", "shard"}) {
+    auto list = run_tfspec(group + " --list");
+    ASSERT_EQ(list.rc, 0) << list.out;
+    std::istringstream lines(list.out);
+    int names = 0;
+    for (std::string line; std::getline(lines, line); ++names) {
+      const std::string name = line.substr(0, line.find(' '));
+      SCOPED_TRACE(group + " " + name);
+      auto r = run_tfspec(group + " " + name);
+      EXPECT_EQ(r.out.find("unknown " + group + " operation"), std::string::npos) << r.out;
+      EXPECT_EQ(r.out.find("a command of its own"), std::string::npos) << r.out;
+      EXPECT_NE(name, "propagate");
+    }
+    EXPECT_GT(names, 10) << list.out;
+  }
+  auto r = run_tfspec("layout propagate '{}'");
+  EXPECT_EQ(r.rc, 3) << r.out;
+  EXPECT_NE(r.out.find("`propagate` is a command of its own: tfspec propagate --help"), std::string::npos) << r.out;
 }
 
 }  // namespace
