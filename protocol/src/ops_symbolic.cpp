@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "symbolic_budget.hpp"
+#include "symbolic_validate.hpp"
 #include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/bind.hpp"
@@ -92,21 +93,41 @@ Json bind_json(const Json& j, const Bindings& b, bool tiler) {
   return to_json(Layout(bind_symbols(l.shape_ref(), b), bind_symbols(l.stride(), b)));
 }
 
-// The concrete reference at an instance: its answer, or its refusal.
-std::string replay(const Concrete& concrete, const Json& args, const Bindings& b) {
+// The request with every symbol bound to its value at an instance.
+Json bound_args(const Concrete& concrete, const Json& args, const Bindings& b) {
   Json bound = args;
   bound.erase("assume");
+  bound.erase("budget");
   const bool tuples = concrete.op == "shape_div";  // its `a` and `b` are IntTuples, not layouts
   for (const char* k : {"layout", "a", "b"})
     if (bound.contains(k)) bound[k] = tuples ? to_json(bind_symbols(inttuple_from_json(bound[k]), b)) : bind_json(bound[k], b, false);
   if (bound.contains("tiler")) bound["tiler"] = bind_json(bound["tiler"], b, true);
   for (const char* k : {"shape", "stride", "coord", "index", "cotarget", "dst", "src"})
     if (bound.contains(k)) bound[k] = to_json(bind_symbols(k == std::string("coord") ? coord_from_json(bound[k]) : inttuple_from_json(bound[k]), b));
+  return bound;
+}
+
+// The concrete reference at an instance: its answer, its refusal, or one of its limits.
+ConcreteAnswer concrete_at(const Concrete& concrete, const Json& args, const Bindings& b) {
+  ConcreteAnswer a;
   try {
-    return "the reference answers " + concrete.run(bound).text;
+    const OpResult r = concrete.run(bound_args(concrete, args, b));
+    a.result = r.json;
+    a.text = r.text;
+    while (!a.text.empty() && a.text.back() == '\n') a.text.pop_back();
+    if (auto nl = a.text.rfind('\n'); nl != std::string::npos) a.text = a.text.substr(nl + 1);
   } catch (const SpecError& e) {
-    return "the reference refuses: [" + e.rule() + " " + e.clause() + "]";
+    a.refused = e.kind() != RuleKind::Limit;
+    a.limit = !a.refused;
+    a.rule = e.rule() + " " + e.clause();
   }
+  return a;
+}
+
+std::string replay(const Concrete& concrete, const Json& args, const Bindings& b) {
+  const ConcreteAnswer a = concrete_at(concrete, args, b);
+  if (a.refused || a.limit) return "the reference refuses: [" + a.rule + "]";
+  return "the reference answers " + a.text;
 }
 
 void tiler_symbols(const Tiler& t, std::set<std::string>& out) {
@@ -135,8 +156,37 @@ std::string everywhere_line(size_t n, const std::set<std::string>& symbols, bool
 }
 
 template <class R>
+using Differs = std::function<std::string(const R&, const Bindings&, const Json&)>;
+
+// The instances an answer is replayed at (S9): the decider's pool (an even sample of at most
+// 240), and from the solver, for each case, an instance of its guard with all its conditions,
+// and one where each required condition fails (the counterexamples the classification found).
+std::vector<Bindings> validation_instances(BudgetedDecider& dec, const std::vector<CheckedCase>& cases, const std::vector<Bindings>& found) {
+  std::vector<Bindings> out = found;
+  const auto& pool = dec.pool();
+  const size_t step = pool.size() <= 240 ? 1 : (pool.size() + 239) / 240;
+  for (size_t i = 0; i < pool.size(); i += step) out.push_back(pool[i]);
+  for (const auto& c : cases) {
+    std::vector<SymPred> all = c.when;
+    for (const auto& k : c.conditions) all.push_back(k.pred);
+    if (auto x = dec.instance(all)) out.push_back(*x);
+    if (auto x = dec.instance(c.when)) out.push_back(*x);
+  }
+  return out;
+}
+
+// The ops whose conditions are CuTe's walk's: sufficient for the reference, which also answers
+// past a refused walk where the function is still a layout (S3, D17).
+bool walk_sufficient(const std::string& op) {
+  static const std::set<std::string> walk{"composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
+                                          "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product",
+                                          "raked_product", "max_common_vector"};
+  return walk.count(op) > 0;
+}
+
+template <class R>
 OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec, const SymSummary<R>& s,
-                const std::function<std::string(const R&)>& text_of, const std::function<Json(const R&)>& json_of) {
+                const std::function<std::string(const R&)>& text_of, const std::function<Json(const R&)>& json_of, const Differs<R>& differs) {
   if (s.answers.empty()) {
     const Diagnostic& d = *s.refusals.front().refusal;
     std::string msg = d.message + "; refused for every instance of the assumptions";
@@ -158,12 +208,19 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
     if (!bare_z3) bare_z3.emplace(std::vector<std::string>{}, dec.assumptions().symbols);
     return bare_z3->classify(when, p).status == "proved";
   };
+  std::vector<CheckedCase> checked;
+  std::vector<Bindings> found;
   for (const auto& a : s.answers) {
     Json conds = Json::array();
     std::string lines;
     size_t everywhere = 0;
+    CheckedCase cc{a.when, {}, text_of(a.result)};
     for (const auto& c : a.conditions) {
+      // `decided`: settled by the decider under this case's guard alone (S4); every other
+      // condition is classified here under the assumptions and the guard, never the path.
       solver::Classified k = c.decided ? solver::Classified{"proved", std::nullopt} : dec.classify(a.when, c.pred);
+      cc.conditions.push_back({c.pred, k.status});
+      if (k.counterexample) found.push_back(*k.counterexample);
       if (k.status == "proved" && everywhere_true(a.when, c.pred)) {
         ++everywhere;
         conds.push_back(Json{{"rule", c.rule}, {"clause", c.clause}, {"predicate", to_string(c.pred)}, {"status", k.status}});
@@ -179,6 +236,7 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
       lines += cond_line(c, k, note);
       conds.push_back(jc);
     }
+    checked.push_back(std::move(cc));
     Json when = Json::array();
     std::string guard;
     for (const auto& p : a.when) {
@@ -190,7 +248,13 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
     cases.push_back(Json{{"when", when}, {"result", json_of(a.result)}, {"conditions", conds}});
     if (s.answers.size() == 1) top = conds;
   }
-  Json j{{"result", s.answers.size() == 1 ? json_of(s.answers[0].result) : Json(nullptr)}, {"cases", cases}, {"conditions", top}};
+  const ValidationStats v = validate_cases(
+      checked, walk_sufficient(concrete.op), validation_instances(dec, checked, found), [&](const Bindings& b) { return concrete_at(concrete, args, b); },
+      [&](size_t k, const Bindings& b, const Json& ref) { return differs(s.answers[k].result, b, ref); });
+  out << "validated against the concrete reference at " << v.instances << " instances (" << v.compared << " answers compared, " << v.refusals
+      << " refusals)\n";
+  Json j{{"result", s.answers.size() == 1 ? json_of(s.answers[0].result) : Json(nullptr)}, {"cases", cases}, {"conditions", top},
+         {"validated", Json{{"instances", v.instances}, {"compared", v.compared}, {"refusals", v.refusals}}}};
   return OpResult{j, out.str()};
 }
 
@@ -201,8 +265,8 @@ using ToJson = std::function<Json(const R&)>;
 
 template <class R>
 OpResult run_paths(const Concrete& concrete, const Json& args, BudgetedDecider& dec, const Body<R>& body, const Text<R>& text_of,
-                   const ToJson<R>& json_of) {
-  return report<R>(concrete, args, dec, summarize(explore<R>(dec, body)), text_of, json_of);
+                   const ToJson<R>& json_of, const Differs<R>& differs) {
+  return report<R>(concrete, args, dec, summarize(explore<R>(dec, body)), text_of, json_of, differs);
 }
 
 // The ops whose answer is a layout: (the symbolic op, its second argument: 't' a tiler, 'b' a
@@ -282,25 +346,29 @@ OpResult run_form(const std::string& op, const Json& args, const Concrete& concr
   if (auto f = dim_forms().find(op); f != dim_forms().end())
     return run_paths<ShapeDim>(
         concrete, args, dec, [&](SymExec& ex) { return f->second(ex, in); }, [](const ShapeDim& d) { return to_string(d); },
-        [](const ShapeDim& d) { return to_json(IntTuple::sym(d)); });
+        [](const ShapeDim& d) { return to_json(IntTuple::sym(d)); }, dim_differs);
   if (op == "idx2crd")  // `//` and `%` atoms, no branch (S7)
     return run_paths<IntTuple>(
         concrete, args, dec, [&](SymExec&) { return sym_idx2crd(normalize(in.index->as_dim()), *in.shape); },
-        [](const IntTuple& t) { return to_string(t); }, [](const IntTuple& t) { return to_json(t); });
+        [](const IntTuple& t) { return to_string(t); }, [](const IntTuple& t) { return to_json(t); }, inttuple_differs);
   if (op == "crd2crd" || op == "shape_div")  // S7: IntTuples; shape_div branches on which extent divides the other
     return run_paths<IntTuple>(
         concrete, args, dec,
         [&](SymExec& ex) { return op == "crd2crd" ? sym_crd2crd(*in.coord, *in.dst, *in.src) : sym_shape_div(ex, *in.ta, *in.tb); },
-        [](const IntTuple& t) { return to_string(t); }, [](const IntTuple& t) { return to_json(t); });
+        [](const IntTuple& t) { return to_string(t); }, [](const IntTuple& t) { return to_json(t); }, inttuple_differs);
   if (op == "slice")  // the kept modes and the offset; the coordinate's bounds are the conditions (S7)
     return run_paths<SymSlice>(
         concrete, args, dec, [&](SymExec& ex) { return sym_slice(ex, *in.coord, in.layout()); },
         [](const SymSlice& s) { return "offset " + to_string(s.offset) + "\n" + to_string(s.layout); },
-        [](const SymSlice& s) { return Json{{"layout", to_json(s.layout)}, {"offset", to_json(IntTuple::sym(s.offset))}}; });
+        [](const SymSlice& s) { return Json{{"layout", to_json(s.layout)}, {"offset", to_json(IntTuple::sym(s.offset))}}; },
+        [](const SymSlice& s, const Bindings& b, const Json& ref) {
+          const std::string d = dim_differs(s.offset, b, ref.at("offset"));
+          return d.empty() ? layout_differs(s.layout, b, ref.at("layout")) : "has an offset that " + d;
+        });
   const LayoutOp& form = layout_ops().at(op);
   return run_paths<Layout>(
       concrete, args, dec, [&](SymExec& ex) { return form.first(ex, in); }, [](const Layout& l) { return to_string(l); },
-      [](const Layout& l) { return to_json(l); });
+      [](const Layout& l) { return to_json(l); }, layout_differs);
 }
 
 // The symbolic answer of `op`, or nullopt where the concrete op answers the request.

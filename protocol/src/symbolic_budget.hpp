@@ -30,6 +30,7 @@ class BudgetedDecider : public Decider {
     return inner_.classify(context, p);
   }
   std::optional<Bindings> instance(const std::vector<SymPred>& context) { return inner_.instance(context); }
+  const std::vector<Bindings>& pool() const { return inner_.pool(); }
   const solver::Assumptions& assumptions() const { return inner_.assumptions(); }
 
  private:

@@ -346,9 +346,12 @@ std::optional<bool> FoldingDecider::decide(const std::vector<SymPred>&, const Sy
 }
 
 // ---------------------------------------------------------------- the executor
+// The steps so far, but those the decider settled by constant folding (`2 >= 0`): they add
+// nothing to a query but its length.
 std::vector<SymPred> SymExec::path() const {
   std::vector<SymPred> v;
-  for (const auto& s : steps_) v.push_back(s.pred);
+  for (const auto& s : steps_)
+    if (!s.decided || !fold(s.pred)) v.push_back(s.pred);
   return v;
 }
 

@@ -33,21 +33,27 @@ SymAnswer<R> answer_of(const std::vector<SymCase<R>>& cases, const SymCase<R>& c
   SymAnswer<R> a{{}, *c.result, {}};
   const auto keys = guard_keys(c);
   size_t k = 0;
+  // A step the decider settled was settled under the path before it: under the case's guard
+  // alone only while no condition precedes it (after one, it holds where that one holds, and is
+  // classified under the guard like any other condition; issue 37).
+  bool after_condition = false;
   for (const auto& s : c.steps) {
     if (s.decided) {
-      if (s.rule && !fold(s.pred)) a.conditions.push_back({std::string(s.rule->rule->id), std::string(s.rule->clause), s.pred, true});
+      if (s.rule && !fold(s.pred)) a.conditions.push_back({std::string(s.rule->rule->id), std::string(s.rule->clause), s.pred, !after_condition});
       continue;
     }
     const size_t at = k++;
     if (s.rule) {
       a.conditions.push_back({std::string(s.rule->rule->id), std::string(s.rule->clause), s.pred, false});
+      after_condition = true;
       continue;
     }
     const auto others = other_side(cases, keys, at, to_string(negate(s.pred)));
     const bool refuses = !others.empty() && std::all_of(others.begin(), others.end(), [](const SymCase<R>* o) { return o->refusal.has_value(); });
-    if (refuses)
+    if (refuses) {
       a.conditions.push_back({others.front()->refusal->rule, others.front()->refusal->clause, s.pred, false});
-    else
+      after_condition = true;
+    } else
       a.when.push_back(s.pred);
   }
   return a;

@@ -29,11 +29,18 @@ z3::expr Encoder::symbol(const std::string& name) {
 }
 
 z3::expr Encoder::floor_div(const z3::expr& a, const z3::expr& b) {
-  // SMT-LIB `div` is floor division for a positive divisor; floor(a/b) == floor(-a/-b).
+  // SMT-LIB `div` is floor division for a positive divisor; floor(a/b) == floor(-a/-b). A numeral
+  // divisor needs no case split (Z3 then stays in linear arithmetic for `M // 8`).
+  int64_t c = 0;
+  if (b.is_numeral_i64(c) && c != 0) return c > 0 ? a / b : (-a) / (-b);
   return z3::ite(b > 0, a / b, (-a) / (-b));
 }
 
-z3::expr Encoder::floor_mod(const z3::expr& a, const z3::expr& b) { return a - b * floor_div(a, b); }
+z3::expr Encoder::floor_mod(const z3::expr& a, const z3::expr& b) {
+  int64_t c = 0;
+  if (b.is_numeral_i64(c) && c > 0) return z3::mod(a, b);  // SMT-LIB mod: in [0, c) for c > 0, as floor modulo
+  return a - b * floor_div(a, b);
+}
 
 z3::expr Encoder::dim(const ShapeDim& d) {
   using Op = ExprNode::Op;
@@ -231,7 +238,7 @@ unsigned degree(const z3::expr& e) {
 
 QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, const Limits& limits,
                    const std::string& logic, const std::string& smt2_path, const std::string& comment) {
-  z3::solver s = z3::tactic(ctx, "smt").mk_solver();
+  z3::solver s = limits.default_solver ? z3::solver(ctx) : z3::tactic(ctx, "smt").mk_solver();
   z3::params p(ctx);
   p.set("timeout", std::max(1u, limits.timeout_ms));
   // The watchdog (Budget) is the hard limit; a derived rlimit only backs it up where Z3 does not

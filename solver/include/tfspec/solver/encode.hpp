@@ -104,6 +104,10 @@ struct Limits {
   unsigned timeout_ms = 2000;
   unsigned rlimit = 0;       // 0: derived from timeout_ms
   Budget* budget = nullptr;  // when set, the call is interrupted at timeout_ms or the deadline
+  // Z3's default solver (its preprocessing tactics first) instead of tactic("smt"): the symbolic
+  // algebra's small nonlinear queries (`M % 32 == 0` against `K*M % 32 != 0`) are decided in
+  // milliseconds there, where the bare smt tactic searched past 20 s. Interrupts stop both.
+  bool default_solver = false;
 };
 
 struct QueryOutcome {

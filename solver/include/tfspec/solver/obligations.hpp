@@ -4,6 +4,7 @@
 #pragma once
 #include <z3++.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -24,7 +25,13 @@ struct Classified {
 class Z3Decider : public Decider {
  public:
   // `symbols`: those of the operation's arguments (each >= 1 unless an assumption bounds it).
-  Z3Decider(const std::vector<std::string>& assume, const std::set<std::string>& symbols, unsigned query_ms = 1000);
+  // Each query is bounded by Z3's resource limit `rlimit` (deterministic: the same answer on any
+  // machine, issue 37) and, as a last guard only, by `query_ms` of wall-clock time.
+  // `constants`: the integers the problem names, for the instance pool (instances.hpp) that
+  // witnesses both sides of a branch before any solver call.
+  Z3Decider(const std::vector<std::string>& assume, const std::set<std::string>& symbols, unsigned query_ms = 10000,
+            unsigned rlimit = kDefaultQueryRlimit, const std::set<int64_t>& constants = {});
+  static constexpr unsigned kDefaultQueryRlimit = 200000;
   std::optional<bool> decide(const std::vector<SymPred>& path, const SymPred& p) override;
   // p under the assumptions and `context` (a case's guards).
   Classified classify(const std::vector<SymPred>& context, const SymPred& p);
@@ -32,18 +39,26 @@ class Z3Decider : public Decider {
   std::optional<Bindings> instance(const std::vector<SymPred>& context);
   const Assumptions& assumptions() const { return assumptions_; }
   int queries() const { return queries_; }
+  // The instance pool: bindings of every symbol that satisfy the assumptions (instances.hpp).
+  const std::vector<Bindings>& pool() const { return pool_; }
 
  private:
   z3::expr encode(const SymPred& p);
   // sat / unsat / unknown of assumptions ∧ context ∧ extra
-  QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra);
+  // (`own`: the predicates `extra` encodes, whose divisors are assumed non-zero with the context's)
+  QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra, const std::vector<SymPred>& own);
   std::optional<Bindings> model_bindings(const z3::model& m);
   z3::context ctx_;
   Encoder enc_{ctx_};
   Assumptions assumptions_;
   std::vector<z3::expr> base_;
-  unsigned query_ms_;
+  unsigned query_ms_, rlimit_;
   int queries_ = 0;
+  std::map<std::string, std::optional<bool>> decided_;
+  const std::vector<size_t>& survivors(const std::vector<SymPred>& path);
+  std::vector<Bindings> pool_;
+  std::vector<std::pair<std::string, std::vector<size_t>>> filters_;
+  std::unique_ptr<Budget> watchdog_;
 };
 
 }  // namespace tfspec::solver

@@ -1,0 +1,112 @@
+#include "symbolic_validate.hpp"
+
+#include "tfspec/reference/bind.hpp"
+#include "tfspec/reference/notation.hpp"
+
+namespace tfspec::protocol {
+namespace {
+
+std::string at(const Bindings& b) {
+  std::string s;
+  for (const auto& [k, v] : b) s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+bool all_hold(const std::vector<SymPred>& ps, const Bindings& b) {
+  for (const auto& p : ps)
+    if (!holds(p, b)) return false;
+  return true;
+}
+
+[[noreturn]] void bug(const std::string& what, const Bindings& b) {
+  fail(rule::kInternal, "the symbolic answer disagrees with the concrete reference at " + at(b) + ": " + what +
+                            " (a tfspec bug: nothing was printed; please report the command)");
+}
+
+std::string guard_text(const CheckedCase& c) {
+  std::string g;
+  for (const auto& p : c.when) g += (g.empty() ? "" : " and ") + to_string(p);
+  return g.empty() ? "(otherwise)" : g;
+}
+
+// One instance against the case whose guard holds there.
+void check_case(const CheckedCase& c, size_t k, bool sufficient, const Bindings& b, const ConcreteAnswer& ref,
+                const std::function<std::string(size_t, const Bindings&, const Json&)>& differs, ValidationStats& stats) {
+  const CheckedCondition* failed = nullptr;
+  for (const auto& cond : c.conditions) {
+    const bool ok = holds(cond.pred, b);
+    if (!ok && cond.status == "proved") bug("the condition " + to_string(cond.pred) + " is marked proved in the case when " + guard_text(c) + " but fails", b);
+    if (!ok && !failed) failed = &cond;
+  }
+  if (failed) {
+    if (!ref.refused && !sufficient) bug("the condition " + to_string(failed->pred) + " fails, so the case when " + guard_text(c) + " refuses, but the reference answers " + ref.text, b);
+    ++stats.refusals;
+    return;
+  }
+  if (ref.refused) bug("every condition of the case when " + guard_text(c) + " holds, but the reference refuses [" + ref.rule + "]", b);
+  const std::string d = differs(k, b, ref.result);
+  if (!d.empty()) bug("the case when " + guard_text(c) + " gives " + c.text + ", which " + d + "; the reference answers " + ref.text, b);
+  ++stats.compared;
+}
+
+}  // namespace
+
+ValidationStats validate_cases(const std::vector<CheckedCase>& cases, bool sufficient, const std::vector<Bindings>& instances,
+                               const std::function<ConcreteAnswer(const Bindings&)>& concrete,
+                               const std::function<std::string(size_t, const Bindings&, const Json&)>& differs) {
+  ValidationStats stats;
+  for (const auto& b : instances) {
+    std::vector<size_t> matching;
+    for (size_t k = 0; k < cases.size(); ++k)
+      if (all_hold(cases[k].when, b)) matching.push_back(k);
+    if (matching.size() > 1)
+      bug("the guards of two cases hold together (when " + guard_text(cases[matching[0]]) + "; when " + guard_text(cases[matching[1]]) + ")", b);
+    const ConcreteAnswer ref = concrete(b);
+    if (ref.limit) continue;
+    ++stats.instances;
+    if (matching.empty()) {
+      if (!ref.refused && !sufficient) bug("no case's guard holds, but the reference answers " + ref.text, b);
+      ++stats.refusals;
+      continue;
+    }
+    try {
+      check_case(cases[matching[0]], matching[0], sufficient, b, ref, differs, stats);
+    } catch (const SpecError& e) {
+      if (e.kind() != RuleKind::Limit) throw;  // the instance overflows int64 in the symbolic form: it says nothing
+    }
+  }
+  return stats;
+}
+
+std::string layout_differs(const Layout& symbolic, const Bindings& b, const Json& reference) {
+  const Layout mine(bind_symbols(symbolic.shape_ref(), b), bind_symbols(symbolic.stride(), b));
+  const Layout ref = layout_from_json(reference);
+  const std::string mine_text = "is " + to_string(mine) + " there";
+  if (mine.size() != ref.size()) return mine_text + " (size " + std::to_string(mine.size()) + ", not " + std::to_string(ref.size()) + ")";
+  if (mine.rank() != ref.rank()) return mine_text + " (rank " + std::to_string(mine.rank()) + ", not " + std::to_string(ref.rank()) + ")";
+  for (int m = 0; m < mine.rank() && mine.rank() > 1; ++m)
+    if (mine.mode(m).size() != ref.mode(m).size()) return mine_text + " (mode " + std::to_string(m) + " has another size)";
+  const int64_t n = ref.size();
+  const int64_t points = n <= 2048 ? n : 1024;
+  for (int64_t j = 0; j < points; ++j) {
+    const int64_t i = n <= 2048 ? j : j * (n - 1) / (points - 1);
+    if (mine(i) != ref(i)) return mine_text + " (L(" + std::to_string(i) + ") is " + std::to_string(mine(i)) + ", not " + std::to_string(ref(i)) + ")";
+  }
+  return "";
+}
+
+std::string dim_differs(const ShapeDim& symbolic, const Bindings& b, const Json& reference) {
+  const int64_t mine = evaluate(symbolic, b);
+  const IntTuple ref = inttuple_from_json(reference);
+  if (ref.is_int() && ref.value() == mine) return "";
+  return "is " + std::to_string(mine) + " there";
+}
+
+std::string inttuple_differs(const IntTuple& symbolic, const Bindings& b, const Json& reference) {
+  const IntTuple mine = bind_symbols(symbolic, b);
+  const IntTuple ref = inttuple_from_json(reference);
+  if (to_string(mine) == to_string(ref)) return "";
+  return "is " + to_string(mine) + " there";
+}
+
+}  // namespace tfspec::protocol
