@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Runs every `$ tfspec ...` example of the given Markdown files and compares what it prints.
 
-    scripts/doctest.py --tfspec build/cli/tfspec README.md spec/*.md
+    scripts/doctest.py --tfspec build/cli/tfspec README.md docs/*.md spec/*.md
 
 An example is an indented line `$ COMMAND` (continued by a trailing backslash) whose command
-starts with `tfspec` or pipes into it; the indented lines after it, up to a blank line or the
-next `$`, are its expected output (stdout and stderr together). Conventions (README, "Examples
-that cannot drift"):
+starts with `tfspec`, pipes into it or runs it after `;`, `&&` or `(`; the indented lines after
+it, up to a blank line or the next `$`, are its expected output (stdout and stderr together).
+Conventions (docs/testing.md, "Examples that cannot drift"):
 
   - `…` inside a line matches any text (a time, an absolute path, a long list);
   - a line that is only `…` or `...` matches any number of lines;
@@ -29,7 +29,7 @@ import tempfile
 DURATION = re.compile(r"\b\d+(\.\d+)? ?(s|ms)\b")
 EXIT_COMMENT = re.compile(r"\s+#\s*exit\s+(\d+)\s*$")
 SKIP = re.compile(r"<!--\s*doctest:\s*skip\b(.*?)-->")
-RUNS_TFSPEC = re.compile(r"(^|\|\s*)tfspec\b")
+RUNS_TFSPEC = re.compile(r"(^|[|;&(]\s*)tfspec\b")
 
 
 class Example:
