@@ -1,4 +1,4 @@
-// Tests that the sanitizer build skips, saying why (README "Tests"). Each replays the whole corpus
+// Tests that the sanitizer build skips, saying why (docs/testing.md, "The test command"). Each replays the whole corpus
 // to check what the runner reports, or compares printed text; the sanitizer build already runs
 // every corpus case through the reference once (Corpus.EveryCasePassesThroughTheProtocol) and
 // every CLI path these use in its own tests, and at ASan's cost these replays would take CI past

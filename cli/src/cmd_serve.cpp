@@ -23,7 +23,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
     if (!dir->empty()) opts->smt2_dir = std::filesystem::canonical(*dir).string();
     std::ios::sync_with_stdio(false);
     const auto end = protocol::serve(std::cin, std::cout, std::cerr, protocol::OpRegistry::instance(), *opts);
-    exit_code = end == protocol::ServeEnd::Done ? kOk : kInputError;  // a reply that could not be written (README "Exit codes")
+    exit_code = end == protocol::ServeEnd::Done ? kOk : kInputError;  // a reply that could not be written (docs/cli.md "Exit codes")
   });
 }
 

@@ -1,6 +1,6 @@
 // What `fuzz` and `conform` share about a long run: the option checks of a time budget, the
 // report files (a write that fails is an input error, exit 3, never a silent loss), and stopping
-// at a case boundary on SIGINT / SIGTERM (README, "Exit codes": 128 + the signal number).
+// at a case boundary on SIGINT / SIGTERM (docs/cli.md, "Exit codes": 128 + the signal number).
 #pragma once
 #include <atomic>
 #include <cerrno>

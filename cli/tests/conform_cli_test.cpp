@@ -1,5 +1,5 @@
 // `tfspec conform` end to end: the reference in process and through `tfspec serve`, reports and
-// exit codes (README: 0 nothing failed, 1 failures or errors, 3 usage / no handshake).
+// exit codes (docs/conformance.md: 0 nothing failed, 1 failures or errors, 3 usage / no handshake).
 #include <gtest/gtest.h>
 
 #include "release_only.hpp"

@@ -30,7 +30,7 @@ size_t count(const std::string& text, const std::string& what) {
 }  // namespace
 
 // (2,4):(1,1) holds r + c: offsets 1, 2, 3 are each held twice, so six cells are marked (the
-// README example; draw/tests derives it cell by cell).
+// docs/pictures.md example; draw/tests derives it cell by cell).
 TEST(PicturesCli, CheckDrawMarksEveryCollidingCell) {
   const std::string f = temp("check.svg");
   auto r = run_tfspec("layout check '(2,4):(1,1)' --draw " + f);

@@ -1,4 +1,4 @@
-// `tfspec propagate` end to end (spec/PROPAGATION.md): the README example, exit codes 0 / 1 / 3,
+// `tfspec propagate` end to end (spec/PROPAGATION.md): the docs/propagation.md example, exit codes 0 / 1 / 3,
 // --json, --insert-reshards, --check and a program on stdin.
 #include <gtest/gtest.h>
 

@@ -96,7 +96,7 @@ TEST(ServeLimitsCli, AReplyThatCannotBeWrittenExitsThree) {
 }
 
 // Before: 45 s, 7.5 GB, and under `ulimit -v 3000000` "terminate called after throwing an instance
-// of 'std::bad_alloc'" (exit 134). Now an up-front refusal, a Limit (README "Exit codes": 2).
+// of 'std::bad_alloc'" (exit 134). Now an up-front refusal, a Limit (docs/cli.md "Exit codes": 2).
 TEST(ServeLimitsCli, TheTransposeOnA1024By1024MeshIsRefusedUnderThreeGigabytes) {
   if (kAsan) GTEST_SKIP() << "ulimit -v cannot hold an ASan binary";
   CommandResult r = shell("ulimit -v 3000000; " + kTfspec + " reshard-plan " + kTranspose + " --json");

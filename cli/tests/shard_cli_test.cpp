@@ -46,7 +46,7 @@ TEST(ShardCli, CheckListsEveryViolationAndExitsOne) {
   EXPECT_NE(l.out.find("split-axis-unique"), std::string::npos) << l.out;
 }
 
-// "-" is an optional argument not given, so a later one can be (README, `tfspec shard`): the check
+// "-" is an optional argument not given, so a later one can be (docs/shard-model.md): the check
 // of shard((2,3):(3,1); S(0),P(); x=2,y=2) with no stage and no shape but gmem finds the Partial
 // contributions of y sharing gmem offsets (§6, D3); distribute with no data uses 0,1,2,...
 // (element (x, c) at offset 3x + c of the one gmem engine).

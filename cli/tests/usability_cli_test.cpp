@@ -45,7 +45,7 @@ TEST(Usability, UnknownOpNamesTheNearest) {
 }
 
 TEST(Usability, BothSpellingsOfAnOp) {
-  // README's logical_divide example, by hand: A = (4,8):(8,1), tiler (2:1,4:1) by mode: mode 0
+  // docs/layout-algebra.md's logical_divide example, by hand: A = (4,8):(8,1), tiler (2:1,4:1) by mode: mode 0
   // (4:8) divided by 2:1 -> (2,2):(8,16); mode 1 (8:1) by 4:1 -> (4,2):(1,4).
   const std::string expected = "((2,2),(4,2)):((8,16),(1,4))";
   auto a = run_tfspec("layout logical_divide '(4,8):(8,1)' '(2:1,4:1)'");

@@ -194,7 +194,7 @@ TEST(Runner, AnImplementationThatDoesNotStartIsAUsageError) {
 namespace tfspec::conformance {
 namespace {
 
-// The README's worked example: conformance/examples/layout_adapter.py, and its `--broken` copy
+// docs/conformance.md's worked example: conformance/examples/layout_adapter.py, and its `--broken` copy
 // (cosize one short). Whatever the honest adapter gets wrong, the broken one must fail exactly
 // those cases plus the cosize cases the honest one passes, and nothing else changes.
 TEST(PythonAdapter, BrokenCopyFailsExactlyThePlantedCases) {

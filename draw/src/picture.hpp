@@ -55,7 +55,7 @@ void require_drawable(int64_t cells, const std::string& what);
 
 // A grid of at most kLabelledCells cells is drawn with a text label and a tooltip per cell;
 // a larger one (up to kMaxCells) as small coloured squares, every kGroup-th row and column
-// numbered and a line between groups, so that 128 x 128 stays near 1 MB (README, "Pictures").
+// numbered and a line between groups, so that 128 x 128 stays near 1 MB (docs/pictures.md, "Large layouts").
 inline constexpr int kGroup = 8;
 inline bool labelled(const Grid& g) { return g.rows * g.cols <= kLabelledCells; }
 

@@ -126,7 +126,7 @@ TEST(LayoutDraw, TvViewNeedsTwoModesAndATileThatHoldsTheOffsets) {
   EXPECT_EQ(error_id([] { tv_svg(*parse_any_layout("(2,2):(2,1)"), parse_inttuple("(2,1)")); }), "draw-tv-modes");
 }
 
-// README's check example: (2,4):(1,1) holds r + c: row 0 holds 0 1 2 3, row 1 holds 1 2 3 4.
+// The check example of docs/pictures.md: (2,4):(1,1) holds r + c: row 0 holds 0 1 2 3, row 1 holds 1 2 3 4.
 // Offsets 1, 2 and 3 are each held by two cells, 0 and 4 by one: the six cells (0,1) (1,0),
 // (0,2) (1,1), (0,3) (1,2) collide (issue 25: only the witness pair was marked), (0,0) and (1,3)
 // do not. Each tooltip names the coordinate it collides with.

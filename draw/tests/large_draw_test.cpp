@@ -57,7 +57,7 @@ TEST(LargeDraw, ColumnMajorTileOf8192Cells) {
   EXPECT_EQ(legend[8]["data-text"], "offset 8191");
 }
 
-// The file-size discipline: 128 x 128 (16384 cells) stays under 2 MB (README records the size).
+// The file-size discipline: 128 x 128 (16384 cells) stays under 2 MB (docs/pictures.md shows the size, doc-tested).
 TEST(LargeDraw, A128By128TileStaysSmall) {
   const std::string svg = layout_svg(*parse_any_layout("(128,128):(1,128)"));
   EXPECT_LT(svg.size(), 2u * 1024 * 1024) << svg.size();

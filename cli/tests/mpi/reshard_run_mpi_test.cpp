@@ -38,7 +38,7 @@ Timed mpirun(int ranks, const std::string& args, const std::string& env = "", in
   return {{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out}, s};
 }
 
-// "KIND: [RULE CLAUSE] MESSAGE" as the command prints it (README "Exit codes").
+// "KIND: [RULE CLAUSE] MESSAGE" as the command prints it (docs/cli.md "Exit codes").
 std::string line(const char* kind, const std::string& rule, const char* clause, const std::string& message) {
   return std::string(kind) + ": [" + rule + " " + clause + "] " + message;
 }
