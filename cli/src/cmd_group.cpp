@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "run_control.hpp"
 #include "tfspec/protocol/ops.hpp"
 #include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
@@ -25,6 +26,7 @@ struct GroupState {
   bool list = false;
   std::string domain;  // D15: --domain strict|extend, passed as the `domain` argument
   std::vector<std::string> assume;  // layout OP on symbolic layouts: assumptions (spec/ALGEBRA.md S5)
+  int64_t budget = 0, timeout_ms = 0;  // symbolic layouts: work budget (solver queries) and wall-clock last guard; 0: default
   std::string draw;    // layout check / shard check / shard assemble --draw FILE (cmd_draw.cpp)
   std::map<std::string, std::string> named;  // layout banks: --elem-bytes E etc., by parameter name
 };
@@ -66,6 +68,10 @@ void add_group_options(CLI::App* sub, const std::string& group, const std::share
   sub->add_option("--domain", st->domain, "strict (default) or extend: a tiler past A's domain is refused, or continues A as CuTe does (D15)")
       ->check(CLI::IsMember({"strict", "extend"}));
   sub->add_option("--assume", st->assume, "symbolic layouts: an assumption over the symbols, as for `prove` (repeatable)");
+  sub->add_option("--budget", st->budget, "symbolic layouts: the work budget in solver queries (default 20000): the same answer on any machine")
+      ->check(integer_in(1, 10'000'000, "a number of solver queries from 1 to 10^7"));
+  sub->add_option("--timeout-ms", st->timeout_ms, "symbolic layouts: the wall-clock last guard in ms (default 60000), for a solver query that ignores its limit")
+      ->check(integer_in(1, 600'000, "a number of milliseconds from 1 to 600000"));
   static const std::pair<const char*, const char*> kNamed[] = {{"--elem-bytes", "elem_bytes"}, {"--vector", "vector"}, {"--banks", "banks"}, {"--bank-bytes", "bank_bytes"}};
   for (const auto& [flag, name] : kNamed)
     sub->add_option_function<std::string>(flag, [st, name = std::string(name)](const std::string& v) { st->named[name] = v; },
@@ -111,6 +117,20 @@ int draw_first(const Op& op, const std::string& group, const GroupState& st, con
   return write_shard_picture(op.name, args, st.draw);
 }
 
+// --assume, --budget, --timeout-ms: the symbolic forms' arguments (protocol/src/ops_symbolic.cpp).
+void symbolic_options(const Op& op, const GroupState& st, Json& args) {
+  if (st.assume.empty() && !st.budget && !st.timeout_ms) return;
+  const auto names = protocol::symbolic_op_names();
+  if (std::find(names.begin(), names.end(), op.name) == names.end()) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    fail(rule::kUsage, "--assume, --budget and --timeout-ms go with the ops that take symbolic layouts: " + list);
+  }
+  if (!st.assume.empty()) args["assume"] = st.assume;
+  if (st.budget) args["budget"] = st.budget;
+  if (st.timeout_ms) args["timeout_ms"] = st.timeout_ms;
+}
+
 int run_op(const Op& op, const std::string& group, const GroupState& st) {
   Json args = protocol::args_from_text(op, with_named(op, st.args, st.named));
   if (!st.domain.empty()) {
@@ -121,15 +141,7 @@ int run_op(const Op& op, const std::string& group, const GroupState& st) {
   }
   if (!st.draw.empty())
     if (int rc = draw_first(op, group, st, args); rc != kOk) return rc;  // reported once: the op would fail on the same input
-  if (!st.assume.empty()) {  // symbolic layouts: result, cases and conditions (protocol/src/ops_symbolic.cpp)
-    const auto names = protocol::symbolic_op_names();
-    if (std::find(names.begin(), names.end(), op.name) == names.end()) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      fail(rule::kUsage, "--assume goes with the ops that take symbolic layouts: " + list);
-    }
-    args["assume"] = st.assume;
-  }
+  symbolic_options(op, st, args);
   OpResult r = op.run(args);
   return print_result(r, st.json);
 }

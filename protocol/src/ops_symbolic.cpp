@@ -2,6 +2,7 @@
 // layouts"): the reference's symbolic result and conditions, each classified by the solver under
 // the assumptions, with an instance replayed through the concrete reference where one fails.
 // `tfspec layout OP ... --assume PRED`, `serve` and `conform` reach it through the registry.
+#include <cctype>
 #include <map>
 #include <sstream>
 
@@ -263,10 +264,40 @@ using Text = std::function<std::string(const R&)>;
 template <class R>
 using ToJson = std::function<Json(const R&)>;
 
+// Every symbolic extent is >= 1 (§3 extent-positive): the concrete reference refuses a layout
+// with an extent below 1, so on a symbolic path it is an obligation like any other, first on the
+// arguments (`M-1` is 0 at M = 1), then on the extents of a layout the op answers.
+void require_extents(SymExec& ex, const IntTuple& shape, const std::string& what) {
+  for (const auto& x : flat_leaves(shape))
+    if (x.is_sym()) {
+      const ShapeDim d = normalize(x.as_dim());
+      ex.require({d, SymRel::Ge, dim_const(1)}, rule::in(rule::kExtentPositive, "§3"), what + " extent " + to_string(d) + " must be >= 1");
+    }
+}
+
+void require_tiler_extents(SymExec& ex, const Tiler& t) {
+  if (t.is_layout()) require_extents(ex, t.layout->shape_ref(), "the tiler's");
+  for (const auto& m : t.modes) require_tiler_extents(ex, m);
+}
+
+void require_input_extents(SymExec& ex, const Inputs& in) {
+  if (in.a) require_extents(ex, in.a->shape_ref(), "the layout's");
+  if (in.b) require_extents(ex, in.b->shape_ref(), "B's");
+  if (in.tiler) require_tiler_extents(ex, *in.tiler);
+  for (const auto* t : {&in.shape, &in.ta, &in.tb, &in.dst, &in.src})
+    if (*t) require_extents(ex, **t, "the argument's");
+}
+
 template <class R>
-OpResult run_paths(const Concrete& concrete, const Json& args, BudgetedDecider& dec, const Body<R>& body, const Text<R>& text_of,
-                   const ToJson<R>& json_of, const Differs<R>& differs) {
-  return report<R>(concrete, args, dec, summarize(explore<R>(dec, body)), text_of, json_of, differs);
+OpResult run_paths(const Concrete& concrete, const Json& args, const Inputs& in, BudgetedDecider& dec, const Body<R>& body,
+                   const Text<R>& text_of, const ToJson<R>& json_of, const Differs<R>& differs) {
+  const Body<R> checked = [&](SymExec& ex) {
+    require_input_extents(ex, in);
+    return body(ex);
+  };
+  SymSummary<R> summary = summarize(explore<R>(dec, checked));
+  simplify(summary, dec);
+  return report<R>(concrete, args, dec, summary, text_of, json_of, differs);
 }
 
 // The ops whose answer is a layout: (the symbolic op, its second argument: 't' a tiler, 'b' a
@@ -342,23 +373,30 @@ std::optional<std::set<std::string>> symbolic_request(const std::string& op, con
   return symbols;
 }
 
+// A layout op's path: its answer's extents are obligations too (require_extents).
+Layout layout_body(SymExec& ex, const LayoutOp& form, const Inputs& in) {
+  Layout l = form.first(ex, in);
+  require_extents(ex, l.shape_ref(), "the result's");
+  return l;
+}
+
 OpResult run_form(const std::string& op, const Json& args, const Concrete& concrete, const Inputs& in, BudgetedDecider& dec) {
   if (auto f = dim_forms().find(op); f != dim_forms().end())
     return run_paths<ShapeDim>(
-        concrete, args, dec, [&](SymExec& ex) { return f->second(ex, in); }, [](const ShapeDim& d) { return to_string(d); },
+        concrete, args, in, dec, [&](SymExec& ex) { return f->second(ex, in); }, [](const ShapeDim& d) { return to_string(d); },
         [](const ShapeDim& d) { return to_json(IntTuple::sym(d)); }, dim_differs);
   if (op == "idx2crd")  // `//` and `%` atoms, no branch (S7)
     return run_paths<IntTuple>(
-        concrete, args, dec, [&](SymExec&) { return sym_idx2crd(normalize(in.index->as_dim()), *in.shape); },
+        concrete, args, in, dec, [&](SymExec&) { return sym_idx2crd(normalize(in.index->as_dim()), *in.shape); },
         [](const IntTuple& t) { return to_string(t); }, [](const IntTuple& t) { return to_json(t); }, inttuple_differs);
   if (op == "crd2crd" || op == "shape_div")  // S7: IntTuples; shape_div branches on which extent divides the other
     return run_paths<IntTuple>(
-        concrete, args, dec,
+        concrete, args, in, dec,
         [&](SymExec& ex) { return op == "crd2crd" ? sym_crd2crd(*in.coord, *in.dst, *in.src) : sym_shape_div(ex, *in.ta, *in.tb); },
         [](const IntTuple& t) { return to_string(t); }, [](const IntTuple& t) { return to_json(t); }, inttuple_differs);
   if (op == "slice")  // the kept modes and the offset; the coordinate's bounds are the conditions (S7)
     return run_paths<SymSlice>(
-        concrete, args, dec, [&](SymExec& ex) { return sym_slice(ex, *in.coord, in.layout()); },
+        concrete, args, in, dec, [&](SymExec& ex) { return sym_slice(ex, *in.coord, in.layout()); },
         [](const SymSlice& s) { return "offset " + to_string(s.offset) + "\n" + to_string(s.layout); },
         [](const SymSlice& s) { return Json{{"layout", to_json(s.layout)}, {"offset", to_json(IntTuple::sym(s.offset))}}; },
         [](const SymSlice& s, const Bindings& b, const Json& ref) {
@@ -367,8 +405,42 @@ OpResult run_form(const std::string& op, const Json& args, const Concrete& concr
         });
   const LayoutOp& form = layout_ops().at(op);
   return run_paths<Layout>(
-      concrete, args, dec, [&](SymExec& ex) { return form.first(ex, in); }, [](const Layout& l) { return to_string(l); },
+      concrete, args, in, dec,
+      [&](SymExec& ex) { return layout_body(ex, form, in); }, [](const Layout& l) { return to_string(l); },
       [](const Layout& l) { return to_json(l); }, layout_differs);
+}
+
+// Assumptions with no instance would make every answer vacuously right: an input error.
+void require_instances(solver::Z3Decider& z3) {
+  if (z3.satisfiable() != false) return;
+  std::string texts;
+  for (const auto& t : z3.assumptions().texts) texts += (texts.empty() ? "" : ", ") + t;
+  fail(rule::kProveAssumptionsInconsistent, "the assumptions have no instance (" + texts + "): every answer would hold vacuously");
+}
+
+// The integers the request names (extents, strides, coordinates, constants in expressions): the
+// instance pool tries each, its neighbours and multiples (solver/instances.hpp).
+void json_constants(const Json& j, std::set<int64_t>& out) {
+  if (j.is_number_integer() && j.get<int64_t>() >= 1) out.insert(j.get<int64_t>());
+  if (j.is_string()) {
+    const std::string t = j.get<std::string>();
+    for (size_t i = 0; i < t.size();) {
+      size_t k = i;
+      while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k]))) ++k;
+      if (k > i && k - i <= 12 && (i == 0 || !std::isalnum(static_cast<unsigned char>(t[i - 1])))) out.insert(std::stoll(t.substr(i, k - i)));
+      i = k > i ? k : i + 1;
+    }
+  }
+  if (j.is_array() || j.is_object())
+    for (const auto& x : j) json_constants(x, out);
+}
+
+std::set<int64_t> problem_constants(const Json& args) {
+  std::set<int64_t> out;
+  for (const auto& [k, v] : args.items())
+    if (k != "assume" && k != "timeout_ms" && k != "budget") json_constants(v, out);
+  out.erase(0);
+  return out;
 }
 
 // The symbolic answer of `op`, or nullopt where the concrete op answers the request.
@@ -376,8 +448,10 @@ std::optional<OpResult> run_symbolic(const std::string& op, const Json& args, co
   const Inputs in = read_inputs(op, args);
   const auto symbols = symbolic_request(op, args, in);
   if (!symbols) return std::nullopt;
-  solver::Z3Decider z3(assume_arg(args), *symbols);
-  BudgetedDecider dec(z3, timeout_arg(args));
+  solver::Z3Decider z3(assume_arg(args), *symbols, solver::Z3Decider::kQueryGuardMs, solver::Z3Decider::kDefaultQueryRlimit,
+                      problem_constants(args));
+  require_instances(z3);
+  BudgetedDecider dec(z3, timeout_arg(args), "timeout_ms", budget_arg(args));
   return run_form(op, args, concrete, in, dec);
 }
 
@@ -420,9 +494,16 @@ DerivedLayout derive_layout(const std::string& of, const std::vector<std::string
   std::set<std::string> symbols = layout_symbols(*in.a);
   if (in.tiler) tiler_symbols(*in.tiler, symbols);
   if (in.b) symbols.merge(layout_symbols(*in.b));
-  solver::Z3Decider z3(assume, symbols);
+  std::set<int64_t> constants;
+  json_constants(Json(of), constants);
+  solver::Z3Decider z3(assume, symbols, solver::Z3Decider::kQueryGuardMs, solver::Z3Decider::kDefaultQueryRlimit, constants);
+  require_instances(z3);
   BudgetedDecider dec(z3, timeout_ms, "prove's --timeout");
-  const auto s = summarize(explore<Layout>(dec, [&](SymExec& ex) { return lop->first(ex, in); }));
+  auto s = summarize(explore<Layout>(dec, [&](SymExec& ex) {
+    require_input_extents(ex, in);
+    return layout_body(ex, *lop, in);
+  }));
+  simplify(s, dec);
   if (s.answers.empty()) {
     Diagnostic why = *s.refusals.front().refusal;
     why.message += "; " + of + " is refused for every instance of the assumptions";

@@ -6,9 +6,17 @@
 namespace tfspec::protocol {
 
 int64_t timeout_arg(const Json& a) {
-  if (!a.contains("timeout_ms")) return 10000;
+  if (!a.contains("timeout_ms")) return 60000;
   const Json& t = a["timeout_ms"];
   if (!t.is_number_integer() || t.get<int64_t>() < 1 || t.get<int64_t>() > 600000) fail(rule::kProveUsage, "\"timeout_ms\" is an integer in [1, 600000]");
+  return t.get<int64_t>();
+}
+
+int64_t budget_arg(const Json& a) {
+  if (!a.contains("budget")) return BudgetedDecider::kDefaultBudget;
+  const Json& t = a["budget"];
+  if (!t.is_number_integer() || t.get<int64_t>() < 1 || t.get<int64_t>() > 10000000)
+    fail(rule::kProveUsage, "\"budget\" (solver queries) is an integer in [1, 10000000]");
   return t.get<int64_t>();
 }
 

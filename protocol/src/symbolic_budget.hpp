@@ -13,14 +13,18 @@
 
 namespace tfspec::protocol {
 
-// A request's time budget (spec/PROTOCOL.md "Symbolic layouts": `timeout_ms`, default 10 s): each
-// solver query is bounded, but an op may ask thousands (64 paths of a rank-6 composition), so
-// `serve` would hang on one line. Past the budget the op stops with resource-limit (kind Limit).
+// A request's budget (spec/PROTOCOL.md "Symbolic layouts"). It is counted in work, not time
+// (issue 37): at most `budget` solver queries (`budget`, default kDefaultBudget; the paths are
+// bounded by kSymbolicCaseLimit and each query by Z3's rlimit), so the same request gets the same
+// answer on any machine, however loaded. Past it the op stops with resource-limit (kind Limit).
+// A wall-clock limit (`timeout_ms`, default 60 s) stays only as a last guard, for a solver query
+// that ignores its rlimit, and says so.
 class BudgetedDecider : public Decider {
  public:
-  // `knob`: how the caller sets the budget, named in the refusal.
-  BudgetedDecider(solver::Z3Decider& d, int64_t ms, std::string knob = "timeout_ms")
-      : inner_(d), ms_(ms), knob_(std::move(knob)), deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(ms)) {}
+  static constexpr int64_t kDefaultBudget = 20000;
+  // `knob`: how the caller sets the wall-clock guard, named in the refusal.
+  BudgetedDecider(solver::Z3Decider& d, int64_t ms, std::string knob = "timeout_ms", int64_t budget = kDefaultBudget)
+      : inner_(d), ms_(ms), budget_(budget), knob_(std::move(knob)), deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(ms)) {}
   std::optional<bool> decide(const std::vector<SymPred>& path, const SymPred& p) override {
     check();
     return inner_.decide(path, p);
@@ -30,22 +34,29 @@ class BudgetedDecider : public Decider {
     return inner_.classify(context, p);
   }
   std::optional<Bindings> instance(const std::vector<SymPred>& context) { return inner_.instance(context); }
-  const std::vector<Bindings>& pool() const { return inner_.pool(); }
   const solver::Assumptions& assumptions() const { return inner_.assumptions(); }
+  const std::vector<Bindings>& pool() const { return inner_.pool(); }
+  int queries() const { return inner_.queries(); }
 
  private:
   void check() const {
+    if (inner_.queries() >= budget_)
+      fail(rule::kResourceLimit, "the symbolic operation spent its budget of " + std::to_string(budget_) +
+                                     " solver queries (budget, --budget); add assumptions that decide its branches, or raise the budget");
     if (std::chrono::steady_clock::now() > deadline_)
-      fail(rule::kResourceLimit, "the symbolic operation ran past its time budget of " + std::to_string(ms_) + " ms (" + knob_ +
-                                     "); add assumptions that decide its branches, or raise " + knob_);
+      fail(rule::kResourceLimit, "the symbolic operation ran past its wall-clock last guard of " + std::to_string(ms_) + " ms (" + knob_ +
+                                     ") before its work budget ran out: a solver query did not stop at its resource limit, or the "
+                                     "machine is very slow; raise " + knob_);
   }
   solver::Z3Decider& inner_;
-  int64_t ms_;
+  int64_t ms_, budget_;
   std::string knob_;
   std::chrono::steady_clock::time_point deadline_;
 };
 
-// `timeout_ms`: an integer in [1, 600000], as for the prove ops; 10000 when absent.
+// `budget`: an integer in [1, 10000000] (solver queries); kDefaultBudget when absent.
+int64_t budget_arg(const Json& args);
+// `timeout_ms`: an integer in [1, 600000], as for the prove ops; 60000 when absent (the last guard).
 int64_t timeout_arg(const Json& args);
 
 }  // namespace tfspec::protocol

@@ -92,7 +92,16 @@ Poly combine(const Poly& a, const Poly& b, int64_t sign) {
   return r;
 }
 
+// A normal form past this many terms stops at once with resource-limit (issue 37: expanding
+// `(A+B+...+J)^16` would build millions of terms before any other bound looked at it); a printed
+// expression has at most kMaxExprTerms literals anyway.
+constexpr size_t kMaxPolyTerms = 4 * kMaxExprTerms;
+
 Poly multiply(const Poly& a, const Poly& b) {
+  if (a.terms.size() * b.terms.size() > kMaxPolyTerms * kMaxPolyTerms ||
+      (a.terms.size() > 1 && b.terms.size() > 1 && a.terms.size() * b.terms.size() > 4 * kMaxPolyTerms))
+    fail(rule::kResourceLimit, "a symbolic product of " + std::to_string(a.terms.size()) + " by " + std::to_string(b.terms.size()) +
+                                   " terms: its normal form would pass " + std::to_string(kMaxPolyTerms) + " terms");
   Poly r;
   r.atoms = a.atoms;
   r.atoms.insert(b.atoms.begin(), b.atoms.end());
@@ -103,6 +112,8 @@ Poly multiply(const Poly& a, const Poly& b) {
       std::sort(m.begin(), m.end());
       add_term(r, m, checked_mul(ca, cb));
     }
+  if (r.terms.size() > kMaxPolyTerms)
+    fail(rule::kResourceLimit, "a symbolic normal form of " + std::to_string(r.terms.size()) + " terms (at most " + std::to_string(kMaxPolyTerms) + ")");
   return r;
 }
 
@@ -190,8 +201,64 @@ std::optional<Poly> exact_quotient(const Poly& a, const Poly& b) {
   return r;
 }
 
+int64_t gcd64(int64_t x, int64_t y) {
+  x = x < 0 ? -x : x;
+  y = y < 0 ? -y : y;
+  while (y != 0) {
+    const int64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return x;
+}
+
+// The factor every term of a and of b shares: the gcd of all coefficients (positive) and the
+// symbols (atoms that are symbols, with multiplicity) common to every term. `(g*x) // (g*y) ==
+// x // y` and `(g*x) % (g*y) == g*(x % y)` for g >= 1, and a symbol is an extent >= 1 (S1), so
+// `M*N // (64*M)` is `N // 64`.
+std::pair<Monomial, int64_t> common_factor(const Poly& a, const Poly& b) {
+  std::optional<Monomial> common;
+  int64_t g = 0;
+  for (const Poly* p : {&a, &b})
+    for (const auto& [m, c] : p->terms) {
+      g = gcd64(g, c);
+      Monomial vars;
+      for (const auto& x : m)
+        if (p->atoms.at(x)->op == Op::Var) vars.push_back(x);
+      if (!common) {
+        common = vars;
+        continue;
+      }
+      Monomial both;
+      std::set_intersection(common->begin(), common->end(), vars.begin(), vars.end(), std::back_inserter(both));
+      common = both;
+    }
+  return {common.value_or(Monomial{}), g < 1 ? 1 : g};
+}
+
+Poly divide_out(const Poly& p, const std::pair<Monomial, int64_t>& f) {
+  Poly r;
+  r.atoms = p.atoms;
+  for (const auto& [m, c] : p.terms) {
+    Monomial rest;
+    std::set_difference(m.begin(), m.end(), f.first.begin(), f.first.end(), std::back_inserter(rest));
+    add_term(r, rest, c / f.second);
+  }
+  return r;
+}
+
 Poly div_or_mod(Op op, const ShapeDim& lhs, const ShapeDim& rhs) {
-  const Poly a = to_poly(lhs), b = to_poly(rhs);
+  Poly a = to_poly(lhs), b = to_poly(rhs);
+  if (!a.terms.empty() && !b.terms.empty()) {
+    const auto f = common_factor(a, b);
+    if (f.second > 1 || !f.first.empty()) {
+      Poly factor;
+      factor.atoms = a.atoms;
+      factor.terms[f.first] = f.second;
+      const Poly r = div_or_mod(op, to_dim(divide_out(a, f)), to_dim(divide_out(b, f)));
+      return op == Op::Mod ? multiply(factor, r) : r;
+    }
+  }
   const auto ca = a.constant(), cb = b.constant();
   if (cb && *cb == 0) fail(rule::kDivisionByZero, "symbolic expression divides by the constant 0");
   if (ca && cb) return poly_const(op == Op::FloorDiv ? floor_div(*ca, *cb) : floor_mod(*ca, *cb));
@@ -369,7 +436,37 @@ std::optional<bool> SymExec::choose(const SymPred& p) {
   return std::nullopt;
 }
 
+namespace {
+void divisors_of(const ShapeDim& d, std::vector<ShapeDim>& out) {
+  if (d->op == Op::Const || d->op == Op::Var) return;
+  divisors_of(d->lhs, out);
+  divisors_of(d->rhs, out);
+  if ((d->op == Op::FloorDiv || d->op == Op::Mod) && !is_const(d->rhs)) out.push_back(d->rhs);
+}
+}  // namespace
+
+// Before a branch or an obligation reads p, every divisor in p is non-zero on the path (innermost
+// first): an obligation of its own, so that an instance where one is 0 refuses on a path of its
+// own instead of falling between p and its negation (neither holds there). The algebra divides
+// only by extents and spans it has required >= 1, so the decider settles these without a fork.
+void SymExec::require_defined(const SymPred& p) {
+  std::vector<ShapeDim> divisors;
+  divisors_of(p.lhs, divisors);
+  divisors_of(p.rhs, divisors);
+  for (const auto& q : divisors) {
+    const SymPred nonzero{q, SymRel::Ne, dim_const(0)};
+    const auto d = choose(nonzero);
+    const bool way = d ? *d : taken_.back();
+    steps_.push_back({way ? nonzero : negate(nonzero), d.has_value(), RuleRef(rule::kDivisionByZero)});
+    if (!way) {
+      refused_ = true;
+      throw SpecError(rule::kDivisionByZero, "the symbolic form divides by " + to_string(q) + ", which is 0 here");
+    }
+  }
+}
+
 bool SymExec::branch(const SymPred& p) {
+  require_defined(p);
   const auto d = choose(p);
   const bool way = d ? *d : taken_.back();
   steps_.push_back({way ? p : negate(p), d.has_value(), std::nullopt});
@@ -377,6 +474,7 @@ bool SymExec::branch(const SymPred& p) {
 }
 
 void SymExec::require(const SymPred& p, RuleRef rule, const std::string& message) {
+  require_defined(p);
   const auto d = choose(p);
   const bool way = d ? *d : taken_.back();
   steps_.push_back({way ? p : negate(p), d.has_value(), rule});

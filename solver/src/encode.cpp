@@ -255,7 +255,7 @@ QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, co
     s.add(assertions[i]);
   }
   if (!smt2_path.empty()) write_smt2(ctx, assertions, logic, smt2_path, comment);
-  s.push();
+  if (!limits.default_solver) s.push();  // the default solver stays non-incremental: its tactics honour the rlimit
   auto start = std::chrono::steady_clock::now();
   if (limits.budget) {
     if (limits.budget->expired()) {

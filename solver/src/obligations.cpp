@@ -22,6 +22,28 @@ z3::expr Z3Decider::encode(const SymPred& p) {
 }
 
 namespace {
+// A product of two non-numerals, or a division or modulo by a non-numeral, anywhere in `a`.
+bool nonlinear(const z3::expr& e, std::set<unsigned>& seen) {
+  if (!e.is_app() || e.is_numeral() || !seen.insert(Z3_get_ast_id(e.ctx(), e)).second) return false;
+  const Z3_decl_kind k = e.decl().decl_kind();
+  if (k == Z3_OP_MUL) {
+    unsigned symbolic = 0;
+    for (unsigned i = 0; i < e.num_args(); ++i) symbolic += e.arg(i).is_numeral() ? 0 : 1;
+    if (symbolic > 1) return true;
+  }
+  if ((k == Z3_OP_IDIV || k == Z3_OP_MOD || k == Z3_OP_REM) && !e.arg(1).is_numeral()) return true;
+  for (unsigned i = 0; i < e.num_args(); ++i)
+    if (nonlinear(e.arg(i), seen)) return true;
+  return false;
+}
+
+bool nonlinear(const std::vector<z3::expr>& a) {
+  std::set<unsigned> seen;
+  for (const auto& e : a)
+    if (nonlinear(e, seen)) return true;
+  return false;
+}
+
 // The divisors of d that are not constants, innermost first (each `x // q` and `x % q`).
 void divisors_of(const ShapeDim& d, std::vector<ShapeDim>& out) {
   if (d->op == ExprNode::Op::Const || d->op == ExprNode::Op::Var) return;
@@ -31,18 +53,16 @@ void divisors_of(const ShapeDim& d, std::vector<ShapeDim>& out) {
 }
 }  // namespace
 
-// Only the query's own terms are assumed defined (their divisors non-zero): the encoder's
-// definedness list grows with every term any earlier query met, and asserting it here let one
-// path's divisor (`M//8 != 0`, i.e. M >= 8) decide the branches of every later path (issue 37).
-QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::expr& extra, const std::vector<SymPred>& own) {
+// The path's predicates hold on it, so their divisors are non-zero there and are asserted so; a
+// predicate asked about is *defined and true* (its divisors non-zero, then the comparison), as
+// `holds` reads it, so where a divisor can be 0 neither side is proved. The encoder's definedness
+// list is never asserted: it grows with every term any earlier query met, and it let one path's
+// divisor (`M//8 != 0`, i.e. M >= 8) decide the branches of every later path (issue 37).
+QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::expr& extra) {
   std::vector<z3::expr> a = base_;
   std::vector<ShapeDim> divisors;
   for (const auto& p : context) {
     a.push_back(encode(p));
-    divisors_of(p.lhs, divisors);
-    divisors_of(p.rhs, divisors);
-  }
-  for (const auto& p : own) {
     divisors_of(p.lhs, divisors);
     divisors_of(p.rhs, divisors);
   }
@@ -52,16 +72,62 @@ QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::exp
   Limits limits;
   limits.timeout_ms = query_ms_;  // a last guard only: the rlimit decides, the same on any machine
   limits.rlimit = rlimit_;
-  limits.budget = watchdog_.get();
-  limits.default_solver = true;  // Z3 can ignore both limits in one nonlinear step (TOOLING-NOTES)
+  limits.budget = watchdog_.get();  // Z3 can ignore both limits in one nonlinear step (TOOLING-NOTES)
+  limits.default_solver = nonlinear(a);  // linear queries: the smt tactic, twice as fast
   return check(ctx_, a, limits, "ALL", "", "");
+}
+
+// p defined (every divisor in it non-zero) and true; `negate(p)` reads the same way.
+z3::expr Z3Decider::defined_and(const SymPred& p) {
+  std::vector<ShapeDim> divisors;
+  divisors_of(p.lhs, divisors);
+  divisors_of(p.rhs, divisors);
+  z3::expr e = encode(p);
+  for (const auto& d : divisors) e = e && enc_.dim(d) != 0;
+  return e;
+}
+
+// Per-symbol lower bounds: the assumptions' (each symbol >= 1 by default) and the path's steps of
+// the form `c < M`, `c <= M`, `M > c`, `M >= c`, `M == c`.
+std::map<std::string, int64_t> Z3Decider::lower_bounds(const std::vector<SymPred>& path) const {
+  std::map<std::string, int64_t> lo;
+  for (const auto& [name, b] : assumptions_.bounds)
+    if (b.lo) lo[name] = *b.lo;
+  auto raise = [&](const std::string& n, int64_t v) {
+    auto it = lo.find(n);
+    if (it != lo.end()) it->second = std::max(it->second, v);
+  };
+  for (const auto& q : path) {
+    const auto lc = const_value(q.lhs), rc = const_value(q.rhs);
+    if (q.rhs->op == ExprNode::Op::Var && lc && *lc < INT64_MAX) {
+      if (q.rel == SymRel::Lt) raise(q.rhs->name, *lc + 1);
+      if (q.rel == SymRel::Le || q.rel == SymRel::Eq) raise(q.rhs->name, *lc);
+    }
+    if (q.lhs->op == ExprNode::Op::Var && rc && *rc < INT64_MAX) {
+      if (q.rel == SymRel::Gt) raise(q.lhs->name, *rc + 1);
+      if (q.rel == SymRel::Ge || q.rel == SymRel::Eq) raise(q.lhs->name, *rc);
+    }
+  }
+  return lo;
 }
 
 std::optional<bool> Z3Decider::decide(const std::vector<SymPred>& path, const SymPred& p) {
   if (auto f = fold(p)) return f;
-  std::string key = to_string(p);  // the same question on the same path: one answer (paths share prefixes)
-  for (const auto& q : path) key += " & " + to_string(q);
-  if (auto it = decided_.find(key); it != decided_.end()) return it->second;
+  // The same question on the same path, or decided on a prefix of it: one answer (a fact proved
+  // under a prefix holds on every extension; paths share prefixes).
+  const std::string asked = to_string(p);
+  std::string key = asked;
+  for (size_t k = 0;; ++k) {
+    if (auto it = decided_.find(key); it != decided_.end() && (it->second || k == path.size())) return it->second;
+    if (k == path.size()) break;
+    key += " & " + to_string(path[k]);
+  }
+  // Interval bounds first: the symbols' lower bounds from the assumptions and from the path's
+  // `M >= c`-style steps decide `M//32 != 0` under `32 < M` without a solver call.
+  if (auto b = FoldingDecider(lower_bounds(path)).decide(path, p)) {
+    decided_.emplace(std::move(key), b);
+    return b;
+  }
   // An instance of the pool on each side: both are possible, no solver call (most forks end here).
   bool can_hold = false, can_fail = false;
   const SymPred not_p = negate(p);
@@ -72,9 +138,8 @@ std::optional<bool> Z3Decider::decide(const std::vector<SymPred>& path, const Sy
   }
   std::optional<bool> d;  // nullopt: both sides possible, or unknown: the executor forks (sound either way)
   if (!(can_hold && can_fail)) {
-    const z3::expr e = encode(p);
-    if (!can_fail && query(path, !e, {p}).result == z3::unsat) d = true;
-    else if (!can_hold && query(path, e, {p}).result == z3::unsat) d = false;
+    if (!can_fail && query(path, !defined_and(p)).result == z3::unsat) d = true;
+    else if (!can_hold && query(path, !defined_and(not_p)).result == z3::unsat) d = false;
   }
   decided_.emplace(std::move(key), d);
   return d;
@@ -111,16 +176,34 @@ std::optional<Bindings> Z3Decider::model_bindings(const z3::model& m) {
 }
 
 Classified Z3Decider::classify(const std::vector<SymPred>& context, const SymPred& p) {
-  const z3::expr e = encode(p);
-  const QueryOutcome fails = query(context, !e, {p});
+  // The pool first: an instance of the guard where p fails and one where it holds make p
+  // required, with the smallest failing instance as the counterexample, and no solver call.
+  std::optional<Bindings> pool_cex;
+  bool pool_holds = false;
+  for (size_t i : survivors(context)) {
+    if (!pool_cex && !holds(p, pool_[i])) pool_cex = pool_[i];
+    if (holds(p, pool_[i])) pool_holds = true;
+    if (pool_cex && pool_holds) return {"required", pool_cex};
+  }
+  const z3::expr e = defined_and(p);
+  if (pool_cex) return {query(context, e).result == z3::unsat ? "refuted" : "required", pool_cex};
+  const QueryOutcome fails = query(context, !e);
   if (fails.result == z3::unsat) return {"proved", std::nullopt};
   std::optional<Bindings> cex = fails.model ? model_bindings(*fails.model) : std::nullopt;
-  if (query(context, e, {p}).result == z3::unsat) return {"refuted", cex};
+  if (query(context, e).result == z3::unsat) return {"refuted", cex};
   return {"required", cex};
 }
 
+std::optional<bool> Z3Decider::satisfiable() {
+  if (!pool_.empty()) return true;
+  const QueryOutcome q = query({}, ctx_.bool_val(true));
+  if (q.result == z3::unsat) return false;
+  if (q.result == z3::sat) return true;
+  return std::nullopt;
+}
+
 std::optional<Bindings> Z3Decider::instance(const std::vector<SymPred>& context) {
-  const QueryOutcome q = query(context, ctx_.bool_val(true), {});
+  const QueryOutcome q = query(context, ctx_.bool_val(true));
   return q.model ? model_bindings(*q.model) : std::nullopt;
 }
 

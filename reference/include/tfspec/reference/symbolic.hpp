@@ -100,6 +100,7 @@ class SymExec {
 
  private:
   std::optional<bool> choose(const SymPred& p);
+  void require_defined(const SymPred& p);
   std::vector<SymPred> path() const;
   Decider& decider_;
   std::vector<bool> prefix_;

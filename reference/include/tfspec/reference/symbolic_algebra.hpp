@@ -89,5 +89,12 @@ SymSummary<Layout> summarize(const std::vector<SymCase<Layout>>& cases);
 SymSummary<ShapeDim> summarize(const std::vector<SymCase<ShapeDim>>& cases);
 SymSummary<IntTuple> summarize(const std::vector<SymCase<IntTuple>>& cases);
 SymSummary<SymSlice> summarize(const std::vector<SymCase<SymSlice>>& cases);
+// S4b: cases whose results agree as functions under each other's guards (two sides of one step)
+// become one case in the form that holds on both; a guard `M == c` is substituted into its
+// case's result. `d` decides the equalities under a guard.
+void simplify(SymSummary<Layout>& s, Decider& d);
+void simplify(SymSummary<ShapeDim>& s, Decider& d);
+void simplify(SymSummary<IntTuple>& s, Decider& d);
+void simplify(SymSummary<SymSlice>& s, Decider& d);
 
 }  // namespace tfspec

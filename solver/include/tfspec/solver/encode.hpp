@@ -104,9 +104,9 @@ struct Limits {
   unsigned timeout_ms = 2000;
   unsigned rlimit = 0;       // 0: derived from timeout_ms
   Budget* budget = nullptr;  // when set, the call is interrupted at timeout_ms or the deadline
-  // Z3's default solver (its preprocessing tactics first) instead of tactic("smt"): the symbolic
-  // algebra's small nonlinear queries (`M % 32 == 0` against `K*M % 32 != 0`) are decided in
-  // milliseconds there, where the bare smt tactic searched past 20 s. Interrupts stop both.
+  // Z3's default solver, not incremental (its preprocessing tactics first), instead of
+  // tactic("smt"): on the symbolic algebra's small nonlinear queries (`K*M % 32` against `M // 32`)
+  // it honours the rlimit, where the smt tactic searched past 20 s ignoring rlimit and interrupt.
   bool default_solver = false;
 };
 

@@ -29,12 +29,15 @@ class Z3Decider : public Decider {
   // machine, issue 37) and, as a last guard only, by `query_ms` of wall-clock time.
   // `constants`: the integers the problem names, for the instance pool (instances.hpp) that
   // witnesses both sides of a branch before any solver call.
-  Z3Decider(const std::vector<std::string>& assume, const std::set<std::string>& symbols, unsigned query_ms = 10000,
+  Z3Decider(const std::vector<std::string>& assume, const std::set<std::string>& symbols, unsigned query_ms = kQueryGuardMs,
             unsigned rlimit = kDefaultQueryRlimit, const std::set<int64_t>& constants = {});
   static constexpr unsigned kDefaultQueryRlimit = 200000;
+  static constexpr unsigned kQueryGuardMs = 10000;
   std::optional<bool> decide(const std::vector<SymPred>& path, const SymPred& p) override;
   // p under the assumptions and `context` (a case's guards).
   Classified classify(const std::vector<SymPred>& context, const SymPred& p);
+  // Whether the assumptions have an instance: true, false (proved), nullopt (unknown).
+  std::optional<bool> satisfiable();
   // An instance of the assumptions (and context), for a refusal on every path.
   std::optional<Bindings> instance(const std::vector<SymPred>& context);
   const Assumptions& assumptions() const { return assumptions_; }
@@ -45,8 +48,9 @@ class Z3Decider : public Decider {
  private:
   z3::expr encode(const SymPred& p);
   // sat / unsat / unknown of assumptions ∧ context ∧ extra
-  // (`own`: the predicates `extra` encodes, whose divisors are assumed non-zero with the context's)
-  QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra, const std::vector<SymPred>& own);
+  QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra);
+  z3::expr defined_and(const SymPred& p);
+  std::map<std::string, int64_t> lower_bounds(const std::vector<SymPred>& path) const;
   std::optional<Bindings> model_bindings(const z3::model& m);
   z3::context ctx_;
   Encoder enc_{ctx_};
