@@ -55,17 +55,27 @@ int run(const ProveState& st) {
       if (o.group == "prove") goals.push_back(o.name);
     fail(rule::kUsage, "unknown goal '" + st.goal + "'" + did_you_mean(st.goal, goals) + " (tfspec prove --list shows them all)");
   }
-  ProveState given = st;  // --of: the derived layout is the first object, its conditions assumptions
-  std::optional<protocol::DerivedLayout> derived;
-  if (!st.of.empty()) {
-    // --timeout bounds the derivation and, separately, the proof: a derivation that runs out is
-    // undecided (resource-limit), and a slow derivation never leaves the proof without time.
-    if (!(st.timeout_s > 0 && st.timeout_s <= 600)) fail(rule::kUsage, "--timeout takes seconds in (0, 600]");
-    derived = protocol::derive_layout(st.of, st.assume, static_cast<int64_t>(std::ceil(st.timeout_s * 1000)));
-    given.args.insert(given.args.begin(), derived->layout);
-    given.assume.insert(given.assume.end(), derived->conditions.begin(), derived->conditions.end());
+  if (st.of.empty()) return run_given(*op, st, std::nullopt);
+  // --of: each case of the derived layout is proved on its own, its guard and its required
+  // conditions assumptions of its proof; --timeout bounds the derivation and, separately, each proof.
+  if (!(st.timeout_s > 0 && st.timeout_s <= 600)) fail(rule::kUsage, "--timeout takes seconds in (0, 600]");
+  const auto cases = protocol::derive_layout(st.of, st.assume, static_cast<int64_t>(std::ceil(st.timeout_s * 1000)));
+  int worst = kOk;
+  for (const auto& derived : cases) {
+    if (derived.vacuous) {
+      if (!st.json) std::cout << derived.header << "  no instance: the case's guard and conditions cannot hold together (nothing to prove)\n";
+      continue;
+    }
+    ProveState given = st;
+    given.args.insert(given.args.begin(), derived.layout);
+    given.assume.insert(given.assume.end(), derived.when.begin(), derived.when.end());
+    given.assume.insert(given.assume.end(), derived.conditions.begin(), derived.conditions.end());
+    const int rc = run_given(*op, given, derived);
+    // the verdict of all cases: REFUTED in any outranks UNKNOWN, which outranks PROVED (1, 2, 0)
+    auto rank = [](int x) { return x == 2 ? 1 : x == 1 ? 2 : x; };
+    if (rank(rc) > rank(worst)) worst = rc;
   }
-  return run_given(*op, given, derived);
+  return worst;
 }
 
 int run_given(const Op& op_ref, const ProveState& st, const std::optional<protocol::DerivedLayout>& derived) {
@@ -102,7 +112,7 @@ int run_given(const Op& op_ref, const ProveState& st, const std::optional<protoc
   args["timeout_ms"] = static_cast<int64_t>(std::ceil(st.timeout_s * 1000));
   if (!st.smt2.empty()) args["smt2"] = st.smt2;
   OpResult r = op->run(args);
-  if (derived && r.json.is_object()) r.json["of"] = Json{{"layout", derived->layout}, {"assumed", derived->conditions}};
+  if (derived && r.json.is_object()) r.json["of"] = Json{{"layout", derived->layout}, {"when", derived->when}, {"assumed", derived->conditions}};
   if (derived && !st.json) std::cout << derived->header;
   return print_result(r, st.json);
 }

@@ -478,7 +478,7 @@ void register_symbolic_layout_ops(OpRegistry& r) {
 
 // `prove GOAL --of "OP A [TILER]"`: the derived layout, its conditions not yet proved become
 // assumptions of the proof (spec/PROVE.md "Derived layouts").
-DerivedLayout derive_layout(const std::string& of, const std::vector<std::string>& assume, int64_t timeout_ms) {
+std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vector<std::string>& assume, int64_t timeout_ms) {
   std::istringstream words(of);
   std::vector<std::string> w;
   for (std::string x; words >> x;) w.push_back(x);
@@ -498,7 +498,8 @@ DerivedLayout derive_layout(const std::string& of, const std::vector<std::string
   json_constants(Json(of), constants);
   solver::Z3Decider z3(assume, symbols, solver::Z3Decider::kQueryGuardMs, solver::Z3Decider::kDefaultQueryRlimit, constants);
   require_instances(z3);
-  BudgetedDecider dec(z3, timeout_ms, "prove's --timeout");
+  // the work budget decides; the wall clock is the last guard, never below the layout ops' 60 s
+  BudgetedDecider dec(z3, std::max<int64_t>(timeout_ms, 60000), "prove's --timeout");
   auto s = summarize(explore<Layout>(dec, [&](SymExec& ex) {
     require_input_extents(ex, in);
     return layout_body(ex, *lop, in);
@@ -509,20 +510,47 @@ DerivedLayout derive_layout(const std::string& of, const std::vector<std::string
     why.message += "; " + of + " is refused for every instance of the assumptions";
     throw SpecError(why);
   }
-  if (s.answers.size() > 1)
-    fail(rule::kUsage, of + " has " + std::to_string(s.answers.size()) + " cases (e.g. when " +
-                           (s.answers[0].when.empty() ? std::string("?") : to_string(s.answers[0].when[0])) +
-                           "); add assumptions that decide them (`tfspec layout " + w[0] + " ...` lists them)");
-  DerivedLayout d{to_string(s.answers[0].result), {}, "of " + of + " = " + to_string(s.answers[0].result) + "\n"};
-  for (const auto& c : s.answers[0].conditions) {
-    const std::string status = c.decided ? "proved" : dec.classify(s.answers[0].when, c.pred).status;
-    if (status == "refuted") fail(RuleRef(*find_rule(c.rule), c.clause), of + ": the condition " + to_string(c.pred) + " is refuted by the assumptions");
-    if (status == "required") {
-      d.conditions.push_back(to_string(c.pred));
-      d.header += "  assumed  [" + c.rule + " " + c.clause + "] " + to_string(c.pred) + "   (the op's condition)\n";
+  std::vector<CheckedCase> checked;
+  std::vector<Bindings> cex;
+  std::vector<DerivedLayout> out;
+  for (const auto& a : s.answers) {
+    DerivedLayout d{to_string(a.result), {}, {}, "of " + of + " = " + to_string(a.result) + "\n"};
+    std::string guard;
+    for (const auto& g : a.when) {
+      d.when.push_back(to_string(g));
+      guard += (guard.empty() ? "" : " and ") + to_string(g);
     }
+    if (s.answers.size() > 1) d.header = "case when " + guard + ":\n" + d.header;
+    CheckedCase cc{a.when, {}, d.layout};
+    for (const auto& c : a.conditions) {
+      const solver::Classified k = c.decided ? solver::Classified{"proved", std::nullopt} : dec.classify(a.when, c.pred);
+      cc.conditions.push_back({c.pred, k.status});
+      if (k.counterexample) cex.push_back(*k.counterexample);
+      if (k.status == "refuted") fail(RuleRef(*find_rule(c.rule), c.clause), of + ": the condition " + to_string(c.pred) + " is refuted by the assumptions");
+      if (k.status == "required") {
+        d.conditions.push_back(to_string(c.pred));
+        d.header += "  assumed  [" + c.rule + " " + c.clause + "] " + to_string(c.pred) + "   (the op's condition)\n";
+      }
+    }
+    std::vector<SymPred> all = a.when;
+    for (const auto& c : a.conditions) all.push_back(c.pred);
+    d.vacuous = dec.satisfiable(all) == false;
+    checked.push_back(std::move(cc));
+    out.push_back(std::move(d));
   }
-  return d;
+  // Before the proof starts, the derived layouts are replayed against the concrete op (S9).
+  Json args{{lop->second ? "a" : "layout", to_json(*in.a)}};  // the concrete ops' parameter names
+  if (in.tiler) args["tiler"] = tiler_to_json(*in.tiler);
+  if (in.b) args["b"] = to_json(*in.b);
+  const Op* concrete_op = OpRegistry::instance().find("layout", w[0]);
+  if (!concrete_op) fail(rule::kInternal, "the layout op " + w[0] + " is not registered");
+  const Concrete concrete{concrete_op->run, w[0]};
+  const ValidationStats v = validate_cases(
+      checked, walk_sufficient(w[0]), validation_instances(dec, checked, cex), [&](const Bindings& b) { return concrete_at(concrete, args, b); },
+      [&](size_t k, const Bindings& b, const Json& ref) { return layout_differs(s.answers[k].result, b, ref); });
+  for (auto& d : out)
+    d.header += "  validated against the concrete reference at " + std::to_string(v.instances) + " instances\n";
+  return out;
 }
 
 }  // namespace tfspec::protocol

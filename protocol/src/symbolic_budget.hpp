@@ -36,6 +36,7 @@ class BudgetedDecider : public Decider {
   std::optional<Bindings> instance(const std::vector<SymPred>& context) { return inner_.instance(context); }
   const solver::Assumptions& assumptions() const { return inner_.assumptions(); }
   const std::vector<Bindings>& pool() const { return inner_.pool(); }
+  std::optional<bool> satisfiable(const std::vector<SymPred>& context) { return inner_.satisfiable(context); }
   int queries() const { return inner_.queries(); }
 
  private:

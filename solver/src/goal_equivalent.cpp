@@ -4,6 +4,7 @@
 #include "engine.hpp"
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/symbolic.hpp"
 
 namespace tfspec::solver {
 namespace {
@@ -30,6 +31,21 @@ Point point(z3::context& ctx, const FlatModes& f, const std::string& tag, std::v
 
 constexpr int64_t kMaxCompare = int64_t{1} << 20;  // concrete comparison, point by point
 
+// The function of a layout is its flat modes in colexicographic order (D1); a mode of extent 1
+// adds only offset 0. Two layouts whose flat modes of extent other than 1 have equal normal
+// forms, one by one, are the same function for every value of the symbols (issue 37: `prove
+// equivalent L L` answered UNKNOWN for a textually identical symbolic L).
+std::vector<std::pair<std::string, std::string>> function_modes(const Layout& l) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto shape = flat_leaves(l.shape_ref()), stride = flat_leaves(l.stride());
+  for (size_t i = 0; i < shape.size() && i < stride.size(); ++i) {
+    const std::string s = shape[i].is_sym() ? to_string(normalize(shape[i].as_dim())) : to_string(shape[i]);
+    if (s == "1") continue;
+    out.emplace_back(s, stride[i].is_sym() ? to_string(normalize(stride[i].as_dim())) : to_string(stride[i]));
+  }
+  return out;
+}
+
 }  // namespace
 
 ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOptions& o) {
@@ -43,6 +59,11 @@ ProveResult prove_equivalent(const Layout& a, const Layout& b, const ProveOption
   z3::expr differ = pa.index == pb.index && pa.offset != pb.offset;
   for (const auto& c : in_domain) differ = differ && c;
   g.negated.push_back(product(ctx, fa.shape) != product(ctx, fb.shape) || differ);
+  const bool same_modes = function_modes(a) == function_modes(b);
+  g.structural = [same_modes](const std::vector<z3::expr>&, Budget&, const LowerBounds&) -> std::optional<std::string> {
+    if (same_modes) return "structural";
+    return std::nullopt;
+  };
 
   auto report = [](const Bindings& bs, const Layout& ca, const Layout& cb, std::optional<int64_t> idx) {
     Counterexample cx;

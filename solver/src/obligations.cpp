@@ -194,9 +194,9 @@ Classified Z3Decider::classify(const std::vector<SymPred>& context, const SymPre
   return {"required", cex};
 }
 
-std::optional<bool> Z3Decider::satisfiable() {
-  if (!pool_.empty()) return true;
-  const QueryOutcome q = query({}, ctx_.bool_val(true));
+std::optional<bool> Z3Decider::satisfiable(const std::vector<SymPred>& context) {
+  if (!survivors(context).empty()) return true;
+  const QueryOutcome q = query(context, ctx_.bool_val(true));
   if (q.result == z3::unsat) return false;
   if (q.result == z3::sat) return true;
   return std::nullopt;

@@ -26,10 +26,13 @@ std::vector<std::string> assume_arg(const Json& args);
 // conditions (they become assumptions of the proof, spec/PROVE.md "Derived layouts").
 struct DerivedLayout {
   std::string layout;                   // the derived layout, in text notation
+  std::vector<std::string> when;        // its case's guard (assumptions of its proof too)
   std::vector<std::string> conditions;  // its required conditions (assumptions of the proof)
   std::string header;                   // printed before the verdict
+  bool vacuous = false;                 // its guard and conditions have no instance (proved): nothing to prove
 };
-// `timeout_ms` bounds the derivation (resource-limit past it), as `timeout_ms` bounds a layout op.
-DerivedLayout derive_layout(const std::string& of, const std::vector<std::string>& assume, int64_t timeout_ms);
+// One per case of the derivation (one where one formula holds), each replayed against the
+// concrete op before it is returned. `timeout_ms` is the derivation's wall-clock last guard.
+std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vector<std::string>& assume, int64_t timeout_ms);
 
 }  // namespace tfspec::protocol

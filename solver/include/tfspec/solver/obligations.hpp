@@ -37,7 +37,7 @@ class Z3Decider : public Decider {
   // p under the assumptions and `context` (a case's guards).
   Classified classify(const std::vector<SymPred>& context, const SymPred& p);
   // Whether the assumptions have an instance: true, false (proved), nullopt (unknown).
-  std::optional<bool> satisfiable();
+  std::optional<bool> satisfiable(const std::vector<SymPred>& context = {});
   // An instance of the assumptions (and context), for a refusal on every path.
   std::optional<Bindings> instance(const std::vector<SymPred>& context);
   const Assumptions& assumptions() const { return assumptions_; }
