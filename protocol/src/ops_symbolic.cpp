@@ -455,6 +455,20 @@ std::optional<OpResult> run_symbolic(const std::string& op, const Json& args, co
   return run_form(op, args, concrete, in, dec);
 }
 
+// Before the proof starts, the derived layouts are replayed against the concrete op (S9).
+ValidationStats validate_derived(const std::string& op, const LayoutOp& lop, const Inputs& in, BudgetedDecider& dec, const SymSummary<Layout>& s,
+                                 const std::vector<CheckedCase>& checked, const std::vector<Bindings>& cex) {
+  Json args{{lop.second ? "a" : "layout", to_json(*in.a)}};  // the concrete ops' parameter names
+  if (in.tiler) args["tiler"] = tiler_to_json(*in.tiler);
+  if (in.b) args["b"] = to_json(*in.b);
+  const Op* concrete_op = OpRegistry::instance().find("layout", op);
+  if (!concrete_op) fail(rule::kInternal, "the layout op " + op + " is not registered");
+  const Concrete concrete{concrete_op->run, op};
+  return validate_cases(
+      checked, walk_sufficient(op), validation_instances(dec, checked, cex), [&](const Bindings& b) { return concrete_at(concrete, args, b); },
+      [&](size_t k, const Bindings& b, const Json& ref) { return layout_differs(s.answers[k].result, b, ref); });
+}
+
 }  // namespace
 
 std::vector<std::string> symbolic_op_names() {
@@ -538,16 +552,7 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
     checked.push_back(std::move(cc));
     out.push_back(std::move(d));
   }
-  // Before the proof starts, the derived layouts are replayed against the concrete op (S9).
-  Json args{{lop->second ? "a" : "layout", to_json(*in.a)}};  // the concrete ops' parameter names
-  if (in.tiler) args["tiler"] = tiler_to_json(*in.tiler);
-  if (in.b) args["b"] = to_json(*in.b);
-  const Op* concrete_op = OpRegistry::instance().find("layout", w[0]);
-  if (!concrete_op) fail(rule::kInternal, "the layout op " + w[0] + " is not registered");
-  const Concrete concrete{concrete_op->run, w[0]};
-  const ValidationStats v = validate_cases(
-      checked, walk_sufficient(w[0]), validation_instances(dec, checked, cex), [&](const Bindings& b) { return concrete_at(concrete, args, b); },
-      [&](size_t k, const Bindings& b, const Json& ref) { return layout_differs(s.answers[k].result, b, ref); });
+  const ValidationStats v = validate_derived(w[0], *lop, in, dec, s, checked, cex);
   for (auto& d : out)
     d.header += "  validated against the concrete reference at " + std::to_string(v.instances) + " instances\n";
   return out;

@@ -60,12 +60,26 @@ SymAnswer<R> answer_of(const std::vector<SymCase<R>>& cases, const SymCase<R>& c
   return a;
 }
 
+// A predicate met twice on a path (an extent required by the argument and again by the result)
+// is one condition: the first, with its rule.
+template <class R>
+void drop_repeated(SymAnswer<R>& a) {
+  std::vector<SymCondition> kept;
+  for (const auto& c : a.conditions)
+    if (std::none_of(kept.begin(), kept.end(), [&](const SymCondition& k) { return to_string(k.pred) == to_string(c.pred); })) kept.push_back(c);
+  a.conditions = std::move(kept);
+}
+
 template <class R>
 SymSummary<R> summarize_impl(const std::vector<SymCase<R>>& cases) {
   SymSummary<R> s;
   for (const auto& c : cases) {
-    if (c.result) s.answers.push_back(answer_of(cases, c));
-    else s.refusals.push_back(c);
+    if (c.result) {
+      s.answers.push_back(answer_of(cases, c));
+      drop_repeated(s.answers.back());
+    } else {
+      s.refusals.push_back(c);
+    }
   }
   return s;
 }
@@ -176,13 +190,17 @@ std::optional<std::pair<std::string, int64_t>> pinned(const SymPred& p) {
   return std::nullopt;
 }
 
-// Every condition of one case holds under the other's guard or is one of its conditions.
+// Every condition of one case is one of the other's, or holds wherever the other answers (under
+// its guard and its conditions): then the merged case, which has the conditions of both, answers
+// exactly where each of the two did.
 template <class R>
 bool covers(Decider& d, const SymAnswer<R>& from, const SymAnswer<R>& to) {
+  std::vector<SymPred> answers = to.when;
+  for (const auto& c : to.conditions) answers.push_back(c.pred);
   for (const auto& c : from.conditions) {
     const std::string t = to_string(c.pred);
     const bool listed = std::any_of(to.conditions.begin(), to.conditions.end(), [&](const SymCondition& x) { return to_string(x.pred) == t; });
-    if (!listed && decided(d, to.when, c.pred) != true) return false;
+    if (!listed && decided(d, answers, c.pred) != true) return false;
   }
   return true;
 }

@@ -139,7 +139,13 @@ TEST(SymbolicOps, ExactQuotientByAMonomialFolds) {
   // The multiple M*N comes out and the rest stays a quotient: floor((M*N + 1) / M) = N + floor(1 / M)
   // for every M != 0 (floor division), so 1//M+N (1 at M = 1, 0 for M >= 2).
   EXPECT_EQ(n("(M*N+1)//M"), "1//M+N");
-  EXPECT_EQ(n("(4*M)//(8*M)"), "4*M//(8*M)");  // 4 is no multiple of 8
+  // Issue 37: the factor common to every term of the dividend and the divisor cancels (a symbol
+  // is an extent >= 1): floor(4*M / (8*M)) = floor(1/2) = 0; (4*M) % (8*M) = 4*M - 0 = 4*M;
+  // M*N // (64*M) = N // 64, not an atom that hides it.
+  EXPECT_EQ(n("(4*M)//(8*M)"), "0");
+  EXPECT_EQ(n("(4*M)%(8*M)"), "4*M");
+  EXPECT_EQ(n("M*N//(64*M)"), "N//64");
+  EXPECT_EQ(n("(6*M*N+3*M)//(9*M)"), "(2*N+1)//3");
 }
 
 // S1: b*(x // b) + x % b == x for every integer x and b != 0 (floor division), so a quotient and

@@ -1,0 +1,358 @@
+// The symbolic algebra checked from the outside (issue 37, spec/ALGEBRA.md S9): an independent
+// checker reads only what a user reads -- the answer's cases, guards, conditions and statuses in
+// the protocol's JSON -- and replays it at instances of its own choosing (small values, primes,
+// the neighbours of divisors) against the concrete reference, reached through the same registry
+// with the symbols written in as numbers. At every instance exactly one case's guard holds; where
+// all its conditions hold the instantiated answer is the reference's answer as a function; where
+// one fails the reference refuses (or, for the walk's ops, may answer past the walk: D17); every
+// `proved` condition holds. The property runs over random problems without assumptions, with
+// layout tilers and strides that contain the symbols; the issue's reproducers are cases of it.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#ifdef TFSPEC_HAVE_PROVE
+#include <cctype>
+#include <set>
+
+#include "tfspec/protocol/prove_ops.hpp"
+#include "tfspec/protocol/serve.hpp"
+#include "tfspec/reference/json.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/solver/assumptions.hpp"
+
+namespace tfspec::protocol {
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+const OpRegistry& registry() {
+  static const OpRegistry reg = [] {
+    OpRegistry r;
+    register_reference_ops(r);
+    register_prove_ops(r);
+    return r;
+  }();
+  return reg;
+}
+
+Json ask(const std::string& op, const Json& args) {
+  bool stop = false;
+  return serve_line(registry(), Json{{"seq", 1}, {"op", op}, {"args", args}}.dump(), stop);
+}
+
+std::string at_text(const Bindings& b) {
+  std::string s;
+  for (const auto& [k, v] : b) s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+// Every identifier in `text` that names a symbol replaced by its value, in parentheses.
+std::string written_in(const std::string& text, const Bindings& b) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+      size_t k = i;
+      while (k < text.size() && (std::isalnum(static_cast<unsigned char>(text[k])) || text[k] == '_')) ++k;
+      const std::string name = text.substr(i, k - i);
+      auto it = b.find(name);
+      out += it == b.end() ? name : std::to_string(it->second);  // (4) would read as a tuple of one
+      i = k;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+Json written_in(const Json& j, const Bindings& b) {
+  if (j.is_string()) return written_in(j.get<std::string>(), b);
+  if (!j.is_array() && !j.is_object()) return j;
+  Json r = j;
+  for (auto& x : r) x = written_in(x, b);
+  return r;
+}
+
+// A predicate as printed (`M*N%8 == 0`), read with the assumption language, at an instance:
+// false where it is undefined (a division by 0), as the product reads it.
+bool holds_at(const std::string& pred, const Bindings& b) {
+  for (const auto& r : solver::parse_assumption(pred)) {
+    try {
+      if (!solver::apply_relation(r.op, evaluate(r.lhs, b), evaluate(r.rhs, b))) return false;
+    } catch (const SpecError&) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A JSON layout or integer with every symbolic leaf evaluated.
+Json instantiate(const Json& j, const Bindings& b) {
+  if (j.is_string()) return evaluate(parse_dim(j.get<std::string>()), b);
+  if (!j.is_array() && !j.is_object()) return j;
+  Json r = j;
+  for (auto& [k, v] : r.items())
+    if (k != "kind") v = instantiate(v, b);
+  return r;
+}
+
+// "" when equal as functions (layouts) or as values (integers, tuples).
+std::string differs(const Json& mine, const Json& ref) {
+  if (mine.is_object() && mine.value("kind", "") == "layout") {
+    const Layout a = layout_from_json(mine), r = layout_from_json(ref);
+    if (a.size() != r.size()) return "sizes " + std::to_string(a.size()) + " and " + std::to_string(r.size());
+    for (int64_t i = 0; i < r.size() && i < 4096; ++i)
+      if (a(i) != r(i)) return "L(" + std::to_string(i) + ") is " + std::to_string(a(i)) + ", not " + std::to_string(r(i));
+    return "";
+  }
+  if (mine.is_object() && mine.contains("offset"))  // slice
+    return mine["offset"] != ref["offset"] ? "offsets differ" : differs(mine["layout"], ref["layout"]);
+  return to_string(inttuple_from_json(mine)) == to_string(inttuple_from_json(ref)) ? "" : to_string(inttuple_from_json(mine));
+}
+
+bool walk_op(const std::string& op) {
+  return op.find("divide") != std::string::npos || op.find("product") != std::string::npos || op == "composition" || op == "max_common_vector";
+}
+
+// The checker: "" when the answer to (op, args) is sound at every instance, else what is wrong.
+std::string check_answer(const std::string& op, const Json& args, const std::vector<Bindings>& instances) {
+  const Json reply = ask(op, args);
+  if (reply.contains("error")) {
+    const Json& e = reply["error"];
+    if (e["kind"] == "internal") return "internal error: " + e.dump();
+    if (e["kind"] == "limit") return "";  // undecided: allowed, never wrong
+    for (const auto& b : instances) {  // refused for every instance
+      Json bound = written_in(args, b);
+      bound.erase("assume");
+      if (ask(op, bound).contains("result")) return "refused (" + e.dump() + ") but the reference answers at " + at_text(b);
+    }
+    return "";
+  }
+  const Json& cases = reply["result"]["cases"];
+  for (const auto& b : instances) {
+    Json bound = written_in(args, b);
+    bound.erase("assume");
+    const Json ref = ask(op, bound);
+    if (ref.contains("error") && ref["error"]["kind"] == "limit") continue;
+    const bool refused = ref.contains("error");
+    int matching = 0;
+    for (const auto& c : cases) {
+      bool guard = true;
+      for (const auto& g : c["when"]) guard = guard && holds_at(g.get<std::string>(), b);
+      if (!guard) continue;
+      ++matching;
+      bool all = true;
+      for (const auto& k : c["conditions"]) {
+        const bool ok = holds_at(k["predicate"].get<std::string>(), b);
+        if (!ok && k["status"] == "proved") return "a proved condition fails: " + k.dump() + " at " + at_text(b);
+        all = all && ok;
+      }
+      if (!all) {
+        if (!refused && !walk_op(op)) return "a condition fails at " + at_text(b) + " where the reference answers " + ref.dump();
+        continue;
+      }
+      if (refused) return "the case " + c.dump() + " answers at " + at_text(b) + " where the reference refuses " + ref.dump();
+      try {
+        const std::string d = differs(instantiate(c["result"], b), ref["result"]);
+        if (!d.empty()) return "wrong at " + at_text(b) + ": " + d + " (case " + c.dump() + ", reference " + ref.dump() + ")";
+      } catch (const SpecError& e) {
+        if (e.kind() != RuleKind::Limit) return "the case's result is undefined at " + at_text(b) + ": " + e.what();
+      }
+    }
+    if (matching != 1) return std::to_string(matching) + " case guards hold at " + at_text(b) + " (" + reply.dump() + ")";
+  }
+  return "";
+}
+
+// The checker's instances: every pair of a spread of small values, primes and neighbours of
+// powers of two (1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 24, 32, 64), symbols in name order.
+std::vector<Bindings> grid(const std::vector<std::string>& symbols) {
+  static const std::vector<int64_t> values{1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 17, 24, 32, 64};
+  std::vector<Bindings> out{{}};
+  for (const auto& s : symbols) {
+    std::vector<Bindings> next;
+    for (const auto& b : out)
+      for (int64_t v : values) {
+        Bindings x = b;
+        x[s] = v;
+        next.push_back(x);
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- the issue's reproducers
+
+struct Repro {
+  std::string op;
+  Json args;
+  std::vector<std::string> symbols;
+};
+
+std::vector<Repro> reproducers() {
+  auto t = [](const std::string& s) { return Json(s); };
+  return {
+      {"zipped_divide", {{"a", "(M,N):(N,1)"}, {"tiler", t("(4,2):(2,1)")}}, {"M", "N"}},
+      {"zipped_divide", {{"a", "(M,N):(N,1)"}, {"tiler", t("(8,4):(4,1)")}}, {"M", "N"}},
+      {"composition", {{"a", "(M,N):(N,1)"}, {"tiler", t("(4,2):(2,1)")}}, {"M", "N"}},
+      {"composition", {{"a", "(64,64):(64,1)"}, {"tiler", t("(4,M):(M,1)")}, {"assume", {"M <= 256", "M % 4 == 0"}}}, {"M"}},
+      {"composition", {{"a", "(8,8):(M*M,1)"}, {"tiler", t("(M,8):(1,M)")}}, {"M"}},
+      {"shape_div", {{"a", "(M,N)"}, {"b", "3"}, {"assume", {"M % 3 == 0", "N % 4 == 0", "N >= 128"}}}, {"M", "N"}},
+      {"shape_div", {{"a", "(M,N)"}, {"b", "N"}, {"assume", {"M >= 512"}}}, {"M", "N"}},
+      {"tiled_divide", {{"a", "((M,2)):((4*M,M))"}, {"tiler", t("3:1")}}, {"M"}},
+      {"zipped_product", {{"a", "((M,2)):((M,2))"}, {"tiler", t("(2:M//2)")}, {"assume", {"M >= 2"}}}, {"M"}},
+      {"tiled_divide", {{"a", "(M,N):(N,1)"}, {"tiler", t("3:1")}, {"assume", {"N % 2 == 0", "N >= 8"}}}, {"M", "N"}},
+      {"coalesce", {{"layout", "(M-1,4):(1,M-1)"}}, {"M"}},
+      {"logical_divide", {{"a", "(M,K):(1,M)"}, {"tiler", Json{{"tiler", {"128:1", "64:1"}}}}, {"assume", {"M % 128 == 0", "K % 64 == 0"}}}, {"K", "M"}},
+  };
+}
+
+// The instances the issue names, on top of the grid.
+std::vector<Bindings> with_named_instances(std::vector<Bindings> g, const std::vector<std::string>& symbols) {
+  const std::vector<Bindings> named{{{"M", 4}, {"N", 2}}, {{"M", 4}, {"N", 64}}, {{"M", 256}}, {{"M", 24}, {"N", 128}}, {{"M", 1}},
+                                    {{"M", 2}},           {{"M", 3}, {"N", 16}},  {{"M", 128}, {"K", 64}}, {{"M", 256}, {"K", 128}}};
+  for (const auto& b : named) {
+    bool fits = b.size() == symbols.size();
+    for (const auto& s : symbols) fits = fits && b.count(s);
+    if (fits) g.push_back(b);
+  }
+  return g;
+}
+
+TEST(SymbolicSoundness, EveryReproducerOfIssue37AnswersRightUndecidedOrRefuses) {
+  for (const auto& r : reproducers()) {
+    std::vector<Bindings> inst;
+    for (const auto& b : with_named_instances(grid(r.symbols), r.symbols)) {
+      Json a{{"assume", r.args.value("assume", Json::array())}};
+      bool ok = true;  // the instance satisfies the request's assumptions
+      for (const auto& t : a["assume"]) ok = ok && holds_at(t.get<std::string>(), b);
+      if (ok) inst.push_back(b);
+    }
+    EXPECT_EQ(check_answer(r.op, r.args, inst), "") << r.op << " " << r.args.dump();
+  }
+}
+
+// Item 1 by hand: zipped_divide((M,N):(N,1), (4,2):(2,1)) at M=4, N=2 is the concrete
+// (((2,2),2),1):(((4,1),2),0): A is (4,2):(2,1), B's modes 4:2 and 2:1 walk A's digits 4 and 2,
+// so the tile is ((2,2),2):((4,1),2) and the rest 1. The case whose guard holds there says so.
+TEST(SymbolicSoundness, TheZippedDivideOfItem1IsTheConcreteOneAtM4N2) {
+  const Json reply = ask("zipped_divide", {{"a", "(M,N):(N,1)"}, {"tiler", "(4,2):(2,1)"}});
+  ASSERT_TRUE(reply.contains("result")) << reply;
+  const Bindings at{{"M", 4}, {"N", 2}};
+  int found = 0;
+  for (const auto& c : reply["result"]["cases"]) {
+    bool guard = true;
+    for (const auto& g : c["when"]) guard = guard && holds_at(g.get<std::string>(), at);
+    if (!guard) continue;
+    ++found;
+    const Layout l = layout_from_json(instantiate(c["result"], at));
+    const Layout hand = parse_layout("(((2,2),2),1):(((4,1),2),0)");
+    ASSERT_EQ(l.size(), hand.size());
+    for (int64_t i = 0; i < hand.size(); ++i) EXPECT_EQ(l(i), hand(i)) << i;
+  }
+  EXPECT_EQ(found, 1);
+}
+
+// Item 5: contradictory assumptions are an input error naming them; item 6: the same request
+// gets the same answer however often it is asked (the budget is counted in solver queries).
+TEST(SymbolicSoundness, AssumptionsWithNoInstanceAreAnInputError) {
+  for (const auto& as : {Json{"M >= 5", "M <= 3"}, Json{"M < 0"}}) {
+    const Json r = ask("coalesce", {{"layout", "(M,4):(1,M)"}, {"assume", as}});
+    ASSERT_TRUE(r.contains("error")) << r;
+    EXPECT_EQ(r["error"]["rule"], "prove-assumptions-inconsistent");
+    EXPECT_EQ(r["error"]["kind"], "input");
+  }
+}
+
+TEST(SymbolicSoundness, TheAnswerDoesNotDependOnTheMachine) {
+  const Json args{{"a", "(M,N):(N,1)"}, {"tiler", "(4,2):(2,1)"}};
+  const Json first = ask("zipped_divide", args);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(ask("zipped_divide", args), first);
+  Json tight = args;
+  tight["budget"] = 3;
+  const Json r = ask("zipped_divide", tight);
+  ASSERT_TRUE(r.contains("error")) << r;
+  EXPECT_EQ(r["error"]["rule"], "resource-limit");
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("budget of 3 solver queries"), std::string::npos) << r;
+}
+
+// Item 7: one formula where one is right; `M*N//(64*M)` is `N//64`.
+TEST(SymbolicSoundness, CasesEqualAsFunctionsMergeIntoOneFormula) {
+  const Json r = ask("logical_divide", {{"a", "(M,K):(1,M)"}, {"tiler", Json{{"tiler", {"128:1", "64:1"}}}}, {"assume", {"M % 128 == 0", "K % 64 == 0"}}});
+  ASSERT_TRUE(r.contains("result")) << r;
+  ASSERT_EQ(r["result"]["cases"].size(), 1u) << r;
+  EXPECT_EQ(to_string(layout_from_json(r["result"]["result"])), "((128,M//128),(64,K//64)):((1,128),(M,64*M))");
+  const Json s = ask("size", {{"layout", "(M*N//(64*M)):(1)"}});
+  EXPECT_EQ(s["result"]["result"], "N//64") << s;
+}
+
+// A normal form that would pass its size bound stops at once (item 6's 40-byte extent).
+TEST(SymbolicSoundness, AnExplodingNormalFormIsAResourceLimitAtOnce) {
+  const Json r = ask("coalesce", {{"layout", "(A+B+C+D+E+F+G+H+I+J)^16:1"}, {"timeout_ms", 100}});
+  ASSERT_TRUE(r.contains("error")) << r;
+  EXPECT_EQ(r["error"]["rule"], "resource-limit");
+}
+
+// ---------------------------------------------------------------- the property
+
+rc::Gen<std::string> extent_text() {
+  return rc::gen::element<std::string>("1", "2", "3", "4", "8", "M", "N", "2*M", "M+1", "M*N", "M-1");
+}
+rc::Gen<std::string> stride_text() {
+  return rc::gen::element<std::string>("0", "1", "2", "4", "8", "M", "N", "2*M", "M*N", "4*M");
+}
+
+std::string layout_text(const std::vector<std::string>& s, const std::vector<std::string>& d) {
+  if (s.size() == 1) return s[0] + ":" + d[0];
+  std::string a = "(", b = "(";
+  for (size_t i = 0; i < s.size(); ++i) {
+    a += (i ? "," : "") + s[i];
+    b += (i ? "," : "") + d[i];
+  }
+  return a + "):" + b + ")";
+}
+
+RC_GTEST_PROP(SymbolicSoundness, EveryAnswerAgreesWithTheConcreteReferenceAtEveryInstance, ()) {
+  // each case runs Z3 and a few hundred concrete ops: about ten times slower under ASan
+  if (kSanitized) RC_SUCCEED("runs in the release build only: the reproducer tests run under ASan");
+  const int rank = *rc::gen::inRange(1, 3);
+  std::vector<std::string> s, d;
+  for (int i = 0; i < rank; ++i) {
+    s.push_back(*extent_text());
+    d.push_back(*stride_text());
+  }
+  const std::string a = layout_text(s, d);
+  const std::string op = *rc::gen::element<std::string>("coalesce", "filter", "complement", "cosize", "composition", "logical_divide", "zipped_divide",
+                                                        "tiled_divide", "logical_product", "right_inverse");
+  Json args;
+  const bool binary = op.find("divide") != std::string::npos || op.find("product") != std::string::npos || op == "composition";
+  if (binary) {
+    // a layout tiler (not by mode), concrete or with a symbol, or now and then a by-mode one
+    const int tr = *rc::gen::inRange(1, 3);
+    std::vector<std::string> ts, td;
+    for (int i = 0; i < tr; ++i) {
+      ts.push_back(*rc::gen::element<std::string>("2", "3", "4", "M"));
+      td.push_back(*rc::gen::element<std::string>("1", "2", "4", "N"));
+    }
+    args = {{"a", a}, {"tiler", layout_text(ts, td)}};
+  } else {
+    args = {{"layout", a}};
+  }
+  std::set<std::string> names;
+  for (const auto& t : {args.dump()})
+    for (const char* n : {"M", "N"})
+      if (t.find(n) != std::string::npos) names.insert(n);
+  RC_PRE(!names.empty());
+  RC_TAG(op);
+  const std::vector<std::string> symbols(names.begin(), names.end());
+  const std::string why = check_answer(op, args, grid(symbols));
+  RC_ASSERT(why == "");
+}
+
+}  // namespace
+}  // namespace tfspec::protocol
+#endif
