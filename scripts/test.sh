@@ -15,6 +15,6 @@ if command -v clang++ >/dev/null; then
   echo "== libFuzzer targets, a fixed-seed slice of ${FUZZ_RUNS:-20000} runs each (fuzz/RESULTS.md)"
   # The targets that run Z3 or propagate per input get a smaller count, so the count still bounds them.
   FUZZ_RUNS_smt2_path=${FUZZ_RUNS_smt2_path:-1500} FUZZ_RUNS_propagate_program=${FUZZ_RUNS_propagate_program:-3000} \
-  FUZZ_RUNS_reshard_plan_request=${FUZZ_RUNS_reshard_plan_request:-2500} FUZZ_RUNS_layout_text=${FUZZ_RUNS_layout_text:-10000} \
+  FUZZ_RUNS_reshard_plan_request=${FUZZ_RUNS_reshard_plan_request:-2500} FUZZ_RUNS_symbolic_layout=${FUZZ_RUNS_symbolic_layout:-300} FUZZ_RUNS_layout_text=${FUZZ_RUNS_layout_text:-10000} \
   FUZZ_RUNS=${FUZZ_RUNS:-20000} scripts/fuzz.sh "${FUZZ_SECONDS:-120}"  # the run count bounds it; the time only caps a slow machine
 fi

@@ -1,7 +1,7 @@
 // Translation validation of a symbolic answer (spec/ALGEBRA.md S9): before `tfspec layout`,
 // `serve` or `conform` prints a symbolic result, every case is replayed at concrete instances
-// through the concrete reference, which is trusted. At each instance exactly one case's guard
-// must hold; where its conditions all hold the instantiated result must be the reference's answer
+// through the concrete reference, which is trusted. At each instance at most one case's guard
+// may hold, and where none holds the reference must refuse; where its conditions all hold the instantiated result must be the reference's answer
 // as a function; where one fails the reference must refuse; a `proved` condition must hold.
 // Any disagreement is a tfspec bug: SpecError `internal` (exit 4) naming the instance.
 // Private to ops_symbolic.cpp.

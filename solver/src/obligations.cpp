@@ -58,7 +58,7 @@ void divisors_of(const ShapeDim& d, std::vector<ShapeDim>& out) {
 // `holds` reads it, so where a divisor can be 0 neither side is proved. The encoder's definedness
 // list is never asserted: it grows with every term any earlier query met, and it let one path's
 // divisor (`M//8 != 0`, i.e. M >= 8) decide the branches of every later path (issue 37).
-QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::expr& extra) {
+QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::expr& extra, bool searching) {
   std::vector<z3::expr> a = base_;
   std::vector<ShapeDim> divisors;
   for (const auto& p : context) {
@@ -73,7 +73,7 @@ QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::exp
   limits.timeout_ms = query_ms_;  // a last guard only: the rlimit decides, the same on any machine
   limits.rlimit = rlimit_;
   limits.budget = watchdog_.get();  // Z3 can ignore both limits in one nonlinear step (TOOLING-NOTES)
-  limits.default_solver = nonlinear(a);  // linear queries: the smt tactic, twice as fast
+  limits.default_solver = !searching && nonlinear(a);  // linear queries: the smt tactic, twice as fast
   return check(ctx_, a, limits, "ALL", "", "");
 }
 
@@ -202,8 +202,12 @@ std::optional<bool> Z3Decider::satisfiable(const std::vector<SymPred>& context) 
   return std::nullopt;
 }
 
+// The pool's first instance of the context; Z3's only where the pool has none, asked of the smt
+// tactic: a model search on a nonlinear query in the default solver's tactics was seen to ignore
+// the rlimit and the interrupt for minutes, where the smt tactic stops at the interrupt.
 std::optional<Bindings> Z3Decider::instance(const std::vector<SymPred>& context) {
-  const QueryOutcome q = query(context, ctx_.bool_val(true));
+  if (const auto& s = survivors(context); !s.empty()) return pool_[s.front()];
+  const QueryOutcome q = query(context, ctx_.bool_val(true), /*searching=*/true);
   return q.model ? model_bindings(*q.model) : std::nullopt;
 }
 

@@ -32,7 +32,7 @@ class Z3Decider : public Decider {
   Z3Decider(const std::vector<std::string>& assume, const std::set<std::string>& symbols, unsigned query_ms = kQueryGuardMs,
             unsigned rlimit = kDefaultQueryRlimit, const std::set<int64_t>& constants = {});
   static constexpr unsigned kDefaultQueryRlimit = 200000;
-  static constexpr unsigned kQueryGuardMs = 10000;
+  static constexpr unsigned kQueryGuardMs = 2000;
   std::optional<bool> decide(const std::vector<SymPred>& path, const SymPred& p) override;
   // p under the assumptions and `context` (a case's guards).
   Classified classify(const std::vector<SymPred>& context, const SymPred& p);
@@ -48,7 +48,7 @@ class Z3Decider : public Decider {
  private:
   z3::expr encode(const SymPred& p);
   // sat / unsat / unknown of assumptions ∧ context ∧ extra
-  QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra);
+  QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra, bool searching = false);
   z3::expr defined_and(const SymPred& p);
   std::map<std::string, int64_t> lower_bounds(const std::vector<SymPred>& path) const;
   std::optional<Bindings> model_bindings(const z3::model& m);
