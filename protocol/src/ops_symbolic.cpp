@@ -160,12 +160,14 @@ template <class R>
 using Differs = std::function<std::string(const R&, const Bindings&, const Json&)>;
 
 // The instances an answer is replayed at (S9): the decider's pool (an even sample of at most
-// 240), and from the solver, for each case, an instance of its guard with all its conditions,
+// 160), and from the solver, for each case, an instance of its guard with all its conditions,
 // and one where each required condition fails (the counterexamples the classification found).
+constexpr size_t kPoolSample = 160;
+
 std::vector<Bindings> validation_instances(BudgetedDecider& dec, const std::vector<CheckedCase>& cases, const std::vector<Bindings>& found) {
   std::vector<Bindings> out = found;
   const auto& pool = dec.pool();
-  const size_t step = pool.size() <= 240 ? 1 : (pool.size() + 239) / 240;
+  const size_t step = pool.size() <= kPoolSample ? 1 : (pool.size() + kPoolSample - 1) / kPoolSample;
   for (size_t i = 0; i < pool.size(); i += step) out.push_back(pool[i]);
   for (const auto& c : cases) {
     std::vector<SymPred> all = c.when;

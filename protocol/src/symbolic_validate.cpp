@@ -87,9 +87,9 @@ std::string layout_differs(const Layout& symbolic, const Bindings& b, const Json
   for (int m = 0; m < mine.rank() && mine.rank() > 1; ++m)
     if (mine.mode(m).size() != ref.mode(m).size()) return mine_text + " (mode " + std::to_string(m) + " has another size)";
   const int64_t n = ref.size();
-  const int64_t points = n <= 2048 ? n : 1024;
+  const int64_t points = n <= 512 ? n : 256;
   for (int64_t j = 0; j < points; ++j) {
-    const int64_t i = n <= 2048 ? j : j * (n - 1) / (points - 1);
+    const int64_t i = n <= 512 ? j : static_cast<int64_t>(static_cast<__int128>(j) * (n - 1) / (points - 1));
     if (mine(i) != ref(i)) return mine_text + " (L(" + std::to_string(i) + ") is " + std::to_string(mine(i)) + ", not " + std::to_string(ref(i)) + ")";
   }
   return "";

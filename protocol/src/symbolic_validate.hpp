@@ -49,7 +49,7 @@ ValidationStats validate_cases(const std::vector<CheckedCase>& cases, bool suffi
                                const std::function<std::string(size_t, const Bindings&, const Json&)>& differs);
 
 // The comparisons, one per kind of answer: a layout as a function (size, top-level modes' sizes,
-// every offset or an even sample of 1,024 of them), an integer, an IntTuple exactly.
+// every offset or an even sample of 256 of them), an integer, an IntTuple exactly.
 std::string layout_differs(const Layout& symbolic, const Bindings& b, const Json& reference);
 std::string dim_differs(const ShapeDim& symbolic, const Bindings& b, const Json& reference);
 std::string inttuple_differs(const IntTuple& symbolic, const Bindings& b, const Json& reference);
