@@ -1,20 +1,34 @@
 #!/usr/bin/env bash
-# The test command (README): release build + every test, then the ASan+UBSan build + every test.
+# The test command (README): release build + every test, then the ASan+UBSan build + every test,
+# then a fixed-seed slice of each libFuzzer target. Each stage's time goes to build/stage-times.txt,
+# printed at the end, so every run (CI's included) shows what it cost.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
+mkdir -p build
+TIMES=build/stage-times.txt
+: >"$TIMES"
+stage() {  # stage NAME COMMAND...: runs it and records its wall time
+  local name=$1 start=$SECONDS
+  shift
+  "$@"
+  printf '%-28s %5d s\n' "$name" $((SECONDS - start)) >>"$TIMES"
+}
 echo "== release build and tests"
-cmake --preset default -DTFSPEC_WERROR=ON >/dev/null
-cmake --build --preset default -j "$JOBS"
-ctest --preset default -j "$JOBS"
+stage "release configure" cmake --preset default -DTFSPEC_WERROR=ON >/dev/null
+stage "release build" cmake --build --preset default -j "$JOBS"
+stage "release tests" ctest --preset default -j "$JOBS"
 echo "== sanitizer build (ASan+UBSan) and tests"
-cmake --preset asan -DTFSPEC_WERROR=ON >/dev/null
-cmake --build --preset asan -j "$JOBS"
-ctest --preset asan -j "$JOBS"
+stage "asan configure" cmake --preset asan -DTFSPEC_WERROR=ON >/dev/null
+stage "asan build" cmake --build --preset asan -j "$JOBS"
+stage "asan tests" ctest --preset asan -j "$JOBS"
 if command -v clang++ >/dev/null; then
   echo "== libFuzzer targets, a fixed-seed slice of ${FUZZ_RUNS:-20000} runs each (fuzz/RESULTS.md)"
   # The targets that run Z3 or propagate per input get a smaller count, so the count still bounds them.
-  FUZZ_RUNS_smt2_path=${FUZZ_RUNS_smt2_path:-1500} FUZZ_RUNS_propagate_program=${FUZZ_RUNS_propagate_program:-3000} \
-  FUZZ_RUNS_reshard_plan_request=${FUZZ_RUNS_reshard_plan_request:-2500} FUZZ_RUNS_symbolic_layout=${FUZZ_RUNS_symbolic_layout:-300} FUZZ_RUNS_layout_text=${FUZZ_RUNS_layout_text:-10000} \
-  FUZZ_RUNS=${FUZZ_RUNS:-20000} scripts/fuzz.sh "${FUZZ_SECONDS:-120}"  # the run count bounds it; the time only caps a slow machine
+  export FUZZ_RUNS_smt2_path=${FUZZ_RUNS_smt2_path:-1500} FUZZ_RUNS_propagate_program=${FUZZ_RUNS_propagate_program:-3000} \
+    FUZZ_RUNS_reshard_plan_request=${FUZZ_RUNS_reshard_plan_request:-2500} FUZZ_RUNS_symbolic_layout=${FUZZ_RUNS_symbolic_layout:-300} \
+    FUZZ_RUNS_layout_text=${FUZZ_RUNS_layout_text:-10000} FUZZ_RUNS=${FUZZ_RUNS:-20000}
+  stage "fuzz build and slices" scripts/fuzz.sh "${FUZZ_SECONDS:-120}"  # the run count bounds it; the time only caps a slow machine
 fi
+echo "== stage times ($TIMES)"
+cat "$TIMES"
