@@ -272,6 +272,8 @@ TEST(SymbolicSoundness, AssumptionsWithNoInstanceAreAnInputError) {
 }
 
 TEST(SymbolicSoundness, TheAnswerDoesNotDependOnTheMachine) {
+  // three full derivations with Z3: 27 s under ASan; the reproducers above cover these paths there
+  if (kSanitized) GTEST_SKIP() << "runs in the release build only: 27 s under ASan, and the reproducer test covers its paths";
   const Json args{{"a", "(M,N):(N,1)"}, {"tiler", "(4,2):(2,1)"}};
   const Json first = ask("zipped_divide", args);
   for (int i = 0; i < 2; ++i) EXPECT_EQ(ask("zipped_divide", args), first);
