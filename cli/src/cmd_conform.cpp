@@ -4,7 +4,9 @@
 // Exit codes: 0 nothing failed, errored or passed unexpectedly (expected failures and unsupported
 // ops aside), 1 some case failed, errored or XPASSed (or was not run: the run stopped), 3 bad
 // usage / corpus / report file, an empty selection, stale expected failures, an implementation
-// that does not start or supports none of the selected ops; 128+N stopped by signal N.
+// that does not start, supports none of the selected ops or answers none of the selected cases
+// (unless --allow-unsupported), an --impl-stderr copy that could not be written; 128+N stopped by
+// signal N.
 #include <unistd.h>
 
 #include <fstream>
@@ -30,6 +32,8 @@ struct ConformArgs {
   int timeout_ms = 10000;
   int jobs = 1;
   int max_consecutive_timeouts = conformance::kDefaultMaxConsecutiveTimeouts;
+  int max_consecutive_crashes = conformance::kDefaultMaxConsecutiveCrashes;
+  bool impl_given = false;
   double deadline = 0;
   bool quiet = false;
   bool allow_unsupported = false;
@@ -56,7 +60,9 @@ int fuzz(const ConformArgs& a) {
   o.ops = a.fuzz_ops;
   o.stop = &stop_signal();
   catch_stop_signals();
+  impl->set_interrupt(&stop_signal());
   const FuzzOutcome r = conform_fuzz(protocol::OpRegistry::instance(), *impl, o);
+  if (const std::string p = impl->copy_problem(); !p.empty()) fail(rule::kOutputWrite, p);
   std::cout << "fuzz: " << r.cases << " cases in " << static_cast<int>(r.seconds) << " s, " << r.agreed << " agreed, " << r.skipped
             << " skipped (unsupported or undecided by the reference)\n";
   if (const int sig = stop_signal().load()) {
@@ -78,6 +84,10 @@ int fuzz(const ConformArgs& a) {
 int conform(const ConformArgs& a) {
   using namespace conformance;
   if (a.fuzz) return fuzz(a);
+  // A CI script that forgot --impl must not read like a pass of its own implementation.
+  if (a.impl == "reference")
+    std::cout << "conform: testing tfspec's built-in reference implementation" << (a.impl_given ? "" : " (no --impl given; --impl \"CMD\" tests yours)")
+              << "\n";
   const std::string dir = a.corpus.empty() ? default_corpus_dir() : a.corpus;
   const auto cases = load_corpus(dir);
   RunOptions opts;
@@ -93,6 +103,7 @@ int conform(const ConformArgs& a) {
   }
   if (!a.xfail.empty()) opts.expected_failures = read_id_list(a.xfail);
   opts.max_consecutive_timeouts = a.max_consecutive_timeouts;
+  opts.max_consecutive_crashes = a.max_consecutive_crashes;
   opts.deadline_seconds = a.deadline;
   opts.allow_unsupported = a.allow_unsupported;
   opts.interrupted = &stop_signal();
@@ -109,6 +120,8 @@ int conform(const ConformArgs& a) {
   if (!a.json.empty()) write_report_file(a.json, json_report(report).dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
   if (!a.junit.empty()) write_report_file(a.junit, junit_report(report));
   if (!a.html.empty()) write_report_file(a.html, html_report(report));
+  for (auto& impl : impls)  // --impl-stderr that could not be written whole: never a silent loss
+    if (const std::string p = impl->copy_problem(); !p.empty()) fail(rule::kOutputWrite, p);
   if (stop_signal().load() != 0) return stopped_exit_code();
   return exit_code(report) == 0 ? kOk : kViolations;
 }
@@ -118,7 +131,8 @@ int conform(const ConformArgs& a) {
 void add_conform_command(CLI::App& app, int& exit_code) {
   auto a = std::make_shared<ConformArgs>();
   auto* sub = app.add_subcommand("conform", "Run the conformance corpus against an implementation (spec/corpus, spec/PROTOCOL.md)");
-  sub->add_option("--impl", a->impl, "`reference` (in process) or a command speaking the protocol on stdin/stdout, e.g. \"python3 my_impl.py\"");
+  sub->add_option("--impl", a->impl, "`reference` (in process) or a command speaking the protocol on stdin/stdout, e.g. \"python3 my_impl.py\"")
+      ->each([a](const std::string&) { a->impl_given = true; });
   sub->add_option("--corpus", a->corpus, "the corpus directory (default: this source tree's spec/corpus)");
   sub->add_option("--filter", a->filters,
                   "run only cases matching a clause (§7, §7.1.2), an op (composition), an id prefix, or a glob over id, op or clause ('s3-*', 'shard.*'); repeatable");
@@ -134,8 +148,12 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   sub->add_option("--max-consecutive-timeouts", a->max_consecutive_timeouts,
                   "stop after this many consecutive timed-out cases, the rest reported as not run (default 5; 0: never)")
       ->check(integer_in(0, 1'000'000'000, "an integer from 0 to 10^9"));
+  sub->add_option("--max-consecutive-crashes", a->max_consecutive_crashes,
+                  "stop after this many consecutive cases on which the implementation died instead of answering, the rest reported as not run (default 5; 0: never)")
+      ->check(integer_in(0, 1'000'000'000, "an integer from 0 to 10^9"));
   sub->add_option("--deadline", a->deadline, "stop starting cases after this many seconds, the rest reported as not run")->check(positive_seconds());
-  sub->add_flag("--allow-unsupported", a->allow_unsupported, "accept a run in which the implementation supports none of the selected ops");
+  sub->add_flag("--allow-unsupported", a->allow_unsupported,
+                "accept a run that tested nothing: the implementation supports none of the selected ops, or answers none of the selected cases (all skipped)");
   sub->add_option("--xfail", a->xfail,
                   "expected failures: case ids, one per line (# comments); they do not fail the run, but one that passes (XPASS) does, and an id that names no case is an error");
   sub->add_option("--json", a->json, "write the report as JSON to this file");

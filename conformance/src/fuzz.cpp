@@ -17,12 +17,83 @@
 namespace tfspec::conformance {
 namespace {
 
+rc::Gen<Layout> gen_gapped_injective(const IntTuple& shape, const std::vector<int64_t>& leaves);
+
+// Leaves in colexicographic order, rebuilt into the shape's tree.
+IntTuple with_leaves(const IntTuple& shape, const std::vector<int64_t>& values, size_t& at) {
+  if (shape.is_leaf()) return IntTuple(values[at++]);
+  std::vector<IntTuple> c;
+  for (const auto& x : shape.children()) c.push_back(with_leaves(x, values, at));
+  return IntTuple::tuple(c);
+}
+
+Layout layout_of(const IntTuple& shape, const std::vector<int64_t>& strides) {
+  size_t at = 0;
+  return Layout(shape, with_leaves(shape, strides, at));
+}
+
+// The inputs that separate a right implementation from a plausible wrong one (issue 30), mixed
+// with arbitrary ones: compact chains (coalesce must merge every mode of them), size-1 and
+// stride-0 modes sprinkled in (coalesce, filter), negative strides (cosize, eval), and injective
+// layouts whose strides are not multiples of the span below them (complement).
+rc::Gen<Layout> gen_fuzz_layout() {
+  return rc::gen::exec([] {
+    const IntTuple shape = *props::gen_shape(5, 8);
+    const size_t n = flat_leaves(shape).size();
+    std::vector<int64_t> leaves;
+    for (const auto& x : flat_leaves(shape)) leaves.push_back(x.value());
+    std::vector<int64_t> d(n);
+    switch (*rc::gen::inRange(0, 5)) {
+      case 0: return *props::gen_layout(5, 8);
+      case 1: {  // a compact chain, now and then a mode of stride 0 or a size-1 mode's odd stride
+        int64_t cur = 1;
+        for (size_t i = 0; i < n; ++i) {
+          d[i] = leaves[i] == 1 ? *rc::gen::inRange<int64_t>(0, 9) : cur;
+          if (leaves[i] != 1) cur *= leaves[i];
+        }
+        if (*rc::gen::inRange(0, 3) == 0) d[*rc::gen::inRange<size_t>(0, n)] = 0;
+        return layout_of(shape, d);
+      }
+      case 2: {  // negative strides
+        for (size_t i = 0; i < n; ++i) d[i] = *rc::gen::inRange<int64_t>(-24, 25);
+        return layout_of(shape, d);
+      }
+      case 3: {  // stride-0 modes among arbitrary ones
+        for (size_t i = 0; i < n; ++i) d[i] = *rc::gen::inRange(0, 2) ? 0 : *rc::gen::inRange<int64_t>(1, 33);
+        return layout_of(shape, d);
+      }
+      default: return *gen_gapped_injective(shape, leaves);
+    }
+  });
+}
+
+// Injective, in a random order of the modes, each stride at or past the span of the ones below
+// it, and often not a multiple of it: `(2,3):(1,3)`.
+rc::Gen<Layout> gen_gapped_injective(const IntTuple& shape, const std::vector<int64_t>& leaves) {
+  return rc::gen::exec([shape, leaves] {
+    const size_t n = leaves.size();
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[*rc::gen::inRange<size_t>(0, i)]);
+    std::vector<int64_t> d(n);
+    int64_t cur = 1;
+    for (size_t k : order) {
+      d[k] = cur;
+      cur = cur * leaves[k] + (*rc::gen::inRange(0, 2) ? 0 : *rc::gen::inRange<int64_t>(0, cur * leaves[k] + 1));
+    }
+    return layout_of(shape, d);
+  });
+}
+
 // One generated request for `op` (inside a RapidCheck property: `*gen` draws and shrinks).
 Json gen_request(const std::string& op) {
-  const Layout a = *props::gen_layout();
+  const Layout a = *gen_fuzz_layout();
   Json args{{"layout", to_json(a)}};
   if (op == "eval") args["coord"] = *rc::gen::inRange<int64_t>(0, a.size());
-  if (op == "complement") args = Json{{"layout", to_json(*props::gen_injective_layout())}, {"cotarget", *rc::gen::inRange<int64_t>(1, 512)}};
+  if (op == "complement") {
+    const Layout c = *rc::gen::inRange(0, 2) ? *props::gen_injective_layout() : *gen_fuzz_layout();
+    args = Json{{"layout", to_json(c)}, {"cotarget", *rc::gen::inRange<int64_t>(1, 512)}};
+  }
   if (op == "composition" || op == "logical_divide" || op == "logical_product") {
     const Layout b = *rc::gen::arbitrary<bool>() ? *props::gen_tiler_for(a.size()) : *props::gen_layout(2, 6);
     args = Json{{"a", to_json(a)}, {"tiler", to_json(b)}};

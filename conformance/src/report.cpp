@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "tfspec/conformance/runner.hpp"
@@ -143,12 +144,38 @@ Json json_report(const Report& r) {
 
 namespace {
 
+// Each case's share of the run's wall time: every instant is divided evenly among the cases in
+// flight then, so with --jobs N the shares add up to the time some case was running (at most the
+// wall time), where the exchange times would add up to about N times it. One job: the exchange times.
+std::vector<double> shared_seconds(const Report& r) {
+  std::vector<double> out(r.cases.size(), 0);
+  std::vector<std::pair<double, long>> events;  // (time, +(i+1) start / -(i+1) end)
+  for (size_t i = 0; i < r.cases.size(); ++i)
+    if (r.cases[i].started >= 0) {
+      events.emplace_back(r.cases[i].started, static_cast<long>(i) + 1);
+      events.emplace_back(r.cases[i].started + r.cases[i].seconds, -static_cast<long>(i) - 1);
+    }
+  std::sort(events.begin(), events.end());
+  std::set<size_t> active;
+  double last = 0;
+  for (const auto& [t, e] : events) {
+    if (!active.empty()) {
+      const double share = (t - last) / static_cast<double>(active.size());
+      for (size_t i : active) out[i] += share;
+    }
+    last = t;
+    if (e > 0) active.insert(static_cast<size_t>(e - 1));
+    else active.erase(static_cast<size_t>(-e - 1));
+  }
+  return out;
+}
+
 // One testcase element; its kind decides the child: failure (fail, xpass), error (errored),
 // skipped (unsupported, xfail), none (pass). The attribute counts are made from the same kinds.
-void junit_case(std::ostringstream& out, const CaseOutcome& o) {
+void junit_case(std::ostringstream& out, const CaseOutcome& o, double seconds) {
   const std::string outcome = outcome_name(o);
   char time[32];
-  std::snprintf(time, sizeof time, "%.6f", o.seconds);
+  std::snprintf(time, sizeof time, "%.6f", seconds);
   out << "    <testcase classname=\"" << draw::xml_escape(o.c->clause + "." + o.c->op) << "\" name=\"" << draw::xml_escape(o.c->id)
       << "\" time=\"" << time << "\"";
   std::string what = "expected " + dump(expected_of(*o.c)) + ", actual " + dump(o.actual) + ": " + o.detail;
@@ -181,16 +208,18 @@ std::string junit_counts(size_t tests, const Counts& n, double seconds) {
 std::string junit_report(const Report& r) {
   std::map<std::string, std::vector<const CaseOutcome*>, ByClause> groups;
   for (const auto& o : r.cases) groups[o.c->clause].push_back(&o);
+  const std::vector<double> share = shared_seconds(r);
+  auto share_of = [&](const CaseOutcome* o) { return share[static_cast<size_t>(o - r.cases.data())]; };
   const auto clauses = per_clause(r);
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"tfspec conform\" " << junit_counts(r.cases.size(), r.totals(), r.seconds)
       << ">\n";
   for (const auto& [clause, list] : groups) {
     double seconds = 0;
-    for (const CaseOutcome* o : list) seconds += o->seconds;
+    for (const CaseOutcome* o : list) seconds += share_of(o);
     out << "  <testsuite name=\"" << draw::xml_escape(clause) << "\" " << junit_counts(list.size(), clauses.at(clause), seconds) << ">\n";
     if (!r.stopped.empty()) out << "    <properties><property name=\"stopped\" value=\"" << draw::xml_escape(r.stopped) << "\"/></properties>\n";
-    for (const CaseOutcome* o : list) junit_case(out, *o);
+    for (const CaseOutcome* o : list) junit_case(out, *o, share_of(o));
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";

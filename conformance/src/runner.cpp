@@ -30,7 +30,7 @@ class InProcess : public Implementation {
   // Through the wire text, as a subprocess would receive it.
   Reply answer(const Json& request) {
     bool stop = false;
-    return Reply{protocol::serve_line(reg_, protocol::dump_line(request), stop), "", false, ""};
+    return Reply{protocol::serve_line(reg_, protocol::dump_line(request), stop), "", false, false, ""};
   }
   const protocol::OpRegistry& reg_;
 };
@@ -107,7 +107,7 @@ std::set<std::string> failed_ids(const std::string& path) {
   if (!j.is_object() || !j.contains("cases") || !j["cases"].is_array()) fail(rule::kUsage, path + " is not a conform --json report");
   std::set<std::string> out;
   for (const auto& c : j["cases"]) {
-    const std::string status = c.is_object() ? c.value("status", "") : "";
+    const std::string status = c.is_object() && c.contains("status") && c["status"].is_string() ? c["status"].get<std::string>() : "";
     if ((status == "fail" || status == "errored" || status == "xpass") && c.contains("id") && c["id"].is_string()) out.insert(c["id"].get<std::string>());
   }
   if (out.empty()) fail(rule::kUsage, path + " records no failed, errored or xpass case: nothing to rerun");
@@ -180,12 +180,30 @@ void refuse_if_nothing_supported(const std::vector<const CorpusCase*>& picked, c
                          "): nothing would be tested; --allow-unsupported accepts such a run");
 }
 
+// A run in which no selected case was answered tested nothing: every case unsupported (answered
+// `skipped`, not listed in the handshake, or answered without the symbolic form a symbolic case
+// needs). A run in which some case errored or was not run is already a failure (exit 1).
+void refuse_if_nothing_answered(const Report& r) {
+  int unsupported = 0, unlisted = 0;
+  for (const auto& o : r.cases) {
+    if (o.status != Status::Unsupported) return;
+    ++unsupported;
+    if (o.detail == "op not listed in the handshake") ++unlisted;
+  }
+  fail(rule::kUsage, "the implementation answered none of the " + std::to_string(unsupported) + " selected cases (" + std::to_string(unsupported - unlisted) +
+                         " skipped or unsupported by its answer, " + std::to_string(unlisted) +
+                         " of ops its handshake does not list): nothing was tested; --allow-unsupported accepts such a run");
+}
+
 // Why the run stops before the next case, or "".
-std::string stop_reason(const RunOptions& opts, int consecutive_timeouts, double elapsed) {
+std::string stop_reason(const RunOptions& opts, int consecutive_timeouts, int consecutive_crashes, double elapsed) {
   if (opts.interrupted && opts.interrupted->load() != 0)
     return "interrupted by signal " + std::to_string(opts.interrupted->load());
   if (opts.max_consecutive_timeouts > 0 && consecutive_timeouts >= opts.max_consecutive_timeouts)
     return "stopped after " + std::to_string(consecutive_timeouts) + " consecutive timeouts (the implementation no longer answers; --max-consecutive-timeouts)";
+  if (opts.max_consecutive_crashes > 0 && consecutive_crashes >= opts.max_consecutive_crashes)
+    return "stopped after " + std::to_string(consecutive_crashes) +
+           " consecutive crashes (the implementation dies on every request; each would cost a restart; --max-consecutive-crashes)";
   if (opts.deadline_seconds > 0 && elapsed >= opts.deadline_seconds) {
     char s[96];
     std::snprintf(s, sizeof s, "the deadline of %g s was reached (--deadline)", opts.deadline_seconds);
@@ -215,7 +233,7 @@ std::optional<std::string> unreadable(const CorpusCase& c, const Json& reply) {
   return std::nullopt;
 }
 
-CaseOutcome ask_case(const CorpusCase& c, Implementation& impl, int64_t seq, bool& timed_out) {
+CaseOutcome ask_case(const CorpusCase& c, Implementation& impl, int64_t seq, bool& timed_out, bool& crashed) {
   CaseOutcome o;
   o.c = &c;
   const auto t0 = std::chrono::steady_clock::now();
@@ -223,11 +241,12 @@ CaseOutcome ask_case(const CorpusCase& c, Implementation& impl, int64_t seq, boo
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   o.stderr_tail = reply.stderr_tail;
   timed_out = reply.timed_out;
+  crashed = reply.crashed;
   if (!reply.problem.empty()) {
     o.status = Status::Errored;
     o.detail = reply.problem;
   } else {
-    auto j = protocol::judge(c, reply.json);
+    auto j = protocol::judge(c, reply.json);  // a reply of any JSON shape is judged, never thrown
     o.status = j.status;
     o.detail = j.detail;
     o.actual = j.actual;
@@ -260,6 +279,7 @@ struct RunState {
   std::mutex m;
   std::string stopped;
   int consecutive_timeouts = 0;
+  int consecutive_crashes = 0;
   size_t done = 0;
   Counts counts;
   double next_progress = 0;
@@ -271,7 +291,7 @@ CaseOutcome one_case(RunState& s, const CorpusCase& c, Implementation& impl, int
   std::string stopped;
   {
     std::lock_guard<std::mutex> lock(s.m);
-    if (s.stopped.empty()) s.stopped = stop_reason(s.opts, s.consecutive_timeouts, s.elapsed());
+    if (s.stopped.empty()) s.stopped = stop_reason(s.opts, s.consecutive_timeouts, s.consecutive_crashes, s.elapsed());
     stopped = s.stopped;
   }
   CaseOutcome o;
@@ -284,10 +304,13 @@ CaseOutcome one_case(RunState& s, const CorpusCase& c, Implementation& impl, int
     o.status = Status::Unsupported;
     o.detail = "op not listed in the handshake";
   } else {
-    bool timed_out = false;
-    o = ask_case(c, impl, ++seq, timed_out);
+    bool timed_out = false, crashed = false;
+    const double started = s.elapsed();
+    o = ask_case(c, impl, ++seq, timed_out, crashed);
+    o.started = started;
     std::lock_guard<std::mutex> lock(s.m);
     s.consecutive_timeouts = timed_out ? s.consecutive_timeouts + 1 : 0;
+    s.consecutive_crashes = crashed ? s.consecutive_crashes + 1 : 0;
   }
   o.expected_failure = s.opts.expected_failures.count(c.id) > 0;
   return o;
@@ -320,9 +343,11 @@ Report run(const std::vector<CorpusCase>& cases, const std::vector<Implementatio
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<const CorpusCase*> picked = selection(cases, opts);
   Report r;
-  for (Implementation* impl : impls)
+  for (Implementation* impl : impls) {
     if (opts.deadline_seconds > 0)
       impl->set_deadline(t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts.deadline_seconds)));
+    impl->set_interrupt(opts.interrupted);
+  }
   // Every worker's handshake; the first names the implementation and its ops for the report.
   const Json hello = impls[0]->start();
   for (size_t k = 1; k < impls.size(); ++k) impls[k]->start();
@@ -347,6 +372,7 @@ Report run(const std::vector<CorpusCase>& cases, const std::vector<Implementatio
     r.restarts += impl->restarts();
   }
   r.seconds = s.elapsed();
+  if (!opts.allow_unsupported && !(opts.interrupted && opts.interrupted->load() != 0)) refuse_if_nothing_answered(r);
   return r;
 }
 

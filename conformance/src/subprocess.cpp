@@ -59,7 +59,7 @@ class StderrTail {
         close_fd();
         return false;
       }
-      if (file_ >= 0 && write(file_, buf, static_cast<size_t>(n)) < 0) file_ = -1;  // best effort copy
+      if (file_ >= 0) copy(buf, static_cast<size_t>(n));
       for (ssize_t i = 0; i < n; ++i) add(buf[i]);
     }
   }
@@ -71,6 +71,8 @@ class StderrTail {
       poll(&p, 1, 20);
     }
   }
+  // Why the copy stopped ("" while every byte was written).
+  const std::string& copy_problem() const { return copy_problem_; }
   std::string take() {
     if (!partial_.empty()) push(partial_), partial_.clear();
     std::string s;
@@ -89,11 +91,26 @@ class StderrTail {
     // ASCII only: the tail goes into JSON, XML and terminals whatever bytes the child wrote.
     else if (partial_.size() < 500) partial_ += (c == '\t' || (c >= 0x20 && c < 0x7f)) ? c : '?';
   }
+  // The whole chunk to the --impl-stderr file; a failed write (a full disk, /dev/full) ends the
+  // copy and is reported after the run, never lost silently.
+  void copy(const char* buf, size_t n) {
+    for (size_t done = 0; done < n;) {
+      const ssize_t w = write(file_, buf + done, n - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        copy_problem_ = std::strerror(w < 0 ? errno : EIO);
+        file_ = -1;
+        return;
+      }
+      done += static_cast<size_t>(w);
+    }
+  }
   void push(const std::string& l) {
     lines_.push_back(l);
     if (lines_.size() > static_cast<size_t>(kStderrTailLines)) lines_.pop_front();
   }
   int fd_ = -1, file_ = -1;
+  std::string copy_problem_;
   std::string partial_;
   std::deque<std::string> lines_;
 };
@@ -120,26 +137,27 @@ class Subprocess : public Implementation {
   Reply ask(const Json& request) override {
     std::string problem;
     // An implementation that no longer starts costs each remaining case nothing but this line.
-    if (failed_launches_ >= 3) return Reply{Json(), "the implementation no longer starts (3 restarts failed)", false, ""};
+    if (failed_launches_ >= 3) return Reply{Json(), "the implementation no longer starts (3 restarts failed)", false, true, ""};
     if (pid_ <= 0 && !launch(problem)) {
       ++failed_launches_;
-      return Reply{Json(), "restart failed: " + problem, false, err_.take()};
+      return Reply{Json(), "restart failed: " + problem, false, true, err_.take()};
     }
     failed_launches_ = 0;
     err_.drain();
     err_.take();  // lines written between cases belong to none
     bool timed_out = false;
+    crashed_ = false;
     Reply r = exchange(request, problem, timed_out);
     if (problem.empty() && (!r.json.is_object() || r.json.value("seq", Json()) != request["seq"]))
       problem = "reply echoes seq " + (r.json.is_object() ? r.json.value("seq", Json()).dump() : std::string("none")) +
                 ", expected " + request["seq"].dump() + ": " + r.json.dump().substr(0, 200);
     if (problem.empty()) {
       err_.drain();
-      return Reply{r.json, "", false, err_.take()};
+      return Reply{r.json, "", false, false, err_.take()};
     }
     kill_child();
     ++restarts_;
-    return Reply{Json(), problem, timed_out, err_.take()};
+    return Reply{Json(), problem, timed_out, crashed_, err_.take()};
   }
 
   void stop() override {
@@ -154,6 +172,10 @@ class Subprocess : public Implementation {
 
   int restarts() const override { return restarts_; }
   void set_deadline(Clock::time_point at) override { run_deadline_ = at; }
+  void set_interrupt(const std::atomic<int>* flag) override { interrupt_ = flag; }
+  std::string copy_problem() const override {
+    return err_.copy_problem().empty() ? "" : "cannot write --impl-stderr " + stderr_path_ + ": " + err_.copy_problem();
+  }
 
  private:
   bool launch(std::string& problem) {
@@ -177,6 +199,7 @@ class Subprocess : public Implementation {
     }
     close(in[0]), close(out[1]), close(err[1]);
     to_child_ = in[1];
+    fcntl(to_child_, F_SETFL, fcntl(to_child_, F_GETFL) | O_NONBLOCK);  // write_line: a bounded wait
     from_child_ = out[0];
     err_.attach(err[0]);
     err_.copy_to(stderr_file_);
@@ -185,7 +208,7 @@ class Subprocess : public Implementation {
     std::string p;
     bool timed_out = false;
     if (!write_line(Json{{"cmd", "start"}, {"protocol", protocol::kProtocolVersion}}, p) || !read_line(hello_, p, timed_out) ||
-        !hello_.is_object() || hello_.value("cmd", "") != "start" || hello_.value("protocol", Json()) != protocol::kProtocolVersion) {
+        !hello_.is_object() || hello_.value("cmd", Json()) != Json("start") || hello_.value("protocol", Json()) != protocol::kProtocolVersion) {
       if (p.empty()) p = "answered " + hello_.dump().substr(0, 200);
       problem = "no handshake for protocol " + std::to_string(protocol::kProtocolVersion) + " (" + p + ")";
       kill_child();
@@ -198,18 +221,46 @@ class Subprocess : public Implementation {
 
   Reply exchange(const Json& request, std::string& problem, bool& timed_out) {
     Json reply;
-    if (!write_line(request, problem) || !read_line(reply, problem, timed_out)) return Reply{};
-    return Reply{reply, "", false, ""};
+    last_write_timed_out_ = false;
+    if (!write_line(request, problem)) {
+      timed_out = last_write_timed_out_;
+      return Reply{};
+    }
+    if (!read_line(reply, problem, timed_out)) return Reply{};
+    return Reply{reply, "", false, false, ""};
   }
 
+  bool interrupted() const { return interrupt_ && interrupt_->load() != 0; }
+
+  // The whole line, within the same timeout as a reply: the pipe is non-blocking, so a child that
+  // stopped reading (a request larger than the pipe buffer) costs a timeout, not the run, and a
+  // stop signal ends the wait at once. Its stderr is read meanwhile (it may block on that too).
   bool write_line(const Json& j, std::string& problem) {
     const std::string line = protocol::dump_line(j) + "\n";
+    const auto deadline = std::min(Clock::now() + std::chrono::milliseconds(timeout_ms_), run_deadline_);
     size_t done = 0;
     while (done < line.size()) {
+      if (interrupted()) {
+        problem = "interrupted by signal " + std::to_string(interrupt_->load()) + " while writing the request";
+        return false;
+      }
       ssize_t n = write(to_child_, line.data() + done, line.size() - done);
       if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) {
+          problem = "the implementation did not read its request within " + std::to_string(timeout_ms_) + " ms (" + std::to_string(done) + " of " +
+                    std::to_string(line.size()) + " bytes written; --timeout-ms)";
+          last_write_timed_out_ = true;
+          return false;
+        }
+        pollfd p[2] = {{to_child_, POLLOUT, 0}, {err_.fd(), POLLIN, 0}};
+        if (poll(p, err_.fd() >= 0 ? 2 : 1, static_cast<int>(std::min<int64_t>(left, 100))) > 0 && p[1].revents) err_.drain();
+        continue;
+      }
       if (n <= 0) {
         problem = "the implementation closed its input: " + exit_status();
+        crashed_ = true;
         return false;
       }
       done += static_cast<size_t>(n);
@@ -253,6 +304,10 @@ class Subprocess : public Implementation {
       }
       // Rounded up: a reply given up on a fraction of a millisecond early would leave the run's
       // deadline not yet reached, and the runner would ask the next case (a flaky Trust test).
+      if (interrupted()) {
+        problem = "interrupted by signal " + std::to_string(interrupt_->load()) + " while waiting for the reply";
+        return false;
+      }
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) {
         problem = deadline == run_deadline_ ? std::string("no reply before the run's deadline (--deadline)")
@@ -261,7 +316,7 @@ class Subprocess : public Implementation {
         return false;
       }
       pollfd p[2] = {{from_child_, POLLIN, 0}, {err_.fd(), POLLIN, 0}};
-      int rc = poll(p, err_.fd() >= 0 ? 2 : 1, static_cast<int>(left));
+      int rc = poll(p, err_.fd() >= 0 ? 2 : 1, static_cast<int>(std::min<int64_t>(left, 100)));  // a stop signal is seen within 0.1 s
       if (rc < 0 && errno == EINTR) continue;
       if (rc <= 0) continue;
       if (p[1].revents) err_.drain();
@@ -271,6 +326,7 @@ class Subprocess : public Implementation {
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         problem = "the implementation ended without a reply: " + exit_status();
+        crashed_ = true;
         return false;
       }
       buffer_.append(buf, static_cast<size_t>(n));
@@ -306,6 +362,8 @@ class Subprocess : public Implementation {
   Json hello_;
   int restarts_ = 0;
   int failed_launches_ = 0;
+  const std::atomic<int>* interrupt_ = nullptr;
+  bool crashed_ = false, last_write_timed_out_ = false;
 };
 
 }  // namespace

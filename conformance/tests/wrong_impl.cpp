@@ -7,6 +7,13 @@
 //   domain_rank: echoes a wrong seq
 //   crd2crd: answers a line that is not JSON
 // `--honest` serves the reference unchanged (the subprocess path at 100%).
+// `--mutant NAME` serves the reference with one plausible wrong op (issue 30: each must fail the
+// corpus and `conform --fuzz`):
+//   coalesce-noop          coalesce returns its input (the same function, not the canonical form)
+//   coalesce-two           coalesce never merges more than two modes into one
+//   filter-no-coalesce     filter drops size-1 and stride-0 modes but merges nothing
+//   complement-multiple    complement refuses a stride that is not a multiple of the span before it
+//   cosize-last            cosize is 1 + L(size-1), wrong for negative strides
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -19,6 +26,9 @@
 #endif
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/protocol/wire.hpp"
+#include "tfspec/reference/json.hpp"
+#include "tfspec/reference/layout.hpp"
+#include "tfspec/reference/notation.hpp"
 
 using tfspec::Json;
 namespace protocol = tfspec::protocol;
@@ -64,10 +74,76 @@ Json wrong(const protocol::OpRegistry& reg, const Json& req, Json reply) {
   return reply;
 }
 
+tfspec::Layout layout_arg(const Json& j) {
+  return j.is_string() ? tfspec::parse_layout(j.get<std::string>()) : tfspec::layout_from_json(j);
+}
+
+// The flat (extent, stride) modes of a concrete layout.
+std::vector<std::pair<int64_t, int64_t>> modes(const tfspec::Layout& l) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  const auto s = tfspec::flat_leaves(l.shape()), d = tfspec::flat_leaves(l.stride());
+  for (size_t i = 0; i < s.size(); ++i) out.emplace_back(s[i].value(), d[i].value());
+  return out;
+}
+
+Json layout_json(const std::vector<std::pair<int64_t, int64_t>>& m) {
+  Json shape = Json::array(), stride = Json::array();
+  for (const auto& [s, d] : m) shape.push_back(s), stride.push_back(d);
+  if (m.empty()) shape.push_back(1), stride.push_back(0);
+  return Json{{"kind", "layout"}, {"shape", shape}, {"stride", stride}};
+}
+
+// One mutant's answer, or the reference's reply unchanged where the mutant agrees with it.
+Json mutant(const std::string& name, const Json& req, Json reply) {
+  const std::string op = req.value("op", "");
+  const Json args = req.contains("args") ? req["args"] : Json::object();
+  if (!reply.contains("result") && name != "complement-multiple") return reply;
+  if (args.contains("assume") || args.contains("profile")) return reply;  // concrete, whole-layout requests only
+  try {
+    if (name == "coalesce-noop" && op == "coalesce") reply["result"] = tfspec::to_json(layout_arg(args["layout"]));
+    if (name == "coalesce-two" && op == "coalesce") {
+      std::vector<std::pair<int64_t, int64_t>> out;
+      int merged = 1;
+      for (const auto& [s, d] : modes(layout_arg(args["layout"]))) {
+        if (s == 1) continue;
+        if (!out.empty() && merged < 2 && d == out.back().first * out.back().second) {
+          out.back().first *= s;
+          ++merged;
+          continue;
+        }
+        out.emplace_back(s, d);
+        merged = 1;
+      }
+      reply["result"] = layout_json(out);
+    }
+    if (name == "filter-no-coalesce" && op == "filter") {
+      std::vector<std::pair<int64_t, int64_t>> out;
+      for (const auto& [s, d] : modes(layout_arg(args["layout"])))
+        if (s != 1 && d != 0) out.emplace_back(s, d);
+      reply["result"] = layout_json(out);
+    }
+    if (name == "complement-multiple" && op == "complement") {
+      auto m = modes(layout_arg(args["layout"]));
+      std::sort(m.begin(), m.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+      for (size_t i = 1; i < m.size(); ++i)
+        if (m[i - 1].first * m[i - 1].second != 0 && m[i].second % (m[i - 1].first * m[i - 1].second) != 0)
+          return Json{{"seq", req["seq"]}, {"error", {{"rule", "complement-not-injective"}, {"message", "mutant: a stride that is not a multiple of the span"}}}};
+    }
+    if (name == "cosize-last" && op == "cosize") {
+      const tfspec::Layout l = layout_arg(args["layout"]);
+      reply["result"] = l(l.size() - 1) + 1;
+    }
+  } catch (const std::exception&) {
+    return reply;  // what the mutant cannot read, the reference answers
+  }
+  return reply;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const bool honest = argc > 1 && std::string(argv[1]) == "--honest";
+  const std::string mutant_name = argc > 2 && std::string(argv[1]) == "--mutant" ? argv[2] : "";
   protocol::OpRegistry reg;
   protocol::register_reference_ops(reg);
 #ifdef TFSPEC_HAVE_PROVE
@@ -78,7 +154,10 @@ int main(int argc, char** argv) {
   while (!stop && std::getline(std::cin, line)) {
     if (line.empty()) continue;
     Json reply = protocol::serve_line(reg, line, stop);
-    if (!honest) {
+    if (!mutant_name.empty()) {
+      Json req = Json::parse(line, nullptr, false);
+      if (req.is_object() && req.contains("op")) reply = mutant(mutant_name, req, reply);
+    } else if (!honest) {
       Json req = Json::parse(line, nullptr, false);
       if (reply.value("cmd", "") == "start") {
         Json ops = Json::array();

@@ -70,8 +70,14 @@ void validate_case(const Json& c, const OpRegistry* reg, std::set<std::string>& 
 
 // ---- values -------------------------------------------------------------------------------
 
-// An integer as the wire writes it: a number or a decimal string (beyond 2^53).
+// An integer as the wire writes it: a number or a decimal string (beyond 2^53). An unsigned
+// number above INT64_MAX is no int64 (2^64 - 5 is not -5).
 std::optional<int64_t> as_int(const Json& j) {
+  if (j.is_number_unsigned()) {
+    const uint64_t u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
   if (j.is_number_integer()) return j.get<int64_t>();
   if (!j.is_string()) return std::nullopt;
   const std::string s = j.get<std::string>();
@@ -79,6 +85,31 @@ std::optional<int64_t> as_int(const Json& j) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
   return v;
+}
+
+// JSON equality without nlohmann's signed/unsigned wrap-around (it compares 18446744073709551611
+// equal to -5): numbers by value, everything else member by member.
+bool strictly_equal(const Json& a, const Json& b) {
+  if (a.is_number_integer() && b.is_number_integer()) {
+    if (a.is_number_unsigned() == b.is_number_unsigned()) return a == b;
+    const Json& u = a.is_number_unsigned() ? a : b;
+    const Json& i = a.is_number_unsigned() ? b : a;
+    return i.get<int64_t>() >= 0 && u.get<uint64_t>() == static_cast<uint64_t>(i.get<int64_t>());
+  }
+  if (a.is_array() && b.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k)
+      if (!strictly_equal(a[k], b[k])) return false;
+    return true;
+  }
+  if (a.is_object() && b.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (const auto& [k, v] : a.items())
+      if (!b.contains(k) || !strictly_equal(v, b[k])) return false;
+    return true;
+  }
+  if (a.is_number_integer() != b.is_number_integer() && a.is_number() && b.is_number()) return false;  // 5 and 5.0: not one integer
+  return a == b;
 }
 
 bool flat_ints(const Json& j, std::vector<int64_t>& out) {
@@ -104,12 +135,12 @@ bool same_tuple(const Json& a, const Json& b) {
   }
   auto x = as_int(a), y = as_int(b);
   if (x && y) return *x == *y;
-  if (a == b) return true;  // the same text: no normal form needed (a 257-term stride took 1.5 s under ASan)
+  if (strictly_equal(a, b)) return true;  // the same text: no normal form needed (a 257-term stride took 1.5 s under ASan)
   if (a.is_string() && b.is_string()) {  // symbolic extents and strides: by normal form (S1)
     const auto n = normal_dim(a.get<std::string>());
     if (n && n == normal_dim(b.get<std::string>())) return true;
   }
-  return a == b;
+  return strictly_equal(a, b);
 }
 
 // A concrete layout, flattened: extents and strides.
@@ -244,6 +275,70 @@ bool same_violations(const Json& e, const Json& a, Compare mode, std::string& wh
   return true;
 }
 
+// ---- coalesce and filter: the canonical form ------------------------------------------------
+
+// What coalesce (filter) promises beyond the function: the fewest modes (spec/ALGEBRA.md,
+// "Coalesce and filter are judged by their form"): no size-1 mode (filter: no stride-0 mode
+// either) and no mode s1:d1 after s0:d0 with d1 == s0*d0; a function of size 1 is `1:0`.
+std::vector<std::pair<int64_t, int64_t>> canonical_modes(const std::vector<int64_t>& shape, const std::vector<int64_t>& stride, bool filter) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1 || (filter && stride[i] == 0)) continue;
+    int64_t next = 0;
+    if (!out.empty() && !__builtin_mul_overflow(out.back().first, out.back().second, &next) && next == stride[i] &&
+        !__builtin_mul_overflow(out.back().first, shape[i], &next)) {
+      out.back().first = next;
+      continue;
+    }
+    out.emplace_back(shape[i], stride[i]);
+  }
+  if (out.empty()) out.emplace_back(1, 0);
+  return out;
+}
+
+std::string modes_text(const std::vector<std::pair<int64_t, int64_t>>& m) {
+  std::string sh, st;
+  for (size_t i = 0; i < m.size(); ++i) sh += (i ? "," : "") + std::to_string(m[i].first), st += (i ? "," : "") + std::to_string(m[i].second);
+  return m.size() == 1 ? sh + ":" + st : "(" + sh + "):(" + st + ")";
+}
+
+// One mode (or the whole layout) of the answer against the canonical form of the expected one.
+// nullopt: the expected side is not concrete (symbolic answers are judged by S2's forms).
+std::optional<bool> canonical_mode(const Json& es, const Json& ed, const Json& as, const Json& ad, const Json& profile, bool filter, std::string& why) {
+  if (profile.is_array()) {  // by-mode: each mode of the profile on its own
+    if (!es.is_array() || !ed.is_array() || es.size() != profile.size() || ed.size() != profile.size()) return std::nullopt;
+    if (!as.is_array() || !ad.is_array() || as.size() != es.size() || ad.size() != es.size())
+      return why = "shape " + as.dump() + ":" + ad.dump() + " does not keep the profile's " + std::to_string(profile.size()) + " modes", false;
+    for (size_t i = 0; i < profile.size(); ++i) {
+      const auto m = canonical_mode(es[i], ed[i], as[i], ad[i], profile[i], filter, why);
+      if (!m) return std::nullopt;
+      if (!*m) return why = "mode " + std::to_string(i) + ": " + why, false;
+    }
+    return true;
+  }
+  std::vector<int64_t> eshape, estride, ashape, astride;
+  if (!flat_ints(es, eshape) || !flat_ints(ed, estride) || eshape.size() != estride.size()) return std::nullopt;
+  const auto want = canonical_modes(eshape, estride, filter);
+  auto flat = [](const Json& j) { return !j.is_array() || std::none_of(j.begin(), j.end(), [](const Json& x) { return x.is_array(); }); };
+  const bool read = flat_ints(as, ashape) && flat_ints(ad, astride) && ashape.size() == astride.size();
+  std::vector<std::pair<int64_t, int64_t>> got;
+  for (size_t i = 0; read && i < ashape.size(); ++i) got.emplace_back(ashape[i], astride[i]);
+  if (read && flat(as) && flat(ad) && got == want) return true;
+  why = as.dump() + ":" + ad.dump() + " is not in the canonical form " + modes_text(want) + " that " + (filter ? "filter" : "coalesce") +
+        " promises (the same function with the fewest modes" + (filter ? ", no stride-0 mode" : "") + ")";
+  return false;
+}
+
+bool canonical(const CorpusCase& c, const Json& res, std::string& why) {
+  if ((c.op != "coalesce" && c.op != "filter") || !c.expect || !c.expect->is_object() || !res.is_object()) return true;
+  const Json& e = *c.expect;
+  if (!e.contains("shape") || !e.contains("stride") || !res.contains("shape") || !res.contains("stride")) return true;
+  const Json profile = c.args.is_object() && c.args.contains("profile") ? c.args["profile"] : Json();
+  if (profile.is_string()) return true;  // a profile in the notation: the function is judged, not the form
+  const auto ok = canonical_mode(e["shape"], e["stride"], res["shape"], res["stride"], profile, c.op == "filter", why);
+  return !ok || *ok;
+}
+
 }  // namespace
 
 std::vector<std::string> validate_corpus_json(const Json& doc, const OpRegistry* reg) {
@@ -329,7 +424,7 @@ std::string_view to_string(Status s) {
 
 bool same_value(const Json& e, const Json& a, Compare mode, std::string& why) {
   if (mode == Compare::Exact) {
-    if (e == a) return true;
+    if (strictly_equal(e, a)) return true;
     why = a.dump() + ", expected exactly " + e.dump();
     return false;
   }
@@ -367,12 +462,14 @@ bool same_value(const Json& e, const Json& a, Compare mode, std::string& why) {
     return true;
   }
   auto x = as_int(e), y = as_int(a);
-  if ((x && y && *x == *y) || e == a) return true;
+  if ((x && y && *x == *y) || strictly_equal(e, a)) return true;
   why = a.dump() + ", expected " + e.dump();
   return false;
 }
 
-Judgement judge(const CorpusCase& c, const Json& reply) {
+namespace {
+
+Judgement judge_reply(const CorpusCase& c, const Json& reply) {
   if (reply.contains("skipped")) return {Status::Unsupported, "skipped: " + reply["skipped"].dump(), Json()};
   if (reply.contains("error")) {
     const Json& err = reply["error"];
@@ -381,16 +478,31 @@ Judgement judge(const CorpusCase& c, const Json& reply) {
       if (std::find(c.expect_error.begin(), c.expect_error.end(), rule) != c.expect_error.end()) return {Status::Pass, "", err};
       return {Status::Fail, "error " + (rule.empty() ? err.dump() : rule) + ", expected error " + Json(c.expect_error).dump(), err};
     }
-    return {Status::Fail, "error " + (rule.empty() ? err.dump() : rule + ": " + err.value("message", "")) + ", expected a result", err};
+    const std::string message = err.is_object() && err.contains("message") && err["message"].is_string() ? err["message"].get<std::string>() : "";
+    return {Status::Fail, "error " + (rule.empty() ? err.dump() : rule + ": " + message) + ", expected a result", err};
   }
   if (reply.contains("result")) {
     const Json& res = reply["result"];
     if (!c.expect) return {Status::Fail, "result " + res.dump() + ", expected error " + Json(c.expect_error).dump(), res};
     std::string why;
-    if (same_value(*c.expect, res, c.compare, why)) return {Status::Pass, "", res};
+    if (same_value(*c.expect, res, c.compare, why) && canonical(c, res, why)) return {Status::Pass, "", res};
     return {Status::Fail, why, res};
   }
   return {Status::Errored, "a reply has one of result, error, skipped: " + reply.dump(), Json()};
+}
+
+}  // namespace
+
+// A reply of any JSON shape is judged: one the judge cannot read (a member of the wrong type where
+// it looks inside) is an errored case with the reason, never an exception out of the run.
+Judgement judge(const CorpusCase& c, const Json& reply) {
+  try {
+    return judge_reply(c, reply);
+  } catch (const std::exception& e) {
+    std::string shown = reply.dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (shown.size() > 300) shown = shown.substr(0, 300) + "...";
+    return {Status::Errored, std::string("a reply the judge cannot read (") + e.what() + "): " + shown, Json()};
+  }
 }
 
 }  // namespace tfspec::protocol

@@ -24,6 +24,7 @@ struct Reply {
   Json json;
   std::string problem;
   bool timed_out = false;    // no reply within the per-case timeout
+  bool crashed = false;      // the implementation ended (or closed its input) instead of replying
   std::string stderr_tail;   // the last lines the implementation wrote to stderr during this case
 };
 
@@ -42,6 +43,11 @@ class Implementation {
   // No reply is awaited past this instant (the run's --deadline): a case in flight then ends as
   // timed out, so the deadline holds within a restart rather than a whole per-case timeout.
   virtual void set_deadline(std::chrono::steady_clock::time_point) {}
+  // A signal number set by a handler (SIGINT, SIGTERM): a write or a wait in progress gives up
+  // at once, so a stop request is never blocked behind an implementation that stopped reading.
+  virtual void set_interrupt(const std::atomic<int>*) {}
+  // Why the copy of its stderr (--impl-stderr) is incomplete, or "" when every byte was written.
+  virtual std::string copy_problem() const { return ""; }
 };
 
 // The registry's ops answered by serve_line, in this process.
@@ -63,6 +69,7 @@ struct CaseOutcome {
   bool not_run = false;      // errored because the run stopped before it (consecutive timeouts, deadline)
   double seconds = 0;        // wall time of the exchange
   std::string stderr_tail;   // the implementation's stderr during the case (errored cases keep it)
+  double started = -1;       // when the exchange began, in seconds from the run's start (-1: never asked)
 };
 
 // What a case counts as in every report (text, JSON, JUnit, HTML): pass, fail, errored,
@@ -85,6 +92,7 @@ struct Report {
 };
 
 inline constexpr int kDefaultMaxConsecutiveTimeouts = 5;
+inline constexpr int kDefaultMaxConsecutiveCrashes = 5;
 
 struct RunOptions {
   // A case runs when it matches any filter (none: every case) and no exclude: a clause prefix
@@ -104,8 +112,13 @@ struct RunOptions {
   // Stop after this many consecutive timed-out cases (the implementation no longer answers);
   // the remaining cases are errored as not run. 0: never stop.
   int max_consecutive_timeouts = kDefaultMaxConsecutiveTimeouts;
+  // Stop after this many consecutive cases on which the implementation died (or closed its
+  // input) instead of answering: a crash storm costs a restart per case. 0: never stop.
+  int max_consecutive_crashes = kDefaultMaxConsecutiveCrashes;
   double deadline_seconds = 0;   // stop starting cases after this much wall time (0: none)
-  bool allow_unsupported = false;  // accept a run in which the implementation supports no selected op
+  // Accept a run in which the implementation supports none of the selected ops, or answers none
+  // of the selected cases (every one `skipped` or answered without the symbolic form).
+  bool allow_unsupported = false;
   const std::atomic<int>* interrupted = nullptr;  // a signal number set by a handler: stop before the next case
 };
 
@@ -119,7 +132,9 @@ bool selected(const CorpusCase& c, const std::vector<std::string>& filters, cons
 
 // Refuses (SpecError, usage) before any case runs: a selection that matches no case, an expected
 // failure that names no case of `cases`, and (after the handshake, unless allow_unsupported) an
-// implementation that supports none of the selected cases' ops.
+// implementation that supports none of the selected cases' ops. After the run, unless
+// allow_unsupported, a run in which no selected case was answered (every case unsupported: the
+// implementation tested nothing) is refused the same way.
 Report run(const std::vector<CorpusCase>& cases, Implementation& impl, const RunOptions& opts);
 // The same run over several implementations at once (`--jobs N`: N adapter processes), one
 // worker thread each taking the next case; the report lists the cases in corpus order, so it is
@@ -132,7 +147,9 @@ std::string text_report(const Report& r, bool list_failures = true);
 // {"implementation", "summary": {pass, fail, errored, unsupported, ...}, "clauses": {...},
 //  "cases": [{"id","clause","op","status", "expected"?, "actual"?, "detail"?}]}
 Json json_report(const Report& r);
-// JUnit XML: one testsuite per clause, one testcase per case.
+// JUnit XML: one testsuite per clause, one testcase per case. Each second of the run is shared
+// among the cases in flight then (--jobs N runs N at once), so the times add up to the run's wall
+// time, never more.
 std::string junit_report(const Report& r);
 // 0 when nothing failed, errored or passed unexpectedly (an XPASS is a failure), else 1.
 int exit_code(const Report& r);
