@@ -9,6 +9,7 @@
 #include <set>
 
 #include "commands.hpp"
+#include "run_control.hpp"
 #include "tfspec/draw/draw.hpp"
 #include "tfspec/reference/bind.hpp"
 #include "tfspec/reference/canonical.hpp"
@@ -35,9 +36,7 @@ void emit(const std::string& svg, const std::string& path) {
     std::cout << svg;
     return;
   }
-  std::ofstream f(path, std::ios::binary);
-  f << svg;
-  if (!f) fail(rule::kUsage, "cannot write " + path);
+  write_report_file(path, svg, "the picture");  // open, write, flush and close checked: /dev/full is refused
   std::cout << "wrote " << path << "\n";
 }
 
@@ -160,9 +159,7 @@ int write_shard_picture(const std::string& op, const Json& args, const std::stri
       const protocol::AssembleArgs in = protocol::read_assemble_args(args);
       svg = draw::assemble_svg(in.engines, in.layout, in.shape);
     }
-    std::ofstream f(path, std::ios::binary);
-    f << svg;
-    if (!f) fail(rule::kUsage, "cannot write " + path);
+    write_report_file(path, svg, "the picture");
     return kOk;
   });
 }
@@ -175,9 +172,7 @@ int write_banks_picture(const Json& args, const std::string& path) {
     if (args.contains("banks")) a.model.banks = require_int(inttuple_from_json(args["banks"]), "banks");
     if (args.contains("bank_bytes")) a.model.bank_bytes = require_int(inttuple_from_json(args["bank_bytes"]), "bank_bytes");
     const std::string svg = draw::banks_svg(layout_from_json(args.at("tv")), *any_layout_from_json(args.at("smem")), a);
-    std::ofstream f(path, std::ios::binary);
-    f << svg;
-    if (!f) fail(rule::kUsage, "cannot write " + path);
+    write_report_file(path, svg, "the picture");
     return kOk;
   });
 }
@@ -185,9 +180,7 @@ int write_banks_picture(const Json& args, const std::string& path) {
 int write_check_picture(const std::string& layout, const std::string& path) {
   return reported([&] {
     const std::string svg = draw::check_svg(*parse_any_layout(layout));
-    std::ofstream f(path, std::ios::binary);
-    f << svg;
-    if (!f) fail(rule::kUsage, "cannot write " + path);
+    write_report_file(path, svg, "the picture");
     return kOk;
   });
 }

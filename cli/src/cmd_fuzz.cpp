@@ -104,14 +104,22 @@ int summary(const FuzzArgs& a, const props::FuzzResult& r, int stopped_by) {
     return kViolations;
   }
   std::ostringstream per_op;
-  int64_t refusals = 0, skipped = 0;
+  int64_t refusals = 0, skipped = 0, backend_skipped = 0;
   for (const auto& [op, s] : r.per_op) {
     per_op << (per_op.tellp() > 0 ? ", " : "") << op << " " << s.cases;
     refusals += s.refusals;
     skipped += s.skipped;
+    backend_skipped += s.backend_skipped;
+  }
+  // A run in which every case was skipped compared nothing: undecided, never a pass.
+  if (!stopped_by && r.cases > 0 && skipped == r.cases) {
+    std::cout << "fuzz: UNDECIDED, all " << r.cases << " cases skipped (" << backend_skipped << " by the backend, " << skipped - backend_skipped
+              << " undecided by the reference): nothing was compared (exit " << kUnknown << ", never a pass)" << std::endl;
+    return kUnknown;
   }
   std::cout << "fuzz: " << (stopped_by ? "no disagreement so far" : "PASS") << ", " << r.cases << " cases in " << std::fixed << std::setprecision(1) << r.seconds << " s, no disagreement ("
-            << per_op.str() << "; " << refusals << " refusals agreed, " << skipped << " undecided by the reference)" << std::endl;
+            << per_op.str() << "; " << refusals << " refusals agreed, " << skipped - backend_skipped << " undecided by the reference, "
+            << backend_skipped << " the backend could not decide)" << std::endl;
   // How far the cases reached: sizes, and offsets past 2^31 (no 32-bit plan holds them, so the
   // backend's 64-bit path answered; issue 13 asks for both).
   std::cout << "fuzz: largest cases:";
@@ -146,8 +154,14 @@ int run(const FuzzArgs& a) {
     props::FuzzCheck r = props::check_fuzz_case(c, *backend);
     std::cout << "case:      " << props::fuzz_case_text(c) << "\nreference: " << props::describe(r.reference) << "\n"
               << std::left << std::setw(11) << (a.backend + ":") << props::describe(r.backend) << "\n";
-    const char* verdict = r.verdict == props::Verdict::Agree ? "AGREE" : r.verdict == props::Verdict::Skip ? "SKIP (undecided)" : "DISAGREE";
-    std::cout << "fuzz: " << verdict << std::endl;
+    if (r.verdict == props::Verdict::Skip) {
+      // Nothing was compared: the reference or the backend could not decide (a limit, or a layout
+      // kind the backend does not implement). Undecided, exit 2: never a pass.
+      std::cout << "fuzz: SKIP, undecided by the " << (r.reference.rule ? "reference" : "backend") << ": nothing was compared (exit " << kUnknown
+                << ", never a pass)" << std::endl;
+      return kUnknown;
+    }
+    std::cout << "fuzz: " << (r.verdict == props::Verdict::Agree ? "AGREE" : "DISAGREE") << std::endl;
     return r.verdict == props::Verdict::Disagree ? kViolations : kOk;
   }
   props::FuzzOptions o;

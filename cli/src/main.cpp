@@ -1,4 +1,6 @@
 // `tfspec`: the TileFoundry shard/layout reference, prover and conformance tools.
+#include <sstream>
+#include <algorithm>
 #include <poll.h>
 #include <sys/stat.h>
 
@@ -68,6 +70,41 @@ bool known_command(CLI::App& app, const std::string& word) {
   return false;
 }
 
+// The deepest subcommand the parse reached (`tfspec conform`, `tfspec layout`), or the app.
+CLI::App* deepest(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands())
+    if (sub->parsed()) return deepest(*sub);
+  return &app;
+}
+
+std::string help_hint(CLI::App& app) {
+  std::string path;
+  for (CLI::App* a = deepest(app); a && a->get_parent(); a = a->get_parent()) path = " " + a->get_name() + path;
+  return "tfspec" + path + " --help lists the options";
+}
+
+// "; did you mean `--assume`?" for each word of CLI11's message that looks like an option and
+// is none of the parsed command's (or its parents') options: option typos get the treatment
+// commands and ops get.
+std::string option_suggestions(CLI::App& app, const std::string& message) {
+  std::vector<std::string> names;
+  for (CLI::App* a = deepest(app); a; a = a->get_parent())
+    for (const CLI::Option* o : a->get_options()) {
+      for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+      for (const std::string& s : o->get_snames()) names.push_back("-" + s);
+    }
+  std::string out;
+  std::istringstream words(message.substr(message.find(':') == std::string::npos ? 0 : message.find(':') + 1));
+  for (std::string w; words >> w;) {
+    while (!w.empty() && (w.back() == ',' || w.back() == '.')) w.pop_back();
+    if (w.size() < 2 || w[0] != '-' || std::find(names.begin(), names.end(), w) != names.end()) continue;
+    const std::string bare = w.substr(0, w.find('='));
+    const std::string hint = tfspec::cli::did_you_mean(bare, names);
+    if (!hint.empty()) out += hint.substr(0, 2) + "for `" + bare + "`, " + hint.substr(2);
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,8 +144,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    exit_code = rc == 0 ? 0 : kInputError;
+    if (e.get_exit_code() == 0) {  // --help, --version: CLI11 prints them
+      app.exit(e);
+      exit_code = kOk;
+    } else {
+      std::cerr << "error: [" << tfspec::rule::kUsage.id << " -] " << e.what() << option_suggestions(app, e.what()) << " (" << help_hint(app) << ")\n";
+      exit_code = kInputError;
+    }
   } catch (const std::exception& e) {
     exit_code = report_error(e);
   }

@@ -17,15 +17,17 @@
 
 namespace tfspec::cli {
 
-// A budget in seconds: a finite number > 0 (NaN never ends, 0 or less runs nothing).
+// A budget in seconds: a finite number > 0 (NaN never ends, 0 or less runs nothing) and at most
+// 10^7 s, about 115 days (a deadline of 1e10 s would overflow the clock's nanoseconds and end at once).
+inline constexpr double kMaxSeconds = 1e7;
 inline CLI::Validator positive_seconds() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
         char* end = nullptr;
         errno = 0;
         const double v = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) || v <= 0)
-          return "must be a finite number of seconds > 0, not '" + s + "'";
+        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) || v <= 0 || v > kMaxSeconds)
+          return "must be a finite number of seconds > 0 and at most 1e7 (about 115 days), not '" + s + "'";
         return "";
       },
       "SECONDS > 0");
@@ -51,14 +53,14 @@ inline CLI::Validator non_empty(const std::string& why) {
 }
 
 // Writes a report file whole: open, write, flush and close checked (`/dev/full` is refused).
-inline void write_report_file(const std::string& path, const std::string& text) {
+inline void write_report_file(const std::string& path, const std::string& text, const std::string& what = "the report file") {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail(rule::kUsage, "cannot open the report file " + path + ": " + std::strerror(errno));
+  if (!out) fail(rule::kUsage, "cannot open " + what + " " + path + ": " + std::strerror(errno));
   out << text;
   out.flush();
   const bool written = static_cast<bool>(out);
   out.close();
-  if (!written || out.fail()) fail(rule::kOutputWrite, "cannot write the report file " + path + ": " + std::strerror(errno ? errno : EIO));
+  if (!written || out.fail()) fail(rule::kOutputWrite, "cannot write " + what + " " + path + ": " + std::strerror(errno ? errno : EIO));
 }
 
 // The signal that asked the run to stop (0: none). Handlers only store the number; the loops

@@ -17,7 +17,7 @@ std::string banks_svg(const Layout& tv, const LayoutBase& smem, const SmemAccess
   const std::vector<int64_t> off = tv_offsets(tv, smem, threads, values);
   int64_t top = 0;
   for (int64_t o : off) top = std::max(top, o);
-  const int64_t words = (checked_mul(top + 1, a.elem_bytes) + a.model.bank_bytes - 1) / a.model.bank_bytes;
+  const int64_t words = checked_add(checked_mul(checked_add(top, 1), a.elem_bytes), a.model.bank_bytes - 1) / a.model.bank_bytes;
   Grid g;
   g.kind = "banks";
   g.cols = a.model.banks;
@@ -34,9 +34,11 @@ std::string banks_svg(const Layout& tv, const LayoutBase& smem, const SmemAccess
     const PhaseCost& ph = *r.worst;
     std::map<int64_t, std::string> readers;  // word -> threads of the worst phase
     for (int64_t t = ph.first_thread; t < ph.first_thread + ph.threads; ++t) {
-      const int64_t byte = off[static_cast<size_t>(t * values + ph.access * a.vector)] * a.elem_bytes;
-      for (int64_t w = byte / a.model.bank_bytes; w <= (byte + r.access_bytes - 1) / a.model.bank_bytes; ++w)
+      const int64_t byte = checked_mul(off[static_cast<size_t>(t * values + ph.access * a.vector)], a.elem_bytes);
+      for (int64_t w = byte / a.model.bank_bytes, end = checked_add(byte, r.access_bytes - 1) / a.model.bank_bytes;; ++w) {
         readers[w] += (readers[w].empty() ? "T" : ",T") + std::to_string(t);
+        if (w == end) break;  // never past INT64_MAX
+      }
     }
     for (const auto& [w, who] : readers) {
       Cell& c = g.at(w / g.cols, w % g.cols);

@@ -53,7 +53,7 @@ struct Tiles {
   std::unique_ptr<StageTile<int32_t>> t32;
   std::unique_ptr<StageTile<int64_t>> t64;
   explicit Tiles(const FnPlan& p) {
-    if (p.mode == kIndex64Checked || p.num_stages == 0 || !p.stages[0].is_layout) return;
+    if (p.mode == kIndex64Checked || p.num_stages == 0 || p.stages[0].is_layout != kStageLayout) return;
     if (p.mode == kIndex32) t32 = make_tile<int32_t>(p.stages[0]);
     else t64 = make_tile<int64_t>(p.stages[0]);
   }
@@ -97,7 +97,7 @@ TFSPEC_CLONES bool gather_in_bounds(const int64_t* off, int64_t count, const int
 // L(i) for i in [b, e) into out[0, e - b), in blocks: the first stage by tiled odometer runs (no
 // division per element), the remaining stages per element. Checked plans go element by element.
 void offsets_block(const FnPlan& p, const Tiles& tiles, int64_t b, int64_t e, int64_t* out, FirstError& err) {
-  if (p.mode == kIndex64Checked || p.num_stages == 0 || !p.stages[0].is_layout) {
+  if (p.mode == kIndex64Checked || p.num_stages == 0 || p.stages[0].is_layout != kStageLayout) {
     for (int64_t i = b; i < e; ++i)
       if (Status st = eval_index(p, i, out[i - b]); st != kOk) return err.take(i, st);
     return;

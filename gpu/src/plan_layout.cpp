@@ -4,6 +4,7 @@
 #include "tfspec/gpu/plan.hpp"
 #include "tfspec/reference/composed.hpp"
 #include "tfspec/reference/shard_layout.hpp"
+#include "tfspec/reference/swizzle.hpp"
 
 namespace tfspec::gpu {
 namespace {
@@ -46,7 +47,7 @@ struct Builder {
 
   void add(int64_t offset) {
     Stage& s = push();
-    s.is_layout = 0;
+    s.is_layout = kStageAdd;
     s.add = offset;
     running += offset < 0 ? -static_cast<__int128>(offset) : offset;
     if (running > bounds.max_abs) bounds.max_abs = running;
@@ -60,7 +61,7 @@ struct Builder {
     if (ext.size() > static_cast<size_t>(kMaxModes))
       fail(rule::kResourceLimit, "more than " + std::to_string(kMaxModes) + " flat modes in one layout");
     Stage& s = push();
-    s.is_layout = 1;
+    s.is_layout = kStageLayout;
     s.n = static_cast<int32_t>(ext.size());
     s.size = concrete_size(ext);
     __int128 b = 0;
@@ -74,6 +75,18 @@ struct Builder {
     if (s.size > bounds.max_stage_size) bounds.max_stage_size = s.size;
   }
 
+  // Sw<B,M,S> changes only the B bits of Z, all below bit M + |S| + B <= 63: the value moves by
+  // less than 2^(M+|S|+B), which the bound adds (a swizzle reading bits past 30 thus forces the
+  // 64-bit width, where its masks and shifts are those of the reference).
+  void swizzle(const Swizzle& w) {
+    Stage& s = push();
+    s.is_layout = kStageSwizzle;
+    s.sw_mask = w.yyy_mask();
+    s.sw_shift = w.shift();
+    running += static_cast<__int128>(1) << (w.base() + (w.shift() < 0 ? -w.shift() : w.shift()) + w.bits());
+    if (running > bounds.max_abs) bounds.max_abs = running;
+  }
+
   void any(const LayoutBase& l) {
     switch (l.kind()) {
       case LayoutKind::Layout: return layout(static_cast<const Layout&>(l));
@@ -85,8 +98,7 @@ struct Builder {
         if (c.inner()) any(*c.inner());
         return;
       }
-      case LayoutKind::Swizzle:  // extension X1: the reference evaluates swizzles; this core does not
-        fail(rule::kResourceLimit, "the optimized index core does not implement swizzles (extension X1)");
+      case LayoutKind::Swizzle: return swizzle(static_cast<const Swizzle&>(l));  // extension X1
     }
   }
 };

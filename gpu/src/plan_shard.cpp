@@ -319,7 +319,7 @@ void fill_plan(const ShardLayout& sl, const Geometry& geo, const FnPlan& fn, Hos
 // offset steps by 1), blocks of the tail's size are contiguous on both ends.
 int64_t contiguous_run(const ShardPlan& p) {
   const FnPlan& f = p.layout;
-  if (f.mode == kIndex64Checked || f.num_stages != 1 || !f.stages[0].is_layout || f.stages[0].n != p.rank) return 1;
+  if (f.mode == kIndex64Checked || f.num_stages != 1 || f.stages[0].is_layout != kStageLayout || f.stages[0].n != p.rank) return 1;
   const Stage& s = f.stages[0];
   int64_t run = 1;
   for (int k = p.rank; k-- > 0;) {

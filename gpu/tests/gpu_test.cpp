@@ -126,6 +126,45 @@ TEST(OffsetTables, AComposedLayoutLeavingItsInnerDomainFailsClosedLikeTheReferen
   }
 }
 
+// Issue 30 item 12: swizzles (extension X1) are a stage of the core. Hand derivation: the outer
+// 4:2 reaches 0, 2, 4, 6; Sw<1,0,1> xors bit 1 into bit 0: 0, 3, 4, 7.
+TEST(Swizzle, HandDerivedOffsetsAndCoordinates) {
+  auto host = make_host_backend(1);
+  LayoutPtr l = parse_any_layout("Sw<1,0,1> o 0 o 4:2");
+  EXPECT_EQ(host->offsets(compile_layout(*l)), (std::vector<int64_t>{0, 3, 4, 7}));
+  EXPECT_EQ(host->crd2idx(compile_layout(*l), {1, 3}), (std::vector<int64_t>{3, 7}));
+  // A swizzle reading bits past 30 needs the 64-bit width: 2^31 = bit 31 set, xored into bit 0.
+  LayoutPtr wide = parse_any_layout("Sw<1,0,31> o 0 o 2:2147483648");
+  const FnPlan p = compile_layout(*wide);
+  EXPECT_NE(p.mode, kIndex32);
+  EXPECT_EQ(host->offsets(p), (std::vector<int64_t>{0, 2147483649}));
+}
+
+// Every legal Sw<B,M,S> with B < 4, M < 6, |S| < 7, over outers with positive, negative and zero
+// strides and an offset: the core's offsets equal the reference's, in whatever width it chose.
+std::vector<std::string> swizzled_layouts() {
+  std::vector<std::string> out;
+  for (int b = 0; b < 4; ++b)
+    for (int m = 0; m < 6; ++m)
+      for (int s = -6; s <= 6; ++s) {
+        if ((s < 0 ? -s : s) < b || s == 0) continue;
+        const std::string sw = "Sw<" + std::to_string(b) + "," + std::to_string(m) + "," + std::to_string(s) + ">";
+        for (const char* outer : {"(8,16):(16,1)", "(4,3,5):(1,-7,40)", "(6,2):(0,33)"})
+          for (const char* off : {"0", "5", "-3"}) out.push_back(sw + " o " + off + " o " + outer);
+      }
+  return out;
+}
+
+TEST(Swizzle, EveryLegalSmallSwizzleMatchesTheReference) {
+  auto host = make_host_backend(2);
+  const auto layouts = swizzled_layouts();
+  ASSERT_GT(layouts.size(), 300u);
+  for (const auto& text : layouts) {
+    LayoutPtr l = parse_any_layout(text);
+    EXPECT_EQ(host->offsets(compile_layout(*l)), reference_offsets(*l)) << text;
+  }
+}
+
 TEST(Crd2idx, BatchedCoordinatesMatchTheReference) {
   LayoutPtr l = parse_any_layout("(2,(3,4)):(1,(2,6))");
   std::vector<int64_t> coords = {0, 0, 0, 1, 2, 3, 1, 1, 1};
@@ -236,6 +275,13 @@ INSTANTIATE_TEST_SUITE_P(Kernels, CudaBackend, testing::Values("cuda", "cuda-emu
                          [](const testing::TestParamInfo<std::string>& i) { return i.param == "cuda" ? "device" : "emulated"; });
 
 TEST_P(CudaBackend, ReshardPackedHandDerived) { expect_packed_cases(*cuda); }
+
+TEST_P(CudaBackend, SwizzledLayoutsMatchTheReference) {
+  for (const auto& text : swizzled_layouts()) {
+    LayoutPtr l = parse_any_layout(text);
+    EXPECT_EQ(cuda->offsets(compile_layout(*l)), reference_offsets(*l)) << text;
+  }
+}
 
 // The common contiguous run (issue 11's vectorized copies). Hand derivation: the logical index is
 // row-major over G (D2), so the run of a side is the product of its trailing G dims that no mesh

@@ -1,7 +1,11 @@
 // Layout-algebra ops (§1-§4) for `tfspec layout` and `tfspec serve`.
+#include <algorithm>
+
 #include "tfspec/protocol/ops.hpp"
 #include "tfspec/protocol/wire.hpp"
+
 #include "tfspec/reference/algebra.hpp"
+#include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/rules.hpp"
@@ -22,8 +26,11 @@ OpResult int_result(int64_t v) { return {to_json(IntTuple(v)), std::to_string(v)
 OpResult tuple_result(const IntTuple& t) { return {to_json(t), to_string(t)}; }
 OpResult bool_result(bool b) { return {Json(b), b ? "true" : "false"}; }
 
+Layout plain_only(const Json& args, const char* name, const std::string& op);
+
 Op unary(const std::string& name, const std::string& clause, const std::string& summary, Layout (*f)(const Layout&)) {
-  return Op{"layout", name, clause, summary, {{"layout", P::Layout}}, [f](const Json& a) { return layout_result(f(L(a, "layout"))); }};
+  return Op{"layout", name, clause, summary, {{"layout", P::AnyLayout}},
+            [f, name](const Json& a) { return layout_result(f(plain_only(a, "layout", name))); }};
 }
 
 // D15: the optional `domain` argument, "strict" (default) or "extend".
@@ -73,6 +80,33 @@ LayoutArg plain_or_composed(const Json& args, const char* name) {
     if (any->kind() != LayoutKind::Composed) throw plain_error;
     return {std::nullopt, std::static_pointer_cast<const ComposedLayout>(any)};
   }
+}
+
+// The algebra ops a plain Layout has and a ComposedLayout does not (coalesce, filter, complement,
+// the inverses): a swizzled or offset layout (extension X1, spec/ALGEBRA.md) is read, then refused
+// by its own rule, never as unreadable text.
+Layout plain_only(const Json& args, const char* name, const std::string& op) {
+  const LayoutArg arg = plain_or_composed(args, name);
+  if (arg.composed)
+    fail(rule::kComposedAlgebra, op + " takes a plain Layout; " + to_string(*arg.composed) +
+                                     " is a ComposedLayout (extension X1: a swizzle or an offset composed with a layout), which has no " + op +
+                                     " in the spec (its outer layout has one: apply " + op + " to that)");
+  return *arg.plain;
+}
+
+// cosize of any layout: 1 + its largest offset over the domain (§3). A plain Layout by its
+// strides; a ComposedLayout (a swizzle: what CUTLASS sizes shared memory by) by enumerating its
+// domain, bounded, since a swizzle can move the largest offset past the outer layout's cosize.
+int64_t any_cosize(const Json& args) {
+  const LayoutArg arg = plain_or_composed(args, "layout");
+  if (arg.plain) return arg.plain->cosize();
+  const ComposedLayout& c = *arg.composed;
+  const int64_t n = product_int(c.shape(), "cosize");
+  if (n > kMaxEnumeration)
+    fail(rule::kResourceLimit, "cosize of a ComposedLayout of " + std::to_string(n) + " points enumerates them; beyond the bound " + std::to_string(kMaxEnumeration));
+  int64_t hi = 0;
+  for (int64_t i = 0; i < n; ++i) hi = std::max(hi, c.apply(IntTuple(i)));
+  return checked_add(hi, 1);
 }
 
 OpResult composed_result(const ComposedLayout& c, DomainPolicy policy, const std::function<int64_t()>& outside) {
@@ -149,7 +183,8 @@ std::vector<Op> layout_query_ops() {
            [](const Json& a) { return int_result(AnyL(a, "layout")->apply(coord_from_json(require_arg(a, "coord")))); }},
     {"layout", "size", "§3", "number of domain points", {{"layout", P::AnyLayout}},
            [](const Json& a) { return int_result(product_int(AnyL(a, "layout")->shape(), "size")); }},
-    {"layout", "cosize", "§3", "1 + largest offset", {{"layout", P::Layout}}, [](const Json& a) { return int_result(L(a, "layout").cosize()); }},
+    {"layout", "cosize", "§3", "1 + largest offset (a ComposedLayout's by its domain: a swizzle may move it)", {{"layout", P::AnyLayout}},
+           [](const Json& a) { return int_result(any_cosize(a)); }},
     {"layout", "shape", "§2", "domain shape", {{"layout", P::AnyLayout}}, [](const Json& a) { return tuple_result(AnyL(a, "layout")->shape()); }},
     {"layout", "domain_rank", "§2", "rank(flatten(shape))", {{"layout", P::AnyLayout}},
            [](const Json& a) { return int_result(AnyL(a, "layout")->domain_rank()); }},
@@ -176,10 +211,16 @@ std::vector<Op> layout_query_ops() {
 // §3: the layout algebra.
 std::vector<Op> algebra_ops() {
   return {
-    {"layout", "coalesce", "§3", "merge modes without changing the function", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
-           [](const Json& a) { return layout_result(a.contains("profile") ? coalesce(L(a, "layout"), T(a, "profile")) : coalesce(L(a, "layout"))); }},
-    {"layout", "filter", "§3", "drop stride-0 and size-1 modes, then coalesce", {{"layout", P::Layout}, {"profile", P::IntTuple, true}},
-           [](const Json& a) { return layout_result(a.contains("profile") ? filter(L(a, "layout"), T(a, "profile")) : filter(L(a, "layout"))); }},
+    {"layout", "coalesce", "§3", "merge modes without changing the function", {{"layout", P::AnyLayout}, {"profile", P::IntTuple, true}},
+           [](const Json& a) {
+             const Layout l = plain_only(a, "layout", "coalesce");
+             return layout_result(a.contains("profile") ? coalesce(l, T(a, "profile")) : coalesce(l));
+           }},
+    {"layout", "filter", "§3", "drop stride-0 and size-1 modes, then coalesce", {{"layout", P::AnyLayout}, {"profile", P::IntTuple, true}},
+           [](const Json& a) {
+             const Layout l = plain_only(a, "layout", "filter");
+             return layout_result(a.contains("profile") ? filter(l, T(a, "profile")) : filter(l));
+           }},
     divide_like("composition", "A o B (B a layout or by-mode tiler); refused unless A o B is a layout", composition, composition, composition_outside),
     {"layout", "admissible", "§3", "whether CuTe's by-mode A o B is exact (the walk of spec/ALGEBRA.md A1), and the rule that refuses it", {{"a", P::Layout}, {"b", P::Layout}},
            [](const Json& a) {
@@ -188,8 +229,11 @@ std::vector<Op> algebra_ops() {
              return OpResult{Json{{"admissible", false}, {"violation", to_json(*refusal)}},
                              "not admissible: [" + refusal->rule + " " + refusal->clause + "] " + refusal->message, 1};
            }},
-    {"layout", "complement", "§3", "complement with cotarget (default cosize)", {{"layout", P::Layout}, {"cotarget", P::Int, true}},
-           [](const Json& a) { return layout_result(a.contains("cotarget") ? complement(L(a, "layout"), I(a, "cotarget")) : complement(L(a, "layout"))); }},
+    {"layout", "complement", "§3", "complement with cotarget (default cosize)", {{"layout", P::AnyLayout}, {"cotarget", P::Int, true}},
+           [](const Json& a) {
+             const Layout l = plain_only(a, "layout", "complement");
+             return layout_result(a.contains("cotarget") ? complement(l, I(a, "cotarget")) : complement(l));
+           }},
     unary("right_inverse", "§3", "R with L(R(i)) == i on R's domain", right_inverse),
     unary("left_inverse", "§3", "R with R(L(i)) == i", left_inverse),
     divide_like("logical_divide", "A o (B, complement(B, size(A)))", logical_divide, logical_divide, divide_outside),
@@ -229,7 +273,17 @@ std::vector<Op> check_ops() {
            }},
     {"layout", "check", "§2", "may this layout enter TensorType.layout? (all violations)", {{"layout", P::AnyLayout}},
            [](const Json& a) {
-             return check_result(check_layout(*AnyL(a, "layout"), "layout"));
+             const CheckReport report = check_layout(*AnyL(a, "layout"), "layout");
+             // §1: a symbolic layout is not broken; like `layout injective`, the check needs concrete
+             // values (exit 3, needs-concrete) and `tfspec prove` decides its properties. Any other
+             // violation still fails the check (exit 1), symbolic extents listed with it.
+             const bool only_symbolic = !report.violations.empty() && std::all_of(report.violations.begin(), report.violations.end(), [](const Diagnostic& d) {
+               return d.rule == rule::kLayoutConcrete.id;
+             });
+             if (only_symbolic)
+               fail(rule::kNeedsConcrete, report.violations.front().message + " (at " + report.violations.front().path +
+                                              "): `layout check` decides concrete layouts; `tfspec prove injective|in-bounds|...` decides a symbolic one");
+             return check_result(report);
            }},
   };
 }

@@ -6,6 +6,7 @@
 
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
+#include "tfspec/reference/injective.hpp"  // kMaxEnumeration
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/swizzle.hpp"
 
@@ -62,7 +63,11 @@ PhaseCost cost_phase(const std::vector<int64_t>& off, const BankReport& r, const
   std::vector<Touch> touches;
   for (int64_t t = p.first_thread; t < p.first_thread + p.threads; ++t) {
     const int64_t byte = checked_mul(off[static_cast<size_t>(t * r.values + access * a.vector)], a.elem_bytes);
-    for (int64_t w = byte / a.model.bank_bytes; w <= (byte + r.access_bytes - 1) / a.model.bank_bytes; ++w) touches.push_back({w % a.model.banks, w, t});
+    const int64_t last = checked_add(byte, r.access_bytes - 1);  // an offset near INT64_MAX: the overflow rule, not UB
+    for (int64_t w = byte / a.model.bank_bytes, end = last / a.model.bank_bytes;; ++w) {
+      touches.push_back({w % a.model.banks, w, t});
+      if (w == end) break;  // never past INT64_MAX
+    }
   }
   std::sort(touches.begin(), touches.end(), [](const Touch& x, const Touch& y) {
     return std::tie(x.bank, x.word, x.thread) < std::tie(y.bank, y.word, y.thread);
@@ -119,7 +124,13 @@ std::vector<int64_t> tv_offsets(const Layout& tv, const LayoutBase& smem, int64_
   values = product_int(tv.shape_ref()[1], "the TV layout's values");
   const int64_t tile = product_int(smem.shape(), "the shared-memory layout's size");
   const auto f = offset_fn(smem);
-  std::vector<int64_t> off(static_cast<size_t>(checked_mul(threads, values)));
+  // Every (thread, value) pair is enumerated: refused before allocating beyond the bound (a TV
+  // layout of 2^60 pairs is a limit, not an out-of-memory crash).
+  const int64_t pairs = checked_mul(threads, values);
+  if (pairs > kMaxEnumeration)
+    fail(rule::kResourceLimit, "the TV layout has " + std::to_string(pairs) + " (thread, value) pairs, beyond the enumeration bound " +
+                                   std::to_string(kMaxEnumeration) + " of the shared-memory model");
+  std::vector<int64_t> off(static_cast<size_t>(pairs));
   for (int64_t t = 0; t < threads; ++t)
     for (int64_t v = 0; v < values; ++v) {
       const int64_t i = tv(t + threads * v);  // colexicographic: (t, v)

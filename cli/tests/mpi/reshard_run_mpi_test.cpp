@@ -112,3 +112,20 @@ TEST(ReshardRunMpi, AFailedMpiCallIsReported) {
 }
 
 }  // namespace
+
+// Issue 30 item 11: a fault spec whose RANK or STEP is not a number is a usage error naming the
+// part (exit 3), never an exception out of main (exit 4); a timeout past the clock's range is
+// refused before MPI starts, never a healthy run aborted at once as mpi-timeout.
+TEST(ReshardRunMpi, ABadFaultSpecOrTimeoutIsAUsageError) {
+  const Timed word = mpirun(4, kRun, "TFSPEC_MPI_FAULT=hang:x:1");
+  EXPECT_EQ(word.r.rc, 3) << word.r.out;
+  EXPECT_NE(word.r.out.find("TFSPEC_MPI_FAULT's RANK is an integer from 0 to"), std::string::npos) << word.r.out;
+  const Timed huge = mpirun(4, kRun, "TFSPEC_MPI_FAULT=exit:1:99999999999999999999");
+  EXPECT_EQ(huge.r.rc, 3) << huge.r.out;
+  EXPECT_NE(huge.r.out.find("STEP"), std::string::npos) << huge.r.out;
+  const Timed timeout = mpirun(4, kRun + " --timeout 1e10");
+  EXPECT_EQ(timeout.r.rc, 3) << timeout.r.out;
+  EXPECT_NE(timeout.r.out.find("at most 1e7"), std::string::npos) << timeout.r.out;
+  EXPECT_EQ(timeout.r.out.find("mpi-timeout"), std::string::npos) << timeout.r.out;
+}
+

@@ -1,6 +1,7 @@
 // The MPI world of one reshard-run (spec/MULTIGPU.md "Faults"): errors returned, never fatal
 // inside MPI; every wait polled against a deadline; after a timeout, one round of messages finds
 // which ranks are still alive, so the report names the rank that exited or hung and the step.
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
 #include <cstdio>
@@ -149,17 +150,29 @@ int64_t World::broadcast(int64_t value, const std::string& what) {
 }
 
 Fault fault_from_env() {
-  Fault f;
   const char* v = std::getenv("TFSPEC_MPI_FAULT");
-  if (!v || !*v) return f;
-  const std::string s(v);
+  if (!v || !*v) return Fault{};
+  return parse_fault(v);
+}
+
+Fault parse_fault(const std::string& s) {
+  Fault f;
   const auto a = s.find(':'), b = s.find(':', a == std::string::npos ? a : a + 1);
   const std::string kind = s.substr(0, a);
   if (a == std::string::npos || b == std::string::npos || (kind != "exit" && kind != "hang" && kind != "error"))
     fail(rule::kUsage, "TFSPEC_MPI_FAULT is exit:RANK:STEP, hang:RANK:STEP or error:RANK:STEP, not '" + s + "'");
   f.kind = kind == "exit" ? Fault::Kind::Exit : kind == "hang" ? Fault::Kind::Hang : Fault::Kind::Error;
-  f.rank = std::stoi(s.substr(a + 1, b - a - 1));
-  f.step = static_cast<size_t>(std::stoul(s.substr(b + 1)));
+  // RANK and STEP are decimal integers, read whole (a word or an overflow is a usage error, not
+  // an exception out of main).
+  auto number = [&](const std::string& text, const char* what, int64_t hi) {
+    int64_t n = -1;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (text.empty() || ec != std::errc() || p != text.data() + text.size() || n < 0 || n > hi)
+      fail(rule::kUsage, std::string("TFSPEC_MPI_FAULT's ") + what + " is an integer from 0 to " + std::to_string(hi) + ", not '" + text + "' (in '" + s + "')");
+    return n;
+  };
+  f.rank = static_cast<int>(number(s.substr(a + 1, b - a - 1), "RANK", 1 << 30));
+  f.step = static_cast<size_t>(number(s.substr(b + 1), "STEP", int64_t{1} << 40));
   return f;
 }
 

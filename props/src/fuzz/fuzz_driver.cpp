@@ -63,6 +63,7 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
           ++r->refusals_by_rule[*check.reference.rule];
         }
         s.skipped += check.verdict == Verdict::Skip;
+        s.backend_skipped += check.verdict == Verdict::Skip && !check.reference.rule;
         last_size = fuzz_case_size(c);
         s.max_size = std::max(s.max_size, last_size);
         if ((op == "offsets" || op == "crd2idx") && check.verdict == Verdict::Agree && !check.reference.rule) {

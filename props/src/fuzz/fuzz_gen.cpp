@@ -1,6 +1,7 @@
 // Generators for the differential fuzzer. Values are built constructively (no RC_PRE), and every
 // choice is a RapidCheck draw, so a failing case shrinks mode by mode and value by value.
 #include "tfspec/props/fuzz.hpp"
+#include "tfspec/reference/swizzle.hpp"
 #include "tfspec/props/layout_gen.hpp"
 #include "tfspec/props/shard_gen.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -113,9 +114,16 @@ rc::Gen<Layout> gen_fuzz_layout() {
 // non-negative strides or None; the offset keeps the image mostly inside inner's domain.
 rc::Gen<LayoutPtr> gen_fuzz_composed() {
   return rc::gen::exec([]() -> LayoutPtr {
-    const int form = *rc::gen::inRange(0, 4);  // 0: both, 1: no inner, 2: no outer, 3: both (outer into inner)
+    // 0: both, 1: no inner, 2: no outer, 3: both (outer into inner), 4: a swizzle inner (X1)
+    const int form = *rc::gen::inRange(0, 5);
     LayoutPtr inner, outer;
-    if (form != 1) inner = std::make_shared<Layout>(gen_layout_body(*rc::gen::inRange(0, 4) == 0));
+    if (form == 4) {  // Sw<B,M,S>, legal: |S| >= B, M + |S| + B <= 63; mostly small, now and then past bit 31
+      const int64_t b = *rc::gen::inRange<int64_t>(0, 4), m = *rc::gen::weightedOneOf<int64_t>({{6, rc::gen::inRange<int64_t>(0, 5)}, {1, rc::gen::inRange<int64_t>(25, 40)}});
+      const int64_t mag = *rc::gen::inRange<int64_t>(std::max<int64_t>(b, 1), 7);
+      inner = std::make_shared<Swizzle>(b, m, *rc::gen::arbitrary<bool>() ? mag : -mag);
+    } else if (form != 1) {
+      inner = std::make_shared<Layout>(gen_layout_body(*rc::gen::inRange(0, 4) == 0));
+    }
     if (form != 2) {
       Layout o = gen_layout_body(false);
       outer = std::make_shared<Layout>(o);

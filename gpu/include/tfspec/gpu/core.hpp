@@ -5,6 +5,8 @@
 //   Layout stage: v must lie in [0, size); v is decomposed colexicographically over the flat
 //                 extents (D1) and the coordinates are dotted with the strides;
 //   Add stage:    v + add (the offset of a ComposedLayout; an absent inner / outer is identity).
+//   Swizzle stage: v xor ((v & mask) >> shift) (a left shift for a negative shift): the swizzle
+//                 Sw<B,M,S> of extension X1 (spec/ALGEBRA.md), an F2-linear map of the offset's bits.
 // ComposedLayout(inner, o, outer) is stages(outer) ++ [Add o] ++ stages(inner).
 #pragma once
 #include <cstdint>
@@ -33,8 +35,12 @@ enum Status : uint32_t {
 // Index arithmetic a plan is proved to need (decided by the plan compiler from the bounds).
 enum IndexMode : int32_t { kIndex32 = 0, kIndex64 = 1, kIndex64Checked = 2 };
 
+enum StageKind : int32_t { kStageAdd = 0, kStageLayout = 1, kStageSwizzle = 2 };
+
 struct Stage {
-  int32_t is_layout = 0;
+  int32_t is_layout = 0;  // a StageKind
+  int32_t sw_shift = 0;   // swizzle: S (negative: a left shift)
+  int64_t sw_mask = 0;    // swizzle: the bits read (Y)
   int32_t n = 0;     // flat modes
   int64_t size = 1;  // product of extents
   int64_t add = 0;
@@ -106,14 +112,25 @@ TFSPEC_HD Status eval_layout_stage_checked(const Stage& s, int64_t v, int64_t& o
   return kOk;
 }
 
+// A swizzle stage on v, in the plan's width. The plan compiler chose a width that holds the
+// swizzle's bits (it never reads or changes the sign bit), so it cannot overflow.
+template <class Int>
+TFSPEC_HD Int eval_swizzle_stage(const Stage& s, Int v) {
+  using U = typename Width<Int>::U;
+  const U x = static_cast<U>(v), y = x & static_cast<U>(s.sw_mask);
+  return static_cast<Int>(x ^ (s.sw_shift >= 0 ? y >> s.sw_shift : y << -s.sw_shift));
+}
+
 // Runs stages [first, num_stages) on v.
 template <class Int>
 TFSPEC_HD Status eval_stages(const FnPlan& p, int first, Int v, Int& out) {
   for (int i = first; i < p.num_stages; ++i) {
     const Stage& s = p.stages[i];
-    if (s.is_layout) {
+    if (s.is_layout == kStageLayout) {
       Status st = eval_layout_stage<Int>(s, v, v);
       if (st != kOk) return st;
+    } else if (s.is_layout == kStageSwizzle) {
+      v = eval_swizzle_stage<Int>(s, v);
     } else {
       v = static_cast<Int>(static_cast<typename Width<Int>::U>(v) + static_cast<typename Width<Int>::U>(s.add));
     }
@@ -125,7 +142,11 @@ TFSPEC_HD Status eval_stages(const FnPlan& p, int first, Int v, Int& out) {
 TFSPEC_HD Status eval_stages_checked(const FnPlan& p, int first, int64_t v, int64_t& out) {
   for (int i = first; i < p.num_stages; ++i) {
     const Stage& s = p.stages[i];
-    Status st = s.is_layout ? eval_layout_stage_checked(s, v, v) : (add_overflows(v, s.add, v) ? kOverflow : kOk);
+    if (s.is_layout == kStageSwizzle) {  // bits below the sign bit only: never overflows
+      v = eval_swizzle_stage<int64_t>(s, v);
+      continue;
+    }
+    Status st = s.is_layout == kStageLayout ? eval_layout_stage_checked(s, v, v) : (add_overflows(v, s.add, v) ? kOverflow : kOk);
     if (st != kOk) return st;
   }
   out = v;
@@ -254,7 +275,7 @@ __attribute__((always_inline)) inline void layout_stage_tiled_run(const Stage& s
 TFSPEC_HD Status eval_coord(const FnPlan& p, const int64_t* crd, int64_t& out) {
   for (int k = 0; k < p.domain_rank; ++k)
     if (crd[k] < 0 || crd[k] >= p.domain_extent[k]) return kCoordInDomain;
-  if (p.num_stages == 0 || !p.stages[0].is_layout) {
+  if (p.num_stages == 0 || p.stages[0].is_layout != kStageLayout) {
     int64_t idx = 0;
     for (int k = p.domain_rank; k-- > 0;) idx = idx * p.domain_extent[k] + crd[k];
     return eval_index(p, idx, out);

@@ -62,6 +62,8 @@ struct Fault {
   size_t step = 0;
 };
 Fault fault_from_env();
+// The text of TFSPEC_MPI_FAULT read whole; a SpecError (usage) naming the part that is wrong.
+Fault parse_fault(const std::string& text);
 
 // One execution of a plan, checked: every rank distributes the seeded tensor with the reference,
 // runs the plan through `ex`, compares its bytes with `expected` (normally plan.bytes); rank 0

@@ -83,6 +83,7 @@ struct FuzzOptions {
 };
 struct FuzzStats {
   int64_t cases = 0, refusals = 0, skipped = 0;
+  int64_t backend_skipped = 0;  // of `skipped`: the backend could not decide (backend-unsupported, its own limits) where the reference did
   int64_t max_size = 0;       // the largest fuzz_case_size of the op's cases
   int64_t max_abs_value = 0;  // offsets / crd2idx: the largest |offset| the reference answered
   int64_t wide = 0;           // offsets / crd2idx: cases with an offset past INT32_MAX (a 32-bit plan cannot hold it: the 64-bit path ran)
