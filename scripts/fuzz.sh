@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
 shift
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(layout_text shard_text roundtrip serve_line propagate_program smt2_path reshard_plan_request symbolic_layout)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(layout_text shard_text roundtrip serve_line propagate_program smt2_path reshard_plan_request symbolic_layout judge_reply rerun_report option_values smem_request)
 if ! command -v clang++ >/dev/null; then
   echo "fuzz: clang++ not found; skipping the libFuzzer targets"
   exit 0

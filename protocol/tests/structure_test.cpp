@@ -168,7 +168,7 @@ TEST(Layering, NoIncludeGoesUp) {
       {"cli", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "draw",
                "conformance"}},
       {"bench", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "conformance"}},
-      {"fuzz", {"reference", "propagation", "protocol", "draw", "multigpu"}},  // propagation: fuzz_propagate_program; multigpu: the plan and its simulator (issue 19)
+      {"fuzz", {"reference", "propagation", "protocol", "draw", "multigpu", "conformance"}},  // propagation: fuzz_propagate_program; multigpu: the plan and its simulator (issue 19); conformance: the --rerun-failed reader (issue 30)
       {"python", {"reference", "solver", "propagation", "multigpu", "protocol", "draw"}},  // the pybind11 module (issue 26)
   };
   std::regex inc("#include \"tfspec/([a-z]+)/");
