@@ -15,6 +15,7 @@ namespace py = pybind11;
 // tfspec.Layout: any LayoutBase kind (plain, composed, shard); tfspec.ShardLayout derives from it.
 struct PyLayout {
   LayoutPtr ptr;
+  mutable signed char concrete_plain = -1;  // the fast paths' test, decided once (-1: not yet; layout.cpp)
 };
 struct PyShardLayout : PyLayout {};
 

@@ -3,12 +3,19 @@
 // draw/ for Jupyter (_repr_svg_).
 #include "layout.hpp"
 
+#include <pybind11/stl.h>
+
 #include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "convert.hpp"
 #include "ops.hpp"
 #include "tfspec/draw/draw.hpp"
+#include "tfspec/gpu/backend.hpp"
+#include "tfspec/gpu/core.hpp"
+#include "tfspec/gpu/plan.hpp"
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/mesh.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -64,7 +71,90 @@ std::string picture(const PyLayout& l) {
 
 py::object op1(const char* op, const PyLayout& l) { return from_json(call_json(op, Json{{"layout", json_of(l)}})); }
 
+// The fast paths (issue 31): a plain Layout whose extents and strides are all integers is
+// evaluated by the reference's C++ directly, without the JSON of the protocol path; anything
+// else (symbolic, composed, shard) takes the op, so every answer is still the CLI's. Errors are
+// the same SpecError either way (the translator of convert.cpp).
+const Layout* concrete_plain(const PyLayout& l) {
+  if (l.concrete_plain < 0) {  // a layout never changes: decided once per object
+    const bool plain = l.ptr->kind() == LayoutKind::Layout;
+    const auto* L = plain ? static_cast<const Layout*>(l.ptr.get()) : nullptr;
+    l.concrete_plain = L && L->materialized() && is_concrete(L->shape_ref()) && is_concrete(L->stride());
+  }
+  return l.concrete_plain ? static_cast<const Layout*>(l.ptr.get()) : nullptr;
+}
+
+// A Python int that fits int64 (not a bool), or nullopt.
+std::optional<int64_t> small_int(py::handle h) {
+  if (!PyLong_Check(h.ptr()) || PyBool_Check(h.ptr())) return std::nullopt;
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  if (overflow || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(v);
+}
+
+// A tuple (nested) of Python ints as an IntTuple coordinate, or nullopt.
+std::optional<IntTuple> int_coord(py::handle h) {
+  if (auto v = small_int(h)) return IntTuple(*v);
+  if (!PyTuple_Check(h.ptr())) return std::nullopt;
+  std::vector<IntTuple> c;
+  for (py::handle x : py::reinterpret_borrow<py::tuple>(h)) {
+    auto y = int_coord(x);
+    if (!y) return std::nullopt;
+    c.push_back(std::move(*y));
+  }
+  return IntTuple::tuple(std::move(c));
+}
+
+// Offsets as an int64 buffer (the buffer protocol: numpy.asarray and memoryview read it without a
+// copy). L.offsets() returns it as a NumPy array where NumPy is importable.
+struct OffsetBuffer {
+  std::vector<int64_t> values;
+};
+
+py::object as_array(OffsetBuffer&& b) {
+  py::object buf = py::cast(std::move(b));
+  try {
+    return py::module_::import("numpy").attr("frombuffer")(buf, py::str("int64"));
+  } catch (py::error_already_set&) {  // no NumPy: the buffer itself (memoryview(buf) reads it)
+    PyErr_Clear();
+    return buf;
+  }
+}
+
+// Every offset of [start, stop) by the optimized host backend of gpu/ (the fuzzed and
+// benchmarked core): the whole domain in its tiled odometer runs, a range element by element.
+py::object offsets_of(const PyLayout& l, int64_t start, std::optional<int64_t> stop) {
+  const gpu::FnPlan plan = gpu::compile_layout(*l.ptr);
+  const int64_t n = plan.domain_size, end = stop.value_or(n);
+  if (start < 0 || end > n || start > end)
+    fail(rule::kCoordInDomain, "offsets(" + std::to_string(start) + ", " + std::to_string(end) + ") of a layout of " + std::to_string(n) + " points");
+  OffsetBuffer out;
+  {
+    py::gil_scoped_release unlocked;
+    if (start == 0 && end == n) {
+      static const std::unique_ptr<gpu::Backend> host = gpu::make_host_backend();
+      out.values = host->offsets(plan);
+    } else {
+      out.values.resize(static_cast<size_t>(end - start));
+      for (int64_t i = start; i < end; ++i)
+        if (const gpu::Status st = gpu::eval_index(plan, i, out.values[static_cast<size_t>(i - start)]); st != gpu::kOk)
+          gpu::raise_status(st, i, "offsets");
+    }
+  }
+  return as_array(std::move(out));
+}
+
 void define_layout(py::module_& m) {
+  py::class_<OffsetBuffer>(m, "OffsetBuffer", py::buffer_protocol(), "int64 offsets (the buffer protocol: numpy.asarray, memoryview)")
+      .def_buffer([](OffsetBuffer& b) {
+        return py::buffer_info(b.values.data(), sizeof(int64_t), py::format_descriptor<int64_t>::format(), 1,
+                               {static_cast<py::ssize_t>(b.values.size())}, {static_cast<py::ssize_t>(sizeof(int64_t))});
+      })
+      .def("__len__", [](const OffsetBuffer& b) { return b.values.size(); });
   py::class_<PyLayout>(m, "Layout", py::dynamic_attr(),
                        "A layout (§3): Layout('(2,(3,4)):(1,(2,6))'), Layout(shape, stride), or any LayoutBase kind "
                        "in the notation (composed `INNER o OFFSET o OUTER`, shard(...)).")
@@ -73,11 +163,25 @@ void define_layout(py::module_& m) {
       .def_property_readonly("kind", [](const PyLayout& l) { return kind_name(l.ptr->kind()); })
       .def_property_readonly("shape", [](const PyLayout& l) { return from_json(tfspec::to_json(l.ptr->shape())); })
       .def_property_readonly("stride", [](const PyLayout& l) { return from_json(tfspec::to_json(plain(l, "stride").stride())); })
-      .def("size", [](const PyLayout& l) { return op1("size", l); }, "number of domain points (§3)")
-      .def("cosize", [](const PyLayout& l) { return op1("cosize", l); }, "1 + the largest offset (§3)")
+      .def("size", [](const PyLayout& l) -> py::object {
+             if (const Layout* L = concrete_plain(l)) return py::int_(L->size());
+             return op1("size", l);
+           }, "number of domain points (§3)")
+      .def("cosize", [](const PyLayout& l) -> py::object {
+             if (const Layout* L = concrete_plain(l)) return py::int_(L->cosize());
+             return op1("cosize", l);
+           }, "1 + the largest offset (§3)")
+      .def("offsets", [](const PyLayout& l, int64_t start, std::optional<int64_t> stop) { return offsets_of(l, start, stop); },
+           py::arg("start") = 0, py::arg("stop") = py::none(),
+           "L(i) for every index i of [start, stop) (default: the whole domain) as an int64 NumPy array (a buffer object "
+           "where NumPy is absent), computed by the optimized host backend")
       .def("rank", [](const PyLayout& l) { return from_json(call_json("rank", Json{{"t", tfspec::to_json(l.ptr->shape())}})); })
       .def("depth", [](const PyLayout& l) { return from_json(call_json("depth", Json{{"t", tfspec::to_json(l.ptr->shape())}})); })
-      .def("__call__", [](const PyLayout& l, py::args coord) {
+      .def("__call__", [](const PyLayout& l, py::args coord) -> py::object {
+             if (const Layout* L = concrete_plain(l); L && coord.size() == 1) {  // the fast path: L(i), L((i, j))
+               if (auto i = small_int(coord[0])) return py::int_((*L)(*i));
+               if (auto c = int_coord(coord[0])) return py::int_(L->apply(*c));
+             }
              py::object c = coord.size() == 1 ? py::reinterpret_borrow<py::object>(coord[0]) : py::object(coord);
              if (py::isinstance<py::str>(c)) c = from_json(protocol_coord(c.cast<std::string>()));
              return from_json(call_json("eval", Json{{"layout", json_of(l)}, {"coord", to_json(c)}}));
@@ -127,6 +231,11 @@ void define_shard_layout(py::module_& m) {
 }  // namespace
 
 Json protocol_coord(const std::string& text) { return tfspec::to_json(parse_coord(text)); }
+
+const Layout* concrete_plain_arg(py::handle h) {
+  if (!py::isinstance<PyLayout>(h)) return nullptr;
+  return concrete_plain(h.cast<const PyLayout&>());
+}
 
 void register_layouts(py::module_& m) {
   define_layout(m);

@@ -5,10 +5,14 @@
 #include <string>
 
 #include "tfspec/reference/json.hpp"
+#include "tfspec/reference/layout.hpp"
 
 namespace tfspec::python {
 namespace py = pybind11;
 void register_layouts(py::module_& m);
+// The Layout a tfspec.Layout argument holds when it is a plain Layout whose extents and strides
+// are all integers (the fast paths of issue 31), else nullptr. Valid while `h` lives.
+const Layout* concrete_plain_arg(py::handle h);
 // A coordinate in the notation ("(1,_)") as JSON.
 Json protocol_coord(const std::string& text);
 }  // namespace tfspec::python

@@ -6,8 +6,12 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 
 #include "convert.hpp"
+#include "layout.hpp"
+#include "tfspec/reference/algebra.hpp"
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
@@ -57,6 +61,41 @@ Json args_json(const protocol::Op& op, const py::tuple& args, const py::dict& kw
   return out;
 }
 
+// The fast path (issue 31): the algebra's hot ops on concrete plain tfspec.Layout arguments call
+// the reference's C++ functions directly: the functions the registry's ops call for exactly these
+// arguments (protocol/src/ops_layout.cpp: a Layout tiler, the strict domain, no profile), without
+// the protocol's JSON. Anything else (keywords, text, symbolic or composed layouts, by-mode
+// tilers, integers) takes the op. tests/test_module.py compares both paths on random layouts.
+std::optional<py::object> fast_call(std::string name, const py::tuple& args, const py::dict& kwargs) {
+  if (!kwargs.empty() || args.empty()) return std::nullopt;
+  if (name.rfind("layout.", 0) == 0) name = name.substr(7);
+  using Unary = Layout (*)(const Layout&);
+  using Binary = Layout (*)(const Layout&, const Tiler&, DomainPolicy);
+  static const std::map<std::string, Unary> unary = {{"coalesce", coalesce}, {"filter", filter}, {"right_inverse", right_inverse},
+                                                     {"left_inverse", left_inverse}};
+  static const std::map<std::string, Binary> binary = {
+      {"composition", composition},     {"logical_divide", logical_divide},   {"zipped_divide", zipped_divide},
+      {"tiled_divide", tiled_divide},   {"flat_divide", flat_divide},         {"logical_product", logical_product},
+      {"zipped_product", zipped_product}, {"tiled_product", tiled_product}, {"flat_product", flat_product}};
+  const Layout* a = concrete_plain_arg(args[0]);
+  if (!a) return std::nullopt;
+  auto result = [](Layout l) { return wrap(std::make_shared<Layout>(std::move(l))); };
+  if (auto u = unary.find(name); u != unary.end() && args.size() == 1) return result(u->second(*a));
+  if (name == "complement" && args.size() == 1) return result(complement(*a));
+  if (name == "complement" && args.size() == 2 && PyLong_Check(args[1].ptr()) && !PyBool_Check(args[1].ptr())) {
+    int overflow = 0;
+    const long long c = PyLong_AsLongLongAndOverflow(args[1].ptr(), &overflow);
+    if (overflow || (c == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
+    return result(complement(*a, c));
+  }
+  if (auto b = binary.find(name); b != binary.end() && args.size() == 2)
+    if (const Layout* t = concrete_plain_arg(args[1])) return result(b->second(*a, Tiler(*t), DomainPolicy::Strict));
+  return std::nullopt;
+}
+
 }  // namespace
 
 Json call_json(const std::string& name, const Json& args) {
@@ -74,6 +113,7 @@ Json call_json(const std::string& name, const Json& args) {
 }
 
 py::object call(const std::string& name, const py::tuple& args, const py::dict& kwargs) {
+  if (auto fast = fast_call(name, args, kwargs)) return *fast;
   return from_json(call_json(name, args_json(find_op(name), args, kwargs)));
 }
 

@@ -152,3 +152,82 @@ def test_pycute_interop():
     ours = tfspec.composition(A, B)  # pycute layouts are accepted as arguments (duck-typed)
     theirs = cute.composition(A, B)
     assert [ours(i) for i in range(ours.size())] == [theirs(i) for i in range(cute.size(theirs))]
+
+
+# ---- issue 31: the fast paths answer what the protocol path answers ---------------------------
+
+import json
+import random
+
+
+def _random_layout(rng):
+    """A small concrete layout: 1-4 modes, one level of nesting now and then, strides of any sign."""
+    n = rng.randint(1, 4)
+    shape = [rng.randint(1, 6) for _ in range(n)]
+    stride = [rng.choice([0, 1, 2, 3, 5, 8, -1, -4, rng.randint(-40, 40)]) for _ in range(n)]
+    if n >= 2 and rng.random() < 0.3:
+        shape = [tuple(shape[:2])] + shape[2:]
+        stride = [tuple(stride[:2])] + stride[2:]
+    return tfspec.Layout(tuple(shape), tuple(stride))
+
+
+def _by_protocol(op, *layouts, **kw):
+    """The protocol path itself: JSON arguments through the op registry, as `tfspec serve` runs it."""
+    names = {"composition": ("a", "tiler"), "logical_divide": ("a", "tiler"), "zipped_divide": ("a", "tiler"),
+             "logical_product": ("a", "tiler")}.get(op, ("layout",))
+    args = {name: layout.to_json() for name, layout in zip(names, layouts)}
+    args.update(kw)
+    try:
+        return ("ok", json.loads(tfspec._tfspec._call_json(op, json.dumps(args))))
+    except tfspec.SpecError as e:
+        return ("error", e.rule)
+
+
+def _by_module(fn, *args):
+    try:
+        r = fn(*args)
+        return ("ok", r.to_json() if isinstance(r, tfspec.Layout) else r)
+    except tfspec.SpecError as e:
+        return ("error", e.rule)
+
+
+def test_fast_paths_equal_the_protocol_path_on_random_layouts():
+    rng = random.Random(20261202)
+    for _ in range(400):
+        a, b = _random_layout(rng), _random_layout(rng)
+        # L(i), size, cosize against the eval / size / cosize ops
+        n = a.size()
+        assert ("ok", n) == _by_protocol("size", a)
+        assert _by_module(a.cosize) == _by_protocol("cosize", a)
+        for i in {0, n - 1, rng.randrange(n)}:
+            assert ("ok", a(i)) == ("ok", json.loads(tfspec._tfspec._call_json("eval", json.dumps({"layout": a.to_json(), "coord": i}))))
+        for op in ("coalesce", "filter", "right_inverse", "left_inverse", "complement"):
+            assert _by_module(getattr(tfspec, op), a) == _by_protocol(op, a), (op, str(a))
+        for op in ("composition", "logical_divide", "zipped_divide", "logical_product"):
+            assert _by_module(getattr(tfspec, op), a, b) == _by_protocol(op, a, b), (op, str(a), str(b))
+
+
+def test_offsets_in_bulk_equal_the_per_index_loop():
+    rng = random.Random(31)
+    layouts = [_random_layout(rng) for _ in range(100)] + [tfspec.Layout("Sw<3,3,3> o 0 o (8,64):(64,1)"),
+                                                          tfspec.Layout("(4,2):(1,4) o 3 o (2,2):(1,2)")]
+    for layout in layouts:
+        n = layout.size()
+        bulk = list(memoryview(layout.offsets()))
+        assert bulk == [layout(i) for i in range(n)], str(layout)
+        if n > 2:
+            assert list(memoryview(layout.offsets(1, n - 1))) == bulk[1:n - 1]
+    # docs/python.md's example, derived by hand: 4:2 reaches 0, 2, 4, 6; Sw<1,0,1> xors bit 1 into bit 0
+    assert list(memoryview(tfspec.Layout("Sw<1,0,1> o 0 o 4:2").offsets())) == [0, 3, 4, 7]
+    with pytest.raises(tfspec.SpecError) as e:
+        tfspec.Layout("4:1").offsets(2, 9)
+    assert e.value.rule == "coord-in-domain"
+
+
+def test_out_of_domain_and_symbolic_calls_keep_their_answers():
+    with pytest.raises(tfspec.SpecError) as e:
+        tfspec.Layout("4:1")(4)
+    assert e.value.rule == "coord-in-domain"
+    assert tfspec.Layout("(2,3):(1,2)")((1, 2)) == 5
+    assert tfspec.Layout("(M,4):(1,M)").size()["result"] == "4*M"  # symbolic: the op's answer
+    assert tfspec.Layout(((32, 32), (32, 32)), ((1, 1024), (32, 32768)))(1 << 19) == 32768 * 16
