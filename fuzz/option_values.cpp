@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
       std::string v = text;
       if (seconds(v).empty()) {
         const double s = std::strtod(text.c_str(), nullptr);
-        FUZZ_CHECK(std::isfinite(s) && s > 0 && s <= cli::kMaxSeconds, text);
+        FUZZ_CHECK(std::isfinite(s) && s >= cli::kMinSeconds && s <= cli::kMaxSeconds, text);
         // what --deadline and reshard-run --timeout do with it: a steady_clock deadline
         const auto d = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
         FUZZ_CHECK(d.count() > 0, text);

@@ -162,7 +162,7 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   sub->add_option("--impl-stderr", a->stderr_path, "also append the implementation's stderr to this file (its last lines are shown with each errored case)");
   sub->add_flag("--quiet", a->quiet, "print only the per-clause table");
   sub->add_flag("--fuzz", a->fuzz, "generated cases checked against the reference instead of the corpus; the first disagreement is shrunk");
-  sub->add_option("--seconds", a->seconds, "--fuzz: time budget, > 0 (default 10)")->check(positive_seconds());
+  sub->add_option("--seconds", a->seconds, "--fuzz: time budget in seconds, 0.001 to 1e7 (default 10)")->check(positive_seconds());
   sub->add_option("--seed", a->seed, "--fuzz: seed, 0 to 2^64-1 (the run is reproducible by seed)")->check(integer_in(0, ~0ULL, "an integer from 0 to 2^64-1"));
   sub->add_option("--fuzz-op", a->fuzz_ops, "--fuzz: only these ops (default: size cosize eval coalesce filter injective complement composition logical_divide logical_product); repeatable");
   sub->callback([a, &exit_code] { exit_code = reported([&] { return conform(*a); }); });

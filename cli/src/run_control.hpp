@@ -17,20 +17,21 @@
 
 namespace tfspec::cli {
 
-// A budget in seconds: a finite number > 0 (NaN never ends, 0 or less runs nothing) and at most
-// 10^7 s, about 115 days (a deadline of 1e10 s would overflow the clock's nanoseconds and end at once).
-inline constexpr double kMaxSeconds = 1e7;
+// A budget in seconds: a finite number from a millisecond (NaN never ends, 0 or less runs nothing,
+// 1e-10 s is no time on any clock) to 10^7 s, about 115 days (a deadline of 1e10 s would overflow
+// the clock's nanoseconds and end at once).
+inline constexpr double kMinSeconds = 1e-3, kMaxSeconds = 1e7;
 inline CLI::Validator positive_seconds() {
   return CLI::Validator(
       [](std::string& s) -> std::string {
         char* end = nullptr;
         errno = 0;
         const double v = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) || v <= 0 || v > kMaxSeconds)
-          return "must be a finite number of seconds > 0 and at most 1e7 (about 115 days), not '" + s + "'";
+        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) || v < kMinSeconds || v > kMaxSeconds)
+          return "must be a finite number of seconds from 0.001 to 1e7 (about 115 days), not '" + s + "'";
         return "";
       },
-      "SECONDS > 0");
+      "SECONDS");
 }
 
 // A whole number in [lo, hi], read exactly (CLI11's own range check prints its bounds as
