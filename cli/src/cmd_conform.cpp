@@ -71,6 +71,10 @@ int fuzz(const ConformArgs& a) {
   }
   // A run that asked nothing tested nothing: never a pass.
   if (r.cases == 0) fail(rule::kUsage, "no case ran within --seconds " + std::to_string(a.seconds) + ": nothing was tested");
+  // Every case skipped (the implementation answered `skipped`, or the reference could not decide)
+  // compared nothing: never a pass, as a corpus run that answered nothing (issue 30).
+  if (!r.disagreement && r.agreed == 0 && !a.allow_unsupported)
+    fail(rule::kUsage, "all " + std::to_string(r.cases) + " generated cases were skipped: nothing was compared; --allow-unsupported accepts such a run");
   if (!r.disagreement) return kOk;
   std::cout << "DISAGREEMENT after " << r.shrink_steps << " shrink steps: " << r.why << "\n"
             << "  request:   " << protocol::dump_line(r.request) << "\n"

@@ -120,6 +120,10 @@ TEST(Round4Cli, ConformOfAnAdapterThatSkipsEverythingIsAnInputError) {
   EXPECT_TRUE(has(r.out, "answered none of the")) << r.out;
   const auto allowed = run_tfspec("conform --quiet --filter cosize --allow-unsupported --impl " + tfspec::testing::shell_quote(adapter));
   EXPECT_EQ(allowed.rc, 0) << allowed.out;
+  // The same for generated cases: all skipped compares nothing.
+  const auto fuzz = run_tfspec("conform --fuzz --seconds 0.5 --timeout-ms 2000 --impl " + tfspec::testing::shell_quote(adapter));
+  EXPECT_EQ(fuzz.rc, 3) << fuzz.out;
+  EXPECT_TRUE(has(fuzz.out, "generated cases were skipped: nothing was compared")) << fuzz.out;
 }
 
 }  // namespace
