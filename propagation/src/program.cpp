@@ -45,7 +45,7 @@ const Json& member(const Json& obj, const char* key, const std::string& path) {
 
 // Every integer of the program is read here. nlohmann keeps 2^63..2^64-1 as unsigned, and
 // get<int64_t>() would wrap it to a negative number: refused as every reader refuses it (§1,
-// reference/src/json.cpp).
+// reference/src/layout/json.cpp).
 int64_t int_at(const Json& j, const std::string& path) {
   if (!j.is_number_integer()) fail_at(rule::kProgramFormat, path, "expected an integer, got " + j.dump(-1, ' ', false, Json::error_handler_t::replace));
   if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))

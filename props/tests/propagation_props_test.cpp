@@ -16,6 +16,7 @@
 #include "tfspec/propagation/propagation.hpp"
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/rules.hpp"
+#include "release_only.hpp"  // TFSPEC_ASAN
 
 namespace tfspec::propagation {
 namespace {
@@ -342,7 +343,7 @@ TEST(PropagationCompleteness, OnA2x2MeshTheRulesAcceptEveryValidCombination) {
   std::cout << "op | operand combinations | valid (brute force) | accepted without a reshard\n";
   for (const auto& c : completeness_cases()) {
     if (!full && c.shapes.size() > 1) continue;
-#ifdef __SANITIZE_ADDRESS__
+#ifdef TFSPEC_ASAN
     // Under ASan+UBSan (about 10x slower) the memory checks need only a few rows.
     if (!full && c.name != "relu" && c.name != "reduce max" && c.name.rfind("reshape", 0) != 0 && c.name != "slice") continue;
 #endif

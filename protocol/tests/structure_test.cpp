@@ -192,6 +192,53 @@ TEST(Layering, NoIncludeGoesUp) {
   }();
 }
 
+// spec/DESIGN.md "Where the reference's code lives": reference/src is one folder per part of the
+// spec, and the parts depend one way. A public header belongs to the folder of the .cpp of its
+// name (layout.hpp -> layout/layout.cpp); headers without one (error, checked, symbolic, ...)
+// are not placed and not checked. A private header is included from its own folder only, or
+// from anywhere when it sits in common/.
+TEST(Layering, ReferenceFoldersDependOneWay) {
+  const fs::path src = kRoot / "reference/src";
+  const std::map<std::string, std::set<std::string>> allowed = {
+      {"common", {}},
+      {"layout", {"common"}},
+      {"symbolic", {"common", "layout"}},
+      {"smem", {"common", "layout"}},
+      {"shard", {"common", "layout"}},
+      {"dispatch", {"common", "layout", "smem", "shard"}},
+  };
+  std::map<std::string, std::string> folder_of;  // public header stem -> folder
+  std::vector<std::string> bad;
+  for (const auto& e : fs::recursive_directory_iterator(src)) {
+    if (!e.is_regular_file() || !is_source(e.path())) continue;
+    const fs::path rel = e.path().lexically_relative(src);
+    if (rel.has_parent_path() && allowed.count(rel.begin()->string()))
+      folder_of[e.path().stem().string()] = rel.begin()->string();
+    else
+      bad.push_back("reference/src/" + rel.string() + " is not in one of the folders");
+  }
+  std::regex pub("#include \"tfspec/reference/([a-z_]+)\\.hpp\""), priv("#include \"([a-z_]+)/[a-z_]+\\.hpp\"");
+  for (const auto& e : fs::recursive_directory_iterator(src)) {
+    if (!e.is_regular_file() || !is_source(e.path())) continue;
+    const fs::path rel = e.path().lexically_relative(src);
+    const std::string from = rel.begin()->string();
+    if (!allowed.count(from)) continue;
+    const std::string text = read(e.path());
+    for (std::sregex_iterator it(text.begin(), text.end(), pub), end; it != end; ++it) {
+      auto to = folder_of.find((*it)[1]);
+      if (to != folder_of.end() && to->second != from && !allowed.at(from).count(to->second))
+        bad.push_back("reference/src/" + rel.string() + " (" + from + "/) includes " + (*it)[1].str() + ".hpp (" + to->second + "/)");
+    }
+    for (std::sregex_iterator it(text.begin(), text.end(), priv), end; it != end; ++it)
+      if ((*it)[1] != from && (*it)[1] != "common") bad.push_back("reference/src/" + rel.string() + " includes " + (*it)[0].str() + ", private to its folder");
+  }
+  EXPECT_TRUE(bad.empty()) << [&] {
+    std::string s;
+    for (const auto& b : bad) s += "  " + b + "\n";
+    return s;
+  }();
+}
+
 // Issue 7, problem 2: this test binary links the static libraries without whole-archive and
 // registers nothing, yet reads and writes every layout kind.
 TEST(ClosedDispatch, StaticLinkReadsShardJson) {

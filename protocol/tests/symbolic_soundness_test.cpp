@@ -19,11 +19,12 @@
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/assumptions.hpp"
+#include "release_only.hpp"  // TFSPEC_ASAN
 
 namespace tfspec::protocol {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TFSPEC_ASAN)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;

@@ -241,7 +241,9 @@ TEST(SymbolicOps, ProductsAreExactOnABox) {
   const std::vector<std::pair<Op, COp>> ops{{sym_logical_product, logical_product}, {sym_zipped_product, zipped_product},
                                              {sym_tiled_product, tiled_product}, {sym_flat_product, flat_product}};
   for (const Tiler& tiler : {Tiler(b), t})
-    for (const auto& [f, g] : ops) {
+    for (const auto& op : ops) {
+      const Op f = op.first;  // not a structured binding: clang 14 cannot capture one
+      const COp g = op.second;
       const auto s = sym_run<Layout>([&](SymExec& ex) { return f(ex, a, tiler, DomainPolicy::Strict); });
       EXPECT_EQ(violations(s, xs, [&](const Bindings& x) {
                   walk_product(bind(a, x), bind(tiler, x));
@@ -348,7 +350,8 @@ TEST(SymbolicOps, MaxCommonVector) {
   EXPECT_EQ(one(sym_run<ShapeDim>([&](SymExec& ex) { return sym_max_common_vector(ex, a, a); }, 2)), (std::set<std::string>{"M*N"}));
   EXPECT_EQ(one(sym_run<ShapeDim>([&](SymExec& ex) { return sym_max_common_vector(ex, a, b); }, 2)), (std::set<std::string>{"1"}));
   const auto xs = box(range(1, 8), {"M", "N"});
-  for (const auto& [x, y] : std::vector<std::pair<Layout, Layout>>{{a, a}, {a, b}, {b, a}, {parse_layout("(M,4):(4,1)"), parse_layout("(4,M):(1,4)")}}) {
+  for (const auto& xy : std::vector<std::pair<Layout, Layout>>{{a, a}, {a, b}, {b, a}, {parse_layout("(M,4):(4,1)"), parse_layout("(4,M):(1,4)")}}) {
+    const Layout &x = xy.first, &y = xy.second;  // captured below: clang 14 cannot capture a structured binding
     const auto s = sym_run<ShapeDim>([&](SymExec& ex) { return sym_max_common_vector(ex, x, y); });
     // sufficient (S8): where the conditions hold, the reference's answer
     EXPECT_EQ(violations(s, xs, [&](const Bindings& v) { return max_common_vector(bind(x, v), bind(y, v)); }, true), 0);

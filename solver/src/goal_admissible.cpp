@@ -1,5 +1,5 @@
 // §3 admissibility of A ∘ B with symbolic dims. The reference decides a concrete composition by
-// coalescing A and walking each mode of B through A's mixed radix (reference/src/algebra.cpp,
+// coalescing A and walking each mode of B through A's mixed radix (reference/src/layout/algebra.cpp,
 // compose_mode: left divisibility of stride and shape, B's image inside A's domain, no carries
 // between B's modes). Here the same walk runs over Z3 terms: each comparison it branches on
 // forks the path (paths Z3 proves infeasible under the assumptions are pruned), and every path

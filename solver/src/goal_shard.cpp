@@ -2,7 +2,7 @@
 // The rules that do not depend on symbol values are decided by the reference's check on the
 // symbolic object; the value-dependent ones (split-divides, split-extent-canonical,
 // split-stride-nonneg, shard-injective, partial-aliased) are encoded for Z3 and every concrete
-// instance is decided by check_shard_layout (reference/src/shard_rules.cpp).
+// instance is decided by check_shard_layout (reference/src/shard/shard_rules.cpp).
 #include <set>
 
 #include "engine.hpp"

@@ -4,7 +4,7 @@
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/shard_layout.hpp"
-#include "shard_text_util.hpp"
+#include "shard/shard_text_util.hpp"
 
 namespace tfspec {
 

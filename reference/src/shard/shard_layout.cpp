@@ -3,7 +3,7 @@
 
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/notation.hpp"
-#include "shard_text_util.hpp"
+#include "shard/shard_text_util.hpp"
 
 namespace tfspec {
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "tfspec/reference/checked.hpp"
-#include "shard_text_util.hpp"
+#include "shard/shard_text_util.hpp"
 
 namespace tfspec {
 namespace {

@@ -2,7 +2,7 @@
 // JSON codec, text reader and check gate. This file sits above the shard model so that every
 // kind is known here; there is no registration, and a program linked against the static library
 // reads and writes every kind.
-#include "checks.hpp"
+#include "common/checks.hpp"
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/shard_layout.hpp"

@@ -1,5 +1,5 @@
 // Invariants of the pure layouts (§2 common contract, §3, §4), one check per catalogue rule.
-#include "checks.hpp"
+#include "common/checks.hpp"
 #include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
 

@@ -8,9 +8,9 @@
 #include "tfspec/reference/injective.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/rules.hpp"
-#include "checks.hpp"
+#include "common/checks.hpp"
 #include "tfspec/reference/shard_layout.hpp"
-#include "shard_text_util.hpp"
+#include "shard/shard_text_util.hpp"
 
 namespace tfspec {
 namespace {

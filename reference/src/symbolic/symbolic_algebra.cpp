@@ -1,7 +1,7 @@
 // S2-S3 (spec/ALGEBRA.md): the algebra's algorithms over ShapeDims, branch for branch as in
 // algebra.cpp; every branch on a value goes through the SymExec, every refusal is a `require`.
 #include "tfspec/reference/symbolic_algebra.hpp"
-#include "symbolic_preds.hpp"
+#include "symbolic/symbolic_preds.hpp"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 // bounds of eval and slice are their conditions.
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/symbolic_algebra.hpp"
-#include "symbolic_preds.hpp"
+#include "symbolic/symbolic_preds.hpp"
 
 namespace tfspec {
 namespace {

@@ -8,7 +8,7 @@
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
-#include "small_vec.hpp"
+#include "layout/small_vec.hpp"
 
 namespace tfspec {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/symbolic_algebra.hpp"
-#include "symbolic_preds.hpp"
+#include "symbolic/symbolic_preds.hpp"
 
 namespace tfspec {
 namespace {
