@@ -3,19 +3,13 @@
 // Findings: a crash, any exception (serve_line never throws), a reply that is not one line of
 // valid JSON, or a reply without `seq` / `cmd`.
 #include "fuzz_support.hpp"
+#include "reference_registry.hpp"
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/protocol/wire.hpp"
 
 using namespace tfspec;
 
-static const protocol::OpRegistry& registry() {
-  static protocol::OpRegistry* reg = [] {
-    auto* r = new protocol::OpRegistry();
-    protocol::register_reference_ops(*r);
-    return r;
-  }();
-  return *reg;
-}
+static const protocol::OpRegistry& registry() { return fuzz::reference_registry(); }
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   std::string line = fuzz::text_of(data, size);

@@ -5,19 +5,13 @@
 #include <cstring>
 
 #include "fuzz_support.hpp"
+#include "reference_registry.hpp"
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/protocol/wire.hpp"
 
 using namespace tfspec;
 
-static const protocol::OpRegistry& registry() {
-  static protocol::OpRegistry* reg = [] {
-    auto* r = new protocol::OpRegistry();
-    protocol::register_reference_ops(*r);
-    return r;
-  }();
-  return *reg;
-}
+static const protocol::OpRegistry& registry() { return fuzz::reference_registry(); }
 
 namespace {
 struct Bytes {

@@ -25,4 +25,15 @@ inline const protocol::OpRegistry& reference_registry() {
   return reg;
 }
 
+// The SpecError message of `body`, or "" when it throws none.
+template <class F>
+std::string refusal(F&& body) {
+  try {
+    body();
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace tfspec::conformance::testing

@@ -25,15 +25,7 @@ using testing::corpus;
 using protocol::Compare;
 const protocol::OpRegistry& registry() { return testing::reference_registry(); }
 
-template <class F>
-std::string refusal(F&& body) {
-  try {
-    body();
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::refusal;
 
 // A Python adapter: the handshake lists `ops` (a JSON array), each request runs `body` with `req`
 // in scope, which prints the reply (or does not).

@@ -22,16 +22,7 @@ using testing::corpus;
 using testing::kCorpus;
 const protocol::OpRegistry& registry() { return testing::reference_registry(); }
 
-// The SpecError message of `body`, or "" when it throws none.
-template <class F>
-std::string refusal(F&& body) {
-  try {
-    body();
-  } catch (const SpecError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::refusal;
 
 RunOptions filtered(std::vector<std::string> filters) {
   RunOptions o;
