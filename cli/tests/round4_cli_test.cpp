@@ -114,6 +114,7 @@ TEST(Round4Cli, ConformOfAnAdapterThatSkipsEverythingIsAnInputError) {
       "    r = json.loads(l)\n"
       "    if r.get(\"cmd\") == \"start\": print(json.dumps({\"cmd\": \"start\", \"protocol\": 1, \"ops\": [\"cosize\"]}), flush=True)\n"
       "    elif \"op\" in r: print(json.dumps({\"seq\": r[\"seq\"], \"skipped\": {\"reason\": \"no\"}}), flush=True)\n"
+      "    elif r.get(\"cmd\") == \"stop\": print(json.dumps({\"cmd\": \"stop\"}), flush=True); break\n"
       "'";
   const auto r = run_tfspec("conform --quiet --filter cosize --impl " + tfspec::testing::shell_quote(adapter));
   EXPECT_EQ(r.rc, 3) << r.out;

@@ -345,7 +345,7 @@ TEST(PropagationCompleteness, OnA2x2MeshTheRulesAcceptEveryValidCombination) {
     if (!full && c.shapes.size() > 1) continue;
 #ifdef TFSPEC_ASAN
     // Under ASan+UBSan (about 10x slower) the memory checks need only a few rows.
-    if (!full && c.name != "relu" && c.name != "reduce max" && c.name.rfind("reshape", 0) != 0 && c.name != "slice") continue;
+    if (!full && c.name != "relu" && c.name.rfind("reshape", 0) != 0) continue;  // reduce max and slice: the release build
 #endif
     std::vector<std::vector<Sharding>> per_operand;
     for (const auto& s : c.shapes) per_operand.push_back(all_shardings(s, mesh, false));
