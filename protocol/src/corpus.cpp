@@ -167,19 +167,22 @@ std::optional<Flat> flat_layout(const Json& j) {
   return f;
 }
 
-// Coalesced flat modes: the same function written with the fewest modes (size-1 modes dropped,
-// s0:d0 followed by s1:(s0*d0) merged).
-std::vector<std::pair<int64_t, int64_t>> coalesced(const Flat& f) {
+// What coalesce (filter) promises beyond the function: the fewest modes (spec/ALGEBRA.md,
+// "Coalesce and filter are judged by their form"): no size-1 mode (filter: no stride-0 mode
+// either) and no mode s1:d1 after s0:d0 with d1 == s0*d0; a function of size 1 is `1:0`.
+std::vector<std::pair<int64_t, int64_t>> canonical_modes(const std::vector<int64_t>& shape, const std::vector<int64_t>& stride, bool filter) {
   std::vector<std::pair<int64_t, int64_t>> out;
-  for (size_t i = 0; i < f.shape.size(); ++i) {
-    if (f.shape[i] == 1) continue;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1 || (filter && stride[i] == 0)) continue;
     int64_t next = 0;
-    if (!out.empty() && !__builtin_mul_overflow(out.back().first, out.back().second, &next) && next == f.stride[i]) {
-      out.back().first *= f.shape[i];
+    if (!out.empty() && !__builtin_mul_overflow(out.back().first, out.back().second, &next) && next == stride[i] &&
+        !__builtin_mul_overflow(out.back().first, shape[i], &next)) {
+      out.back().first = next;
       continue;
     }
-    out.emplace_back(f.shape[i], f.stride[i]);
+    out.emplace_back(shape[i], stride[i]);
   }
+  if (out.empty()) out.emplace_back(1, 0);
   return out;
 }
 
@@ -200,7 +203,7 @@ bool same_function(const Flat& e, const Flat& a, std::string& why) {
     return false;
   }
   if (n > kMaxPoints) {  // too many points: compare the coalesced modes
-    if (coalesced(e) == coalesced(a)) return true;
+    if (canonical_modes(e.shape, e.stride, false) == canonical_modes(a.shape, a.stride, false)) return true;
     why = "the coalesced modes differ (" + std::to_string(n) + " points, not enumerated)";
     return false;
   }
@@ -276,25 +279,6 @@ bool same_violations(const Json& e, const Json& a, Compare mode, std::string& wh
 }
 
 // ---- coalesce and filter: the canonical form ------------------------------------------------
-
-// What coalesce (filter) promises beyond the function: the fewest modes (spec/ALGEBRA.md,
-// "Coalesce and filter are judged by their form"): no size-1 mode (filter: no stride-0 mode
-// either) and no mode s1:d1 after s0:d0 with d1 == s0*d0; a function of size 1 is `1:0`.
-std::vector<std::pair<int64_t, int64_t>> canonical_modes(const std::vector<int64_t>& shape, const std::vector<int64_t>& stride, bool filter) {
-  std::vector<std::pair<int64_t, int64_t>> out;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 1 || (filter && stride[i] == 0)) continue;
-    int64_t next = 0;
-    if (!out.empty() && !__builtin_mul_overflow(out.back().first, out.back().second, &next) && next == stride[i] &&
-        !__builtin_mul_overflow(out.back().first, shape[i], &next)) {
-      out.back().first = next;
-      continue;
-    }
-    out.emplace_back(shape[i], stride[i]);
-  }
-  if (out.empty()) out.emplace_back(1, 0);
-  return out;
-}
 
 std::string modes_text(const std::vector<std::pair<int64_t, int64_t>>& m) {
   std::string sh, st;
