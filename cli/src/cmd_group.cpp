@@ -29,6 +29,7 @@ struct GroupState {
   int64_t budget = 0, timeout_ms = 0;  // symbolic layouts: work budget (solver queries) and wall-clock last guard; 0: default
   std::string draw;    // layout check / shard check / shard assemble --draw FILE (cmd_draw.cpp)
   std::map<std::string, std::string> named;  // layout banks: --elem-bytes E etc., by parameter name
+  bool inverse = false;  // layout equivalent --inverse (X2)
 };
 
 // Named options fill the op's parameter of that name; "-" marks optional ones left out before it.
@@ -38,7 +39,7 @@ std::vector<std::string> with_named(const Op& op, std::vector<std::string> args,
     while (i < op.params.size() && op.params[i].name != name) ++i;
     std::string flag = "--" + name;
     std::replace(flag.begin(), flag.end(), '_', '-');
-    if (i == op.params.size()) fail(rule::kUsage, "'" + op.name + "' takes no " + flag + " (layout banks and vector_width do)");
+    if (i == op.params.size()) fail(rule::kUsage, "'" + op.name + "' takes no " + flag + " (`tfspec layout --list` shows each op's parameters)");
     if (args.size() <= i) args.resize(i + 1, "-");
     if (args[i] != "-") fail(rule::kUsage, flag + " given twice (positionally and as an option)");
     args[i] = value;
@@ -77,6 +78,10 @@ void add_group_options(CLI::App* sub, const std::string& group, const std::share
     sub->add_option_function<std::string>(flag, [st, name = std::string(name)](const std::string& v) { st->named[name] = v; },
                                           "banks / vector_width: the parameter '" + std::string(name) + "' (spec/SMEM.md)");
   sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked");
+  for (const auto& [flag, name] : {std::pair<const char*, const char*>{"--ins", "ins"}, {"--outs", "outs"}})
+    sub->add_option_function<std::string>(flag, [st, name = std::string(name)](const std::string& v) { st->named[name] = v; },
+                                          "to_linear: the linear layout's " + std::string(name == std::string("ins") ? "in" : "out") + "-dims, \"name=size,...\" (spec/ALGEBRA.md X2)");
+  sub->add_flag("--inverse", st->inverse, "equivalent: compare A with the inverse of B (a Triton shared layout, offset -> coordinates, against a CuTe one)");
 }
 
 // A registry op that is a top-level command of its own (`propagate`: `tfspec propagate FILE`
@@ -142,6 +147,10 @@ int run_op(const Op& op, const std::string& group, const GroupState& st) {
   if (!st.draw.empty())
     if (int rc = draw_first(op, group, st, args); rc != kOk) return rc;  // reported once: the op would fail on the same input
   symbolic_options(op, st, args);
+  if (st.inverse) {
+    if (op.name != "equivalent") fail(rule::kUsage, "--inverse goes with `layout equivalent A B`");
+    args["inverse"] = true;
+  }
   OpResult r = op.run(args);
   return print_result(r, st.json);
 }

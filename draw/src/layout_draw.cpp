@@ -78,6 +78,7 @@ std::string kind_name(const LayoutBase& l) {
     case LayoutKind::Composed: return "composed layout";
     case LayoutKind::Shard: return "shard layout (intra-engine offsets; `tfspec shard draw` shows owners)";
     case LayoutKind::Swizzle: return "swizzle";
+    case LayoutKind::Linear: return "linear layout (X2; the flattened input index and value)";
   }
   return "layout";
 }

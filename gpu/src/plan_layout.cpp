@@ -99,6 +99,8 @@ struct Builder {
         return;
       }
       case LayoutKind::Swizzle: return swizzle(static_cast<const Swizzle&>(l));  // extension X1
+      case LayoutKind::Linear:  // extension X2: the optimized core has no XOR-of-bases stage yet
+        fail(rule::kResourceLimit, "the optimized offset core has no linear-layout stage; the reference evaluates linear layouts (`tfspec layout eval`)");
     }
   }
 };

@@ -45,6 +45,7 @@ bool any_unmaterialized(const LayoutBase& l) {
       return (c.inner() && any_unmaterialized(*c.inner())) || (c.outer() && any_unmaterialized(*c.outer()));
     }
     case LayoutKind::Swizzle: return false;
+    case LayoutKind::Linear: return false;
   }
   return false;
 }

@@ -19,6 +19,7 @@ OpRegistry& OpRegistry::instance() {
 void register_reference_ops(OpRegistry& r) {
   register_layout_ops(r);
   register_smem_ops(r);
+  register_linear_ops(r);
   register_shard_ops(r);
   register_propagate_ops(r);
   register_multigpu_ops(r);

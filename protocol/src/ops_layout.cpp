@@ -7,6 +7,7 @@
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/injective.hpp"
+#include "tfspec/reference/linear.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/rules.hpp"
 #include "tfspec/reference/swizzle.hpp"
@@ -98,6 +99,8 @@ Layout plain_only(const Json& args, const char* name, const std::string& op) {
 // strides; a ComposedLayout (a swizzle: what CUTLASS sizes shared memory by) by enumerating its
 // domain, bounded, since a swizzle can move the largest offset past the outer layout's cosize.
 int64_t any_cosize(const Json& args) {
+  if (const LayoutPtr any = AnyL(args, "layout"); any->kind() == LayoutKind::Linear)  // X2: the span's largest element, exactly
+    return checked_add(static_cast<const LinearLayout&>(*any).max_value(), 1);
   const LayoutArg arg = plain_or_composed(args, "layout");
   if (arg.plain) return arg.plain->cosize();
   const ComposedLayout& c = *arg.composed;

@@ -1,5 +1,6 @@
 // Shared-memory access ops (extension; spec/SMEM.md): `banks` and `vector_width`.
 #include "tfspec/protocol/ops.hpp"
+#include "tfspec/reference/linear.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/smem.hpp"
 
@@ -48,9 +49,22 @@ std::string phase_text(const PhaseCost& p) {
   return s + "\n";
 }
 
+// The shared-memory layout: tile index -> element offset. A linear layout (X2) whose only in-dim
+// is `offset` is Triton's shared layout, offset -> tile coordinates: its inverse is the layout the
+// model reads, and the answer says so.
+LayoutPtr smem_arg(const Json& a, std::string& note) {
+  LayoutPtr smem = any_layout_from_json(require_arg(a, "smem"));
+  if (smem->kind() != LayoutKind::Linear) return smem;
+  const auto& l = static_cast<const LinearLayout&>(*smem);
+  if (l.ins().size() != 1 || l.ins()[0].name != "offset") return smem;
+  note = "smem is Triton's form (in-dim `offset`: offset -> coordinates); read through its inverse, tile index -> offset";
+  return std::make_shared<LinearLayout>(invert(l));
+}
+
 OpResult banks_result(const Json& a) {
   const Layout tv = layout_from_json(require_arg(a, "tv"));
-  const LayoutPtr smem = any_layout_from_json(require_arg(a, "smem"));
+  std::string note;
+  const LayoutPtr smem = smem_arg(a, note);
   SmemAccess acc;
   acc.elem_bytes = require_int(inttuple_from_json(require_arg(a, "elem_bytes")), "elem_bytes");
   acc.vector = int_arg(a, "vector", 1);
@@ -63,6 +77,7 @@ OpResult banks_result(const Json& a) {
          {"conflicting_phases", r.conflicting_phases}, {"wavefronts", r.wavefronts}, {"ideal_wavefronts", r.ideal}, {"degree", r.degree()},
          {"vector_width", vector_json(w)}};
   if (r.worst) j["worst"] = phase_json(*r.worst);
+  if (!note.empty()) j["note"] = note;
   std::string text = std::to_string(r.threads) + " threads x " + std::to_string(r.accesses) + (r.accesses == 1 ? " access" : " accesses") + " of " +
                      std::to_string(r.access_bytes) + " bytes (" + std::to_string(acc.vector) + " x " + std::to_string(acc.elem_bytes) + "), phases of " +
                      std::to_string(r.phase_threads) + " threads\n";
@@ -71,6 +86,7 @@ OpResult banks_result(const Json& a) {
                                                                    std::to_string(r.phases) + " phases conflict)") + "\n";
   if (r.worst && !r.conflict_free()) text += phase_text(*r.worst);
   text += vector_text(w);
+  if (!note.empty()) text = "note: " + note + "\n" + text;
   return {j, text, r.conflict_free() ? 0 : 1};
 }
 
@@ -86,9 +102,12 @@ void register_smem_ops(OpRegistry& r) {
          banks_result});
   r.add({"layout", "vector_width", "§4", "the widest access (<= 16 bytes) in which every thread's values are contiguous and aligned (spec/SMEM.md)", access,
          [](const Json& a) {
-           const VectorWidth w = vector_width(layout_from_json(require_arg(a, "tv")), *any_layout_from_json(require_arg(a, "smem")),
-                                              require_int(inttuple_from_json(require_arg(a, "elem_bytes")), "elem_bytes"));
-           return OpResult{vector_json(w), vector_text(w)};
+           std::string note;
+           const LayoutPtr smem = smem_arg(a, note);
+           const VectorWidth w = vector_width(layout_from_json(require_arg(a, "tv")), *smem, require_int(inttuple_from_json(require_arg(a, "elem_bytes")), "elem_bytes"));
+           Json j = vector_json(w);
+           if (!note.empty()) j["note"] = note;
+           return OpResult{j, (note.empty() ? "" : "note: " + note + "\n") + vector_text(w)};
          }});
 }
 

@@ -32,6 +32,7 @@ const char* kind_name(LayoutKind k) {
     case LayoutKind::Composed: return "composed";
     case LayoutKind::Swizzle: return "swizzle";
     case LayoutKind::Shard: return "shard";
+    case LayoutKind::Linear: return "linear";
   }
   return "?";
 }

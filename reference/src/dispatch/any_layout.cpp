@@ -4,6 +4,7 @@
 // reads and writes every kind.
 #include "common/checks.hpp"
 #include "tfspec/reference/json.hpp"
+#include "tfspec/reference/linear.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/shard_layout.hpp"
 #include "tfspec/reference/swizzle.hpp"
@@ -55,6 +56,7 @@ std::string to_string(const LayoutBase& l) {
     }
     case LayoutKind::Shard: return to_string(static_cast<const ShardLayout&>(l));
     case LayoutKind::Swizzle: return to_string(static_cast<const Swizzle&>(l));
+    case LayoutKind::Linear: return to_string(static_cast<const LinearLayout&>(l));
   }
   fail(rule::kInternal, "unknown layout kind");
 }
@@ -71,12 +73,14 @@ Json to_json(const LayoutBase& l) {
       const auto& w = static_cast<const Swizzle&>(l);
       return Json{{"kind", "swizzle"}, {"bits", w.bits()}, {"base", w.base()}, {"shift", w.shift()}};
     }
+    case LayoutKind::Linear: return linear_to_json(static_cast<const LinearLayout&>(l));
   }
   fail(rule::kInternal, "unknown layout kind");
 }
 
 LayoutPtr parse_any_layout(std::string_view text) {
   if (is_shard_text(text)) return std::make_shared<ShardLayout>(parse_shard_layout(text));
+  if (is_linear_text(text)) return std::make_shared<LinearLayout>(parse_linear_layout(text));
   return parse_pure_layout(text);
 }
 
@@ -88,6 +92,7 @@ LayoutPtr any_layout_from_json(const Json& j) {
   if (kind == "layout") return std::make_shared<Layout>(layout_from_json(j));
   if (kind == "shard") return std::make_shared<ShardLayout>(shard_from_json(j));
   if (kind == "swizzle") return swizzle_from_json(j);
+  if (kind == "linear") return std::make_shared<LinearLayout>(linear_from_json(j));  // X2
   if (kind == "composed") {
     DepthGuard guard;
     auto part = [&](const char* k) -> LayoutPtr { return !j.contains(k) || j[k].is_null() ? nullptr : any_layout_from_json(j[k]); };
@@ -97,7 +102,7 @@ LayoutPtr any_layout_from_json(const Json& j) {
       fail(rule::kSwizzlePosition, "a swizzle maps offsets, so it is the inner part of a composed layout, not the outer");
     return std::make_shared<ComposedLayout>(part("inner"), off, std::move(outer));
   }
-  fail(rule::kUnknownLayoutKind, "unknown layout kind '" + kind + "' (layout, composed, shard or swizzle)");
+  fail(rule::kUnknownLayoutKind, "unknown layout kind '" + kind + "' (layout, composed, shard, swizzle or linear)");
 }
 
 CheckReport check_layout(const LayoutBase& l, const std::string& path) {
@@ -106,6 +111,7 @@ CheckReport check_layout(const LayoutBase& l, const std::string& path) {
     case LayoutKind::Composed: return check_composed_layout(l, path);
     case LayoutKind::Shard: return check_shard_layout(static_cast<const ShardLayout&>(l), {}, path);
     case LayoutKind::Swizzle: return CheckReport{};  // X1: a bijection on offsets; its parameters were checked when it was made
+    case LayoutKind::Linear: return CheckReport{};   // X2: its dims and bases were checked when it was made
   }
   fail(rule::kInternal, "unknown layout kind");
 }
@@ -116,6 +122,7 @@ std::vector<const RuleId*> checked_rules(LayoutKind kind) {
     case LayoutKind::Composed: return composed_layout_checked_rules();
     case LayoutKind::Shard: return shard_checked_rules();
     case LayoutKind::Swizzle: return {};
+    case LayoutKind::Linear: return {};
   }
   return {};
 }

@@ -1,6 +1,7 @@
 // Substituting symbol values (§1), by a closed dispatch over the layout kinds (§2) as in
 // any_layout.cpp: a Layout's shape and stride, both parts of a ComposedLayout (§4), a
 // ShardLayout's layout and its mesh's layout (§5, §7).
+#include "tfspec/reference/linear.hpp"
 #include "tfspec/reference/bind.hpp"
 
 #include "tfspec/reference/composed.hpp"
@@ -41,6 +42,7 @@ void collect_layout(const LayoutBase* l, std::set<std::string>& out) {
       return;
     }
     case LayoutKind::Swizzle: return;  // integers only
+    case LayoutKind::Linear: return;   // X2: integers only
   }
 }
 
@@ -79,6 +81,7 @@ LayoutPtr bind_symbols(const LayoutBase& l, const Bindings& b) {
       return std::make_shared<ShardLayout>(bind_symbols(*s.layout(), b), s.attrs(), Mesh(m.topologies(), bind_symbols(*m.layout(), b), m.names()));
     }
     case LayoutKind::Swizzle: return std::make_shared<Swizzle>(static_cast<const Swizzle&>(l));
+    case LayoutKind::Linear: return std::make_shared<LinearLayout>(static_cast<const LinearLayout&>(l));
   }
   fail(rule::kInternal, "unknown layout kind");
 }

@@ -8,6 +8,7 @@
 //    delta_k |d_k| must be a multiple of |d_k| s_k, so delta_k == 0).
 // Whatever is left is enumerated (bounded by kMaxEnumeration), else the answer is undecided.
 #include "tfspec/reference/injective.hpp"
+#include "tfspec/reference/linear.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -173,6 +174,17 @@ std::optional<InjectivityResult> by_outer(const ComposedLayout& c) {
 
 InjectivityResult is_injective(const LayoutBase& l) {
   if (l.kind() == LayoutKind::Layout) return is_injective(static_cast<const Layout&>(l));
+  if (l.kind() == LayoutKind::Linear) {  // X2: rank of the bases over F2; a kernel element witnesses a collision with 0
+    const auto& x = static_cast<const LinearLayout&>(l);
+    InjectivityResult r;
+    r.method = "f2-rank";
+    r.injective = x.injective();
+    if (auto k = x.kernel_witness()) {
+      r.witness = {idx2crd(0, x.shape()), idx2crd(*k, x.shape())};
+      r.offset = 0;
+    }
+    return r;
+  }
   if (l.kind() == LayoutKind::Composed) {
     try {
       if (auto r = by_outer(static_cast<const ComposedLayout&>(l))) return *r;

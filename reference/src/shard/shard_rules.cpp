@@ -73,6 +73,7 @@ bool any_unmaterialized(const LayoutBase& l) {
     }
     case LayoutKind::Shard: return any_unmaterialized(*static_cast<const ShardLayout&>(l).layout());
     case LayoutKind::Swizzle: return false;
+    case LayoutKind::Linear: return false;
   }
   return false;
 }

@@ -98,6 +98,7 @@ inline constexpr std::array<std::string_view, 4> kShardClauses = {"§5", "§6", 
 // tfspec_protocol_prove library (it needs the solver): protocol/include/tfspec/protocol/prove_ops.hpp.
 void register_layout_ops(OpRegistry& r);
 void register_smem_ops(OpRegistry& r);  // layout banks / vector_width (spec/SMEM.md)
+void register_linear_ops(OpRegistry& r);  // linear layouts and equivalence (spec/ALGEBRA.md X2)
 void register_shard_ops(OpRegistry& r);
 // Shard propagation (spec/PROPAGATION.md): the op `propagate` (links tfspec_propagation).
 void register_propagate_ops(OpRegistry& r);

@@ -8,7 +8,8 @@
 
 namespace tfspec {
 
-enum class LayoutKind { Layout, Composed, Shard, Swizzle };  // Swizzle: extension X1 (swizzle.hpp)
+// Swizzle: extension X1 (swizzle.hpp); Linear: extension X2, Triton's linear layouts (linear.hpp).
+enum class LayoutKind { Layout, Composed, Shard, Swizzle, Linear };
 
 // §2 common contract: a stable domain shape, a coord -> offset mapping, domain_rank.
 class LayoutBase {
