@@ -35,6 +35,14 @@ class Skip(Exception):
     """Answer `skipped` with this reason."""
 
 
+class Refusal(Exception):
+    """This adapter cannot read the argument (its own codec, not Triton): an error with this rule."""
+
+    def __init__(self, rule, message):
+        super().__init__(message)
+        self.rule = rule
+
+
 # ---- the argument codec ------------------------------------------------------------------------
 
 def _vector(text):
@@ -83,7 +91,10 @@ def parse(arg):
     if isinstance(arg, dict):
         if arg.get("kind") != "linear":
             raise Skip("not a linear layout (Triton holds linear layouts only)")
-        return [(b[0], b[1]) for b in arg["bases"]], [(o[0], o[1]) for o in arg["out_dims"]]
+        bases, outs = arg.get("bases"), arg.get("out_dims")
+        if not isinstance(bases, list) or not isinstance(outs, list) or not all(isinstance(b, list) and len(b) == 2 for b in bases + outs):
+            raise Refusal("json-type", "bases and out_dims are arrays of [name, value] pairs")
+        return [(b[0], b[1]) for b in bases], [(o[0], o[1]) for o in outs]
     if isinstance(arg, str):
         return parse_text(arg)
     raise Skip("a layout argument that is neither JSON nor text")
@@ -188,6 +199,8 @@ def answer_in_process(op, args):
         return {"result": OPS[op](args)}
     except Skip as e:
         return {"skipped": {"reason": str(e)}}
+    except Refusal as e:
+        return {"error": {"rule": e.rule, "message": str(e)}}
     except KeyError as e:
         return {"error": {"rule": "protocol-missing-arg", "message": "missing argument " + str(e)}}
     except (ValueError, TypeError, IndexError, RuntimeError) as e:

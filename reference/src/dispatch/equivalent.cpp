@@ -104,8 +104,8 @@ Equivalence equivalent(const LayoutBase& a, const LayoutBase& b, bool inverse) {
   if (inverse && a.kind() == LayoutKind::Linear && b.kind() == LayoutKind::Linear) {
     const auto& lb = static_cast<const LinearLayout&>(b);
     if (!lb.invertible())
-      fail(rule::kEquivalentInverse, "B is not invertible: " + std::to_string(lb.in_bits()) + " input bits, " + std::to_string(lb.out_bits()) +
-                                         " output bits, an image of " + std::to_string(lb.rank()) + " bits");
+      fail(rule::kEquivalentInverse, "B is not invertible: input bits " + std::to_string(lb.in_bits()) + ", output bits " + std::to_string(lb.out_bits()) +
+                                         ", an image of rank " + std::to_string(lb.rank()));
     const LinearLayout inv = invert(lb);
     Equivalence e = equivalent(a, inv, false);
     e.note = r.note;

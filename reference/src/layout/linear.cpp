@@ -247,8 +247,8 @@ LinearLayout compose(const LinearLayout& inner, const LinearLayout& outer) {
 LinearLayout pseudo_invert(const LinearLayout& l) {
   const Echelon e(l.flat_bases());
   if (e.rank() != l.out_bits())
-    fail(rule::kLinearNotSurjective, "pseudo_invert needs a surjective layout: its image has " + std::to_string(e.rank()) + " of " +
-                                         std::to_string(l.out_bits()) + " output bits");
+    fail(rule::kLinearNotSurjective, "pseudo_invert needs a surjective layout: the image has rank " + std::to_string(e.rank()) + ", the output " +
+                                         std::to_string(l.out_bits()) + " bits");
   const std::vector<int64_t> kernel = reduced(e.kernel);
   std::vector<LinearOutDim> outs;  // the inverse's out-dims are l's in-dims
   for (size_t i = 0; i < l.ins().size(); ++i) outs.push_back({l.ins()[i].name, int64_t{1} << l.in_dim_bits(i)});
@@ -273,8 +273,8 @@ LinearLayout pseudo_invert(const LinearLayout& l) {
 
 LinearLayout invert(const LinearLayout& l) {
   if (!l.invertible())
-    fail(rule::kLinearNotInvertible, "invert needs a surjective layout with as many input as output bits: " + std::to_string(l.in_bits()) + " input bits, " +
-                                         std::to_string(l.out_bits()) + " output bits, image of " + std::to_string(l.rank()) + " bits");
+    fail(rule::kLinearNotInvertible, "invert needs a surjective layout with as many input as output bits; this one has input bits " + std::to_string(l.in_bits()) +
+                                         ", output bits " + std::to_string(l.out_bits()) + ", an image of rank " + std::to_string(l.rank()));
   return pseudo_invert(l);
 }
 
