@@ -58,7 +58,7 @@ bool decimal(const std::string& s) {
 bool layout_kind(const Json& j) {
   if (!j.is_object() || !j.contains("kind") || !j["kind"].is_string()) return false;
   const auto& k = j["kind"].get_ref<const std::string&>();
-  return k == "layout" || k == "composed" || k == "shard";
+  return k == "layout" || k == "composed" || k == "shard" || k == "linear" || k == "swizzle";
 }
 
 // The members that belong to the layout object itself (spec/PROTOCOL.md "Encodings").
@@ -66,6 +66,8 @@ bool own_member(const std::string& kind, const std::string& key) {
   if (key == "kind") return true;
   if (kind == "layout") return key == "shape" || key == "stride" || key == "strides";
   if (kind == "composed") return key == "inner" || key == "offset" || key == "outer";
+  if (kind == "linear") return key == "bases" || key == "out_dims";  // X2
+  if (kind == "swizzle") return key == "bits" || key == "base" || key == "shift";
   return key == "layout" || key == "attrs" || key == "mesh";
 }
 
