@@ -323,3 +323,55 @@ TEST(Linear, EquivalenceNamesTheFirstDifferingIndex) {
 
 }  // namespace
 }  // namespace tfspec
+
+namespace tfspec {
+namespace {
+
+// The structural decision (strides with disjoint bits, a swizzle over them) against enumeration:
+// F2-linear exactly when every index's value is the XOR of its bits' values.
+TEST(Linear, StructuralBasesAgreeWithEnumeration) {
+  std::mt19937_64 rng(10);
+  int linear = 0, not_linear = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<IntTuple> shape, stride;
+    const int modes = 1 + static_cast<int>(rng() % 3);
+    for (int m = 0; m < modes; ++m) {
+      shape.emplace_back(int64_t{1} << (rng() % 4));
+      const int64_t pick = static_cast<int64_t>(rng() % 6);
+      stride.emplace_back(pick == 0 ? 0 : pick == 1 ? 3 : int64_t{1} << (rng() % 7));
+    }
+    const auto outer = std::make_shared<Layout>(IntTuple::tuple(shape), IntTuple::tuple(stride));
+    LayoutPtr l = outer;
+    if (rng() % 2) l = std::make_shared<ComposedLayout>(std::make_shared<Swizzle>(2, 1, 3), rng() % 5 == 0 ? 4 : 0, outer);
+    const int64_t n = product_int(l->shape());
+    bool is_linear = l->apply(IntTuple(0)) == 0;
+    for (int64_t i = 1; i < n && is_linear; ++i) {
+      int64_t x = 0;
+      for (int64_t b = 1; b < n; b <<= 1)
+        if (i & b) x ^= l->apply(IntTuple(b));
+      is_linear = l->apply(IntTuple(i)) == x && l->apply(IntTuple(i)) >= 0;
+    }
+    const auto s = structural_bases(*l);
+    ASSERT_TRUE(s) << to_string(*l);
+    ASSERT_EQ(s->linear, is_linear) << to_string(*l);
+    (is_linear ? linear : not_linear)++;
+    if (is_linear) {
+      for (size_t k = 0; k < s->bases.size(); ++k) ASSERT_EQ(s->bases[k], l->apply(IntTuple(int64_t{1} << k))) << to_string(*l);
+    }
+    // and equivalence by bases names the same first index as enumeration against a perturbed copy
+    const Layout other(IntTuple::tuple(shape), IntTuple::tuple(std::vector<IntTuple>(stride.size(), IntTuple(1))));
+    const Equivalence e = equivalent(*l, other);
+    int64_t first = -1;
+    for (int64_t i = 0; i < n && first < 0; ++i)
+      if (l->apply(IntTuple(i)) != other(i)) first = i;
+    ASSERT_EQ(e.equal, first < 0) << to_string(*l);
+    if (first >= 0) {
+      ASSERT_EQ(*e.index, first) << to_string(*l);
+    }
+  }
+  EXPECT_GT(linear, 200);
+  EXPECT_GT(not_linear, 200);
+}
+
+}  // namespace
+}  // namespace tfspec

@@ -13,7 +13,7 @@ by member.
 """
 from collections import namedtuple
 
-from .errors import Refused
+from .errors import Refused, Skipped
 
 Layout = namedtuple("Layout", ["shape", "stride"])
 
@@ -104,7 +104,11 @@ def coord(j):
 
 
 def layout(j):
-    """A layout argument (JSON object or text), checked to be a layout of positive extents."""
+    """A layout argument (JSON object or text), checked to be a layout of positive extents. A
+    linear layout (extension X2, Triton's kind) is skipped: an implementation of the bare spec
+    need not know it."""
+    if (isinstance(j, str) and j.lstrip().startswith("linear")) or (isinstance(j, dict) and j.get("kind") == "linear"):
+        raise Skipped("a linear layout (extension X2): this adapter implements the spec's layouts only")
     if isinstance(j, str):
         lay = parse_layout_text(j)
     elif isinstance(j, dict) and j.get("kind", "layout") == "layout" and "shape" in j:

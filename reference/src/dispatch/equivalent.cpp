@@ -37,6 +37,16 @@ std::function<int64_t(int64_t)> evaluator(const LayoutBase& l) {
       const auto& x = static_cast<const LinearLayout&>(l);
       return [&x](int64_t i) { return x(i); };
     }
+    case LayoutKind::Composed: {  // Sw<B,M,S> o off o Layout (X1), CuTe's swizzled shared-memory layouts
+      const auto& c = static_cast<const ComposedLayout&>(l);
+      if (c.inner() && c.inner()->kind() == LayoutKind::Swizzle && c.outer() && c.outer()->kind() == LayoutKind::Layout) {
+        const auto& sw = static_cast<const Swizzle&>(*c.inner());
+        const auto& outer = static_cast<const Layout&>(*c.outer());
+        const int64_t off = c.offset();
+        return [&sw, &outer, off](int64_t i) { return sw(checked_add(off, outer(i))); };
+      }
+      return [&l](int64_t i) { return l.apply(IntTuple(i)); };
+    }
     default: return [&l](int64_t i) { return l.apply(IntTuple(i)); };
   }
 }
@@ -87,10 +97,14 @@ Equivalence equivalent(const LayoutBase& a, const LayoutBase& b, bool inverse) {
     return r;
   }
   const int64_t n = r.size_a;
-  if (!inverse && a.kind() == LayoutKind::Linear && b.kind() == LayoutKind::Linear) {
-    r.method = "bases";  // two XORs of bases agree everywhere iff they agree on every unit index
-    const auto& fa = static_cast<const LinearLayout&>(a).flat_bases();
-    const auto& fb = static_cast<const LinearLayout&>(b).flat_bases();
+  const std::optional<StructuralBases> sa = inverse ? std::nullopt : structural_bases(a);
+  const std::optional<StructuralBases> sb = inverse ? std::nullopt : structural_bases(b);
+  if (sa && sb && sa->linear && sb->linear) {
+    // Both F2-linear (a linear layout, or a CuTe layout whose structure says so): two XORs of
+    // bases agree everywhere iff they agree on every unit index.
+    r.method = "bases";
+    const auto& fa = sa->bases;
+    const auto& fb = sb->bases;
     for (size_t k = 0; k < fa.size(); ++k)
       if (fa[k] != fb[k]) {  // every index below 2^k is a XOR of equal bases: 2^k is the first difference
         r.index = int64_t{1} << k;

@@ -177,6 +177,51 @@ LinearLayout::LinearLayout(std::vector<LinearInDim> ins, std::vector<LinearOutDi
       flat_.push_back(flatten_vector(v, outs_));
     }
   }
+  for (size_t c = 0; c * 8 < flat_.size(); ++c) {
+    std::array<int64_t, 256>& t = tables_.emplace_back();
+    t[0] = 0;
+    for (size_t b = 1; b < 256; ++b) {
+      const size_t low = static_cast<size_t>(std::countr_zero(b));  // t[b] = t[b without its lowest bit] xor that bit's basis
+      const size_t k = c * 8 + low;
+      t[b] = t[b & (b - 1)] ^ (k < flat_.size() ? flat_[k] : 0);
+    }
+  }
+}
+
+std::optional<StructuralBases> structural_bases(const LayoutBase& l) {
+  switch (l.kind()) {
+    case LayoutKind::Linear: return StructuralBases{true, static_cast<const LinearLayout&>(l).flat_bases()};
+    case LayoutKind::Layout: {
+      const auto& x = static_cast<const Layout&>(l);
+      if (!x.materialized() || !is_concrete(x.shape_ref()) || !is_concrete(x.stride())) return std::nullopt;
+      const IntTuple shape = flatten(x.shape_ref()), stride = flatten(x.stride());
+      StructuralBases r{true, {}};
+      int64_t seen = 0;
+      for (size_t m = 0; m < shape.len(); ++m) {
+        const int64_t e = shape[m].value(), d = stride[m].value();
+        if (!power_of_two(e)) return std::nullopt;  // the size is no power of two: not a linear layout's domain
+        for (int64_t j = 1; j < e; j <<= 1) {
+          int64_t v = 0;
+          if (d < 0 || __builtin_mul_overflow(d, j, &v) || (seen & v) != 0) return StructuralBases{false, {}};
+          seen |= v;
+          r.bases.push_back(v);
+        }
+      }
+      return r;
+    }
+    case LayoutKind::Composed: {
+      const auto& c = static_cast<const ComposedLayout&>(l);
+      if (!c.outer() || c.outer()->kind() != LayoutKind::Layout) return std::nullopt;
+      if (c.inner() && c.inner()->kind() != LayoutKind::Swizzle) return std::nullopt;
+      std::optional<StructuralBases> r = structural_bases(*c.outer());
+      if (!r) return r;
+      if (c.offset() != 0) return StructuralBases{false, {}};  // index 0 maps to Sw(offset) != 0
+      if (c.inner())
+        for (int64_t& v : r->bases) v = static_cast<const Swizzle&>(*c.inner())(v);
+      return r;
+    }
+    default: return std::nullopt;
+  }
 }
 
 IntTuple LinearLayout::shape() const {
@@ -414,6 +459,32 @@ LinearLayout transpose_outs(const LinearLayout& l, const std::vector<std::string
 
 // ---- conversions ----------------------------------------------------------------------------
 
+namespace {
+// The bases L(2^k) of a layout whose structure did not decide it, checked F2-linear at every index
+// (L(i) = L(i - low) xor L(low), low the lowest set bit of i); linear-not-f2 names the first
+// index that breaks it.
+void enumerate_bases(const LayoutBase& l, int64_t n, int bits, std::vector<int64_t>& flat, int64_t& max_value) {
+  if (n > kMaxEnumeration)
+    fail(rule::kResourceLimit, "to_linear checks every one of the layout's " + std::to_string(n) + " points; beyond the bound " + std::to_string(kMaxEnumeration));
+  std::vector<int64_t> value(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    value[static_cast<size_t>(i)] = l.apply(IntTuple(i));
+    if (value[static_cast<size_t>(i)] < 0)
+      fail(rule::kLinearNotF2, "index " + std::to_string(i) + " maps to the negative offset " + std::to_string(value[static_cast<size_t>(i)]) + "; a linear layout's values are >= 0");
+  }
+  for (int k = 0; k < bits; ++k) flat.push_back(value[static_cast<size_t>(int64_t{1} << k)]);
+  if (value[0] != 0) fail(rule::kLinearNotF2, "index 0 maps to " + std::to_string(value[0]) + ", not 0: the layout is affine, not linear (an offset)");
+  for (int64_t i = 1; i < n; ++i) {
+    const int64_t low = i & -i;
+    if (value[static_cast<size_t>(i)] != (value[static_cast<size_t>(i ^ low)] ^ value[static_cast<size_t>(low)]))
+      fail(rule::kLinearNotF2, "the layout is not F2-linear: index " + std::to_string(i) + " maps to " + std::to_string(value[static_cast<size_t>(i)]) +
+                                   ", the XOR of its bits' values is " + std::to_string(value[static_cast<size_t>(i ^ low)] ^ value[static_cast<size_t>(low)]) +
+                                   " (a carry between modes)");
+    max_value = std::max(max_value, value[static_cast<size_t>(i)]);
+  }
+}
+}  // namespace
+
 LinearLayout to_linear(const LayoutBase& l, const std::vector<std::pair<std::string, int64_t>>& ins,
                        const std::vector<std::pair<std::string, int64_t>>& outs) {
   std::vector<int64_t> flat;  // the flat bases: L(2^k)
@@ -430,24 +501,12 @@ LinearLayout to_linear(const LayoutBase& l, const std::vector<std::pair<std::str
     if (!is_concrete(s)) fail(rule::kNeedsConcrete, "to_linear needs concrete extents; got the shape " + to_string(s));
     const int64_t n = product_int(s, "size");
     if (!power_of_two(n)) fail(rule::kLinearNotF2, "the layout has " + std::to_string(n) + " points, not a power of two");
-    if (n > kMaxEnumeration)
-      fail(rule::kResourceLimit, "to_linear checks every one of the layout's " + std::to_string(n) + " points; beyond the bound " + std::to_string(kMaxEnumeration));
     const int bits = log2_of(n);
-    std::vector<int64_t> value(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) {
-      value[static_cast<size_t>(i)] = l.apply(IntTuple(i));
-      if (value[static_cast<size_t>(i)] < 0)
-        fail(rule::kLinearNotF2, "index " + std::to_string(i) + " maps to the negative offset " + std::to_string(value[static_cast<size_t>(i)]) + "; a linear layout's values are >= 0");
-    }
-    for (int k = 0; k < bits; ++k) flat.push_back(value[static_cast<size_t>(int64_t{1} << k)]);
-    if (value[0] != 0) fail(rule::kLinearNotF2, "index 0 maps to " + std::to_string(value[0]) + ", not 0: the layout is affine, not linear (an offset)");
-    for (int64_t i = 1; i < n; ++i) {
-      const int64_t low = i & -i;  // value(i) must be value(i - low) xor value(low)
-      if (value[static_cast<size_t>(i)] != (value[static_cast<size_t>(i ^ low)] ^ value[static_cast<size_t>(low)]))
-        fail(rule::kLinearNotF2, "the layout is not F2-linear: index " + std::to_string(i) + " maps to " + std::to_string(value[static_cast<size_t>(i)]) +
-                                     ", the XOR of its bits' values is " + std::to_string(value[static_cast<size_t>(i ^ low)] ^ value[static_cast<size_t>(low)]) +
-                                     " (a carry between modes)");
-      max_value = std::max(max_value, value[static_cast<size_t>(i)]);
+    if (const auto sb = structural_bases(l); sb && sb->linear) {  // decided from the strides: no enumeration
+      flat = sb->bases;
+      for (int64_t r : reduced(flat)) max_value ^= r;
+    } else {
+      enumerate_bases(l, n, bits, flat, max_value);
     }
     if (s.is_tuple()) {  // one in-dim per top-level mode
       for (size_t m = 0; m < s.len(); ++m) {

@@ -10,6 +10,7 @@
 // flattenings are concatenations of bit fields and XOR commutes with them: a basis flattens to
 // one integer and apply() is the XOR of the flattened bases selected by the index's bits.
 #pragma once
+#include <array>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,9 +47,8 @@ class LinearLayout final : public LayoutBase {
   IntTuple shape() const override;
   int64_t apply(const IntTuple& coord) const override;  // coord-in-domain outside the domain
   int64_t operator()(int64_t index) const {             // index in [0, size()), unchecked
-    int64_t v = 0;
-    for (size_t k = 0; index != 0; ++k, index >>= 1)
-      if (index & 1) v ^= flat_[k];
+    int64_t v = 0;  // one table lookup per byte of the index: the XOR of that byte's bases
+    for (size_t c = 0; index != 0 && c < tables_.size(); ++c, index >>= 8) v ^= tables_[c][static_cast<size_t>(index & 255)];
     return v;
   }
 
@@ -77,8 +77,22 @@ class LinearLayout final : public LayoutBase {
   std::vector<LinearInDim> ins_;
   std::vector<LinearOutDim> outs_;
   std::vector<int64_t> flat_;
+  std::vector<std::array<int64_t, 256>> tables_;  // tables_[c][b]: XOR of the bases of byte c's set bits b
   int out_bits_ = 0;
 };
+
+// The flat bases of a layout of any kind read as an F2-linear map, decided from its structure
+// where that is exact: a linear layout's own; a plain Layout with non-negative strides (every
+// extent of a power-of-two size is a power of two; bit j of mode m contributes stride * 2^j, and
+// a sum of such values is their XOR for every input exactly when they have pairwise disjoint bits);
+// Sw<B,M,S> o 0 o such a Layout (a swizzle is linear and its own inverse). `linear` false: the
+// layout is certainly not F2-linear (a carry, an offset, a negative value); no answer: its
+// structure does not tell (enumerate).
+struct StructuralBases {
+  bool linear = false;
+  std::vector<int64_t> bases;
+};
+std::optional<StructuralBases> structural_bases(const LayoutBase& l);
 
 // Ops with Triton's meaning (refusals with linear-* rules where Triton asserts):
 // outer(inner(x)): inner's out-dims are outer's in-dims (as sets) and each is no larger there.
