@@ -6,6 +6,7 @@
 #include "tfspec/protocol/prove_ops.hpp"
 #include "tfspec/protocol/smt2_dir.hpp"
 #include "tfspec/protocol/symbolic_ops.hpp"
+#include "tfspec/reference/equivalent.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/solver/prove.hpp"
@@ -48,6 +49,29 @@ ShapeDim dim_arg(const Json& a, const char* name) {
 }
 
 OpResult result(const ProveResult& r) { return OpResult{solver::to_json(r), solver::to_text(r), solver::exit_code(r)}; }
+
+// `prove equivalent` where a side is not a plain Layout (a linear layout, X2, or a swizzled one):
+// such layouts are concrete, so the reference's exact equivalence decides, no solver needed; a
+// refutation names the first differing index, evaluated by the reference on both sides.
+ProveResult exact_equivalent(const LayoutBase& x, const LayoutBase& y) {
+  const Equivalence e = equivalent(x, y);
+  ProveResult r;
+  r.goal = "equivalent";
+  r.clause = "§3";
+  r.method = "exact-" + e.method;
+  r.scope = "all values";
+  r.verdict = e.equal ? solver::Verdict::Proved : solver::Verdict::Refuted;
+  if (!e.equal) {
+    if (e.index) {
+      r.counterexample = Json{{"index", *e.index}, {"a", e.value_a}, {"b", e.value_b}};
+      r.counterexample_text = "at index " + std::to_string(*e.index) + ", A gives " + std::to_string(e.value_a) + " and B gives " + std::to_string(e.value_b);
+    } else {
+      r.counterexample = Json{{"reason", e.reason}};
+      r.counterexample_text = e.reason;
+    }
+  }
+  return r;
+}
 
 // Runs a goal; a solver exception (out of resources inside Z3) becomes a SpecError.
 template <class F>
@@ -100,8 +124,13 @@ void register_prove_ops(OpRegistry& r) {
          [](const Json& a) { return guarded([&] { return solver::prove_fits(L(a, "layout"), 32, options(a)); }); }});
   r.add({"prove", "fits-int64", "§3", "offsets and index arithmetic never overflow int64", with_options({{"layout", P::Layout, false, "a layout, e.g. (M,N):(1,M)"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_fits(L(a, "layout"), 64, options(a)); }); }});
-  r.add({"prove", "equivalent", "§3", "the same function on the same domain", with_options({{"a", P::Layout, false, "layout A"}, {"b", P::Layout, false, "layout B"}}),
-         [](const Json& a) { return guarded([&] { return solver::prove_equivalent(L(a, "a"), L(a, "b"), options(a)); }); }});
+  r.add({"prove", "equivalent", "§3", "the same function on the same domain (a linear or swizzled layout: decided exactly, X2)",
+         with_options({{"a", P::AnyLayout, false, "layout A"}, {"b", P::AnyLayout, false, "layout B"}}), [](const Json& a) {
+           const LayoutPtr x = any_layout_from_json(require_arg(a, "a")), y = any_layout_from_json(require_arg(a, "b"));
+           if (x->kind() == LayoutKind::Layout && y->kind() == LayoutKind::Layout)
+             return guarded([&] { return solver::prove_equivalent(L(a, "a"), L(a, "b"), options(a)); });
+           return result(exact_equivalent(*x, *y));
+         }});
   r.add({"prove", "admissible", "§3", "A o B is admissible (left divisibility) for all symbol values",
          with_options({{"a", P::Layout, false, "layout A"}, {"b", P::Layout, false, "layout B"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_admissible(L(a, "a"), L(a, "b"), options(a)); }); }});
