@@ -11,38 +11,39 @@ reply. `--broken` plants one bug (cosize is one short) to show what a departure 
 """
 import os
 import sys
+from typing import Any, Dict, List, Optional
 
 try:
     import tfspec.adapter  # noqa: F401  (installed, or on PYTHONPATH)
 except ImportError:  # run from the repository: the base is in python/
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
-from tfspec.adapter import Refused, flat, op, prefix_product, product, serve
+from tfspec.adapter import Layout, Refused, flat, op, prefix_product, product, serve
 
 BROKEN = "--broken" in sys.argv
 
 
-def idx2crd(i, shape):
+def idx2crd(i: int, shape: Any) -> Any:
     if not isinstance(shape, tuple):
         return i
-    out = []
+    out: List[Any] = []
     for s in shape:
         out.append(idx2crd(i % product(s), s))
         i //= product(s)
     return tuple(out)
 
 
-def crd2idx(coord, shape, stride=None):
+def crd2idx(coord: Any, shape: Any, stride: Optional[Any] = None) -> int:
     stride = prefix_product(shape) if stride is None else stride
     if isinstance(coord, int):
         coord = idx2crd(coord, shape)
     return sum(c * d for c, d in zip(flat(coord), flat(stride)))
 
 
-def depth(t):
+def depth(t: Any) -> int:
     return 1 + max((depth(v) for v in t), default=0) if isinstance(t, tuple) else 0
 
 
-def offsets(layout):
+def offsets(layout: Layout) -> List[int]:
     if product(layout.shape) > 1 << 20:
         raise Refused("injectivity-undecided", "more points than this adapter enumerates")
     return [crd2idx(i, *layout) for i in range(product(layout.shape))]
@@ -59,13 +60,13 @@ op("size")(lambda layout: product(layout.shape))
 
 
 @op("cosize")
-def cosize(layout):
+def cosize(layout: Layout) -> int:
     largest = max(offsets(layout))
     return largest if BROKEN else largest + 1
 
 
 @op("eval")
-def evaluate(layout, coord):
+def evaluate(layout: Layout, coord: Any) -> int:
     shape = layout.shape
     if isinstance(coord, int):
         if not 0 <= coord < product(shape):
@@ -77,7 +78,7 @@ def evaluate(layout, coord):
 
 
 @op("injective")
-def injective(layout):
+def injective(layout: Layout) -> Dict[str, bool]:
     seen = offsets(layout)
     return {"injective": len(set(seen)) == len(seen)}
 

@@ -25,11 +25,11 @@ except ImportError as _missing:  # a source tree without the build: tfspec.adapt
                           % (name, _why))
 else:
     from ._tfspec import Layout, ShardLayout, SpecError, __version__, to_json  # noqa: F401
-    from ._api import CheckResult, LinearLayout, Verdict, Violation, check, prove, _op_functions  # noqa: F401
+    from ._api import CheckResult, LinearLayout, Symbolic, Verdict, Violation, check, prove, _op_functions  # noqa: F401
 
     import builtins as _builtins
 
     globals().update(_op_functions())
     # `from tfspec import *` must not shadow eval, filter, slice: those stay tfspec.eval, ...
-    __all__ = sorted(["Layout", "LinearLayout", "ShardLayout", "SpecError", "CheckResult", "Verdict", "Violation", "check", "prove",
+    __all__ = sorted(["Layout", "LinearLayout", "ShardLayout", "Symbolic", "SpecError", "CheckResult", "Verdict", "Violation", "check", "prove",
                       "to_json"] + [n for n in _op_functions() if not hasattr(_builtins, n)])

@@ -2,7 +2,7 @@
 check(), the verdict and check result objects, pycute interop. Every op runs through the same
 registry as `tfspec serve` and the CLI, so a result here is the CLI's result."""
 import inspect
-from collections import namedtuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _tfspec
 from ._tfspec import Layout, ShardLayout, SpecError, _call
@@ -11,24 +11,76 @@ from ._tfspec import Layout, ShardLayout, SpecError, _call
 _SPECIAL = {"check", "shard.check", "layout.rules", "rules", "shard.rules"}
 
 
-def _make(protocol_name, clause, summary, params):
-    def fn(*args, **kwargs):
-        return _call(protocol_name, *args, **kwargs)
+class Symbolic:
+    """A scalar with symbolic dims (`Layout("(M,N):(1,M)").size()`, spec/ALGEBRA.md S1-S8): str(v)
+    is its expression ("M*N") where one expression is right for every case, else the cases joined
+    with `if`; .cases lists each {"when", "result"}, .conditions the conditions the answer holds
+    under, .validated its replay against the concrete reference. Compares equal to its
+    expression's text and to another Symbolic of the same text."""
+
+    def __init__(self, result: Dict[str, Any]) -> None:
+        self.expression: Optional[str] = result.get("result") if isinstance(result.get("result"), str) else None
+        self.cases: Sequence[Dict[str, Any]] = result.get("cases", ())
+        self.conditions: Sequence[Dict[str, Any]] = result.get("conditions", ())
+        self.validated: Optional[Dict[str, Any]] = result.get("validated")
+
+    def __str__(self) -> str:
+        if self.expression is not None:
+            return self.expression
+        return " ; ".join("%s if %s" % (c.get("result"), " and ".join(c.get("when", ())) or "always") for c in self.cases)
+
+    def __repr__(self) -> str:
+        return "Symbolic(%r)" % str(self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Symbolic):
+            return str(self) == str(other)
+        if isinstance(other, str):
+            return str(self).replace(" ", "") == other.replace(" ", "")
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+def _scalar(result: Any) -> Any:
+    """A symbolic scalar answer (a dict with a text `result` and its `conditions`) as a Symbolic."""
+    if isinstance(result, dict) and "conditions" in result and isinstance(result.get("result", ""), str) and "layout" not in result:
+        return Symbolic(result)
+    return result
+
+
+def _tiler_arg(t: Any) -> Any:
+    """What CuTe DSL and pycute users write for a tiler: a tuple of ints or Layouts is by-mode (A4)."""
+    if isinstance(t, (tuple, list)):
+        return {"tiler": [_tiler_arg(x) if isinstance(x, (tuple, list)) else x for x in t]}
+    return t
+
+
+def _make(protocol_name: str, clause: str, summary: str, params: Sequence[Tuple[str, bool, str]]) -> Callable[..., Any]:
+    tiler_at = [i for i, (n, _, _) in enumerate(params) if n == "tiler"]
+
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        if tiler_at and len(args) > tiler_at[0]:
+            args = args[:tiler_at[0]] + (_tiler_arg(args[tiler_at[0]]),) + args[tiler_at[0] + 1:]
+        if "tiler" in kwargs:
+            kwargs["tiler"] = _tiler_arg(kwargs["tiler"])
+        return _scalar(_call(protocol_name, *args, **kwargs))
 
     fn.__name__ = fn.__qualname__ = protocol_name.split(".")[-1].replace("-", "_")
     fn.__doc__ = "%s (%s): %s\n\nThe protocol op `%s`; arguments: %s. Text arguments are read as the CLI reads " \
                  "them (notation), Layout objects and JSON-like values as given." % (
                      fn.__name__, clause, summary, protocol_name,
                      ", ".join(n + ("?" if opt else "") for n, opt, _ in params) or "none")
-    fn.__signature__ = inspect.Signature([
+    fn.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
         inspect.Parameter(n.replace("-", "_"), inspect.Parameter.POSITIONAL_OR_KEYWORD,
                           default=None if opt else inspect.Parameter.empty) for n, opt, _ in params])
     return fn
 
 
-def _op_functions():
+def _op_functions() -> Dict[str, Callable[..., Any]]:
     """{python name: function} for the layout, shard, propagate and multigpu groups."""
-    out = {}
+    out: Dict[str, Callable[..., Any]] = {}
     for protocol_name, group, name, clause, summary, params in _tfspec._ops():
         if group == "prove" or protocol_name in _SPECIAL:
             continue
@@ -37,29 +89,33 @@ def _op_functions():
     return out
 
 
-Violation = namedtuple("Violation", ["rule", "clause", "message", "path"])
+class Violation(NamedTuple):
+    rule: str
+    clause: str
+    message: str
+    path: str
 
 
 class CheckResult:
     """check(): all violations (the object breaks the rule) and undecided entries (the reference
     could not decide within its limits; never a violation). `ok` means no violation."""
 
-    def __init__(self, result):
-        self.verdict = result.get("verdict", "ok" if result.get("ok") else "violation")
+    def __init__(self, result: Dict[str, Any]) -> None:
+        self.verdict: str = result.get("verdict", "ok" if result.get("ok") else "violation")
         self.ok = bool(result.get("ok"))
         self.violations = [Violation(**{k: v.get(k, "") for k in Violation._fields}) for v in result.get("violations", ())]
         self.undecided = [Violation(**{k: v.get(k, "") for k in Violation._fields}) for v in result.get("undecided", ())]
-        self.layout = result.get("layout")
+        self.layout: Any = result.get("layout")
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return self.ok
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "CheckResult(%s, violations=%s, undecided=%s)" % (self.verdict, [v.rule for v in self.violations],
                                                                  [u.rule for u in self.undecided])
 
 
-def check(layout, **kwargs):
+def check(layout: Any, **kwargs: Any) -> CheckResult:
     """Every rule violation of a layout (§2 TensorType.layout gate) or of a shard layout (§7; the
     keyword arguments stage, storage, shape, mesh go to `shard.check`)."""
     text = layout if isinstance(layout, str) else ""
@@ -71,34 +127,42 @@ class Verdict:
     """prove(): PROVED (under the stated assumptions), REFUTED (with a counterexample the
     reference replayed) or UNKNOWN (with the reason). spec/PROVE.md; `bool(v)` is v.proved."""
 
-    def __init__(self, result):
+    def __init__(self, result: Dict[str, Any]) -> None:
         self.result = result
-        self.goal = result.get("goal")
-        self.clause = result.get("clause")
-        self.verdict = result.get("verdict")
-        self.method = result.get("method")
-        self.scope = result.get("scope")
-        self.counterexample = result.get("counterexample")
-        self.reason = result.get("reason")
-        self.assumptions = result.get("assumptions", ())
-        self.attempts = result.get("attempts", ())
-        self.seconds = result.get("seconds")
+        self.goal: Optional[str] = result.get("goal")
+        self.clause: Optional[str] = result.get("clause")
+        self.verdict: Optional[str] = result.get("verdict")
+        self.method: Optional[str] = result.get("method")
+        self.scope: Optional[str] = result.get("scope")
+        self.counterexample: Any = result.get("counterexample")
+        self.reason: Optional[str] = result.get("reason")
+        self.assumptions: Sequence[str] = result.get("assumptions", ())
+        self.attempts: Sequence[str] = result.get("attempts", ())
+        self.seconds: Optional[float] = result.get("seconds")
 
-    proved = property(lambda self: self.verdict == "PROVED")
-    refuted = property(lambda self: self.verdict == "REFUTED")
-    unknown = property(lambda self: self.verdict == "UNKNOWN")
+    @property
+    def proved(self) -> bool:
+        return self.verdict == "PROVED"
 
-    def __bool__(self):
+    @property
+    def refuted(self) -> bool:
+        return self.verdict == "REFUTED"
+
+    @property
+    def unknown(self) -> bool:
+        return self.verdict == "UNKNOWN"
+
+    def __bool__(self) -> bool:
         return self.proved
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         detail = {"PROVED": "method=%r, scope=%r" % (self.method, self.scope),
                   "REFUTED": "counterexample=%r" % (self.counterexample or {}).get("text"),
-                  "UNKNOWN": "reason=%r" % self.reason}.get(self.verdict, "")
+                  "UNKNOWN": "reason=%r" % self.reason}.get(self.verdict or "", "")
         return "Verdict(%s %s, %s)" % (self.verdict, self.goal, detail)
 
 
-def prove(goal, *objects, assume=None, timeout=None, **kwargs):
+def prove(goal: str, *objects: Any, assume: Any = None, timeout: Optional[float] = None, **kwargs: Any) -> Verdict:
     """prove('injective', '(M,N):(1,M)', assume=['M >= 1'], timeout=2.0) -> Verdict.
 
     goal: injective, in-bounds, fits-int32, fits-int64, equivalent, admissible, divides, shard
@@ -110,19 +174,34 @@ def prove(goal, *objects, assume=None, timeout=None, **kwargs):
     return Verdict(_call("prove." + goal.replace("_", "-"), *objects, **kwargs))
 
 
-def _from_pycute(cls, obj):
+def _from_pycute(cls: Any, obj: Any) -> Any:
     """A Layout from any object with .shape and .stride (pycute's Layout, CuTe DSL-like)."""
     return cls(obj.shape, obj.stride)
 
 
-def _to_pycute(self):
+def _to_pycute(self: Layout) -> Any:
     """This layout as a pycute.Layout (pycute must be importable)."""
-    import pycute
+    import pycute  # type: ignore[import-not-found]
     return pycute.Layout(self.shape, self.stride)
 
 
-Layout.from_pycute = classmethod(_from_pycute)
-Layout.to_pycute = _to_pycute
+_size, _cosize = Layout.size, Layout.cosize
+
+
+def _size_of(self: Layout) -> Any:
+    """Number of domain points: an int, or a Symbolic for symbolic extents."""
+    return _scalar(_size(self))
+
+
+def _cosize_of(self: Layout) -> Any:
+    """1 + the largest offset: an int, or a Symbolic for symbolic extents."""
+    return _scalar(_cosize(self))
+
+
+setattr(Layout, "size", _size_of)
+setattr(Layout, "cosize", _cosize_of)
+setattr(Layout, "from_pycute", classmethod(_from_pycute))
+setattr(Layout, "to_pycute", _to_pycute)
 
 
 class LinearLayout(Layout):
@@ -140,7 +219,7 @@ class LinearLayout(Layout):
     values as Triton's apply does. Every op runs through the protocol registry (`tfspec serve`'s
     answers); refusals raise tfspec.SpecError with .rule and .clause."""
 
-    def __init__(self, bases, out_dims=None):
+    def __init__(self, bases: Any, out_dims: Optional[Sequence[Tuple[str, int]]] = None) -> None:
         if out_dims is not None:
             obj = {"kind": "linear", "bases": [[n, [list(v) for v in vs]] for n, vs in bases],
                    "out_dims": [[n, int(s)] for n, s in out_dims]}
@@ -156,20 +235,20 @@ class LinearLayout(Layout):
             raise TypeError("LinearLayout takes a linear layout; %s is a %s layout (convert it with LinearLayout.from_cute)" % (self, self.kind))
 
     @property
-    def bases(self):
+    def bases(self) -> List[Tuple[str, List[List[int]]]]:
         """[(in-dim name, [basis vector, ...]), ...] as Triton's .bases lists them."""
         return [(n, [list(v) for v in vs]) for n, vs in self.to_json()["bases"]]
 
     @property
-    def out_dims(self):
+    def out_dims(self) -> List[Tuple[str, int]]:
         """[(out-dim name, size), ...] as Triton's .out_dims lists them."""
         return [(n, s) for n, s in self.to_json()["out_dims"]]
 
     @property
-    def in_dims(self):
+    def in_dims(self) -> List[Tuple[str, int]]:
         return [(n, 1 << len(vs)) for n, vs in self.bases]
 
-    def apply(self, **ins):
+    def apply(self, **ins: int) -> Dict[str, int]:
         """Named inputs -> named outputs (a missing in-dim is 0), as Triton's apply."""
         index, shift = 0, 0
         for name, size in self.in_dims:
@@ -180,61 +259,64 @@ class LinearLayout(Layout):
             shift += size.bit_length() - 1
         if ins:
             raise ValueError("no in-dim named %s" % ", ".join(sorted(ins)))
-        flat, out = self(index), {}
+        flat, out = self(index), {}  # type: Tuple[int, Dict[str, int]]
         for name, size in self.out_dims:
             out[name] = flat % size
             flat //= size
         return out
 
-    def compose(self, outer):
+    def compose(self, outer: Any) -> "LinearLayout":
         """outer(self(x)), Triton's self.compose(outer)."""
         return LinearLayout(_call("compose", self, outer))
 
-    def invert(self):
+    def invert(self) -> "LinearLayout":
         return LinearLayout(_call("invert", self))
 
-    def pseudo_invert(self):
+    def pseudo_invert(self) -> "LinearLayout":
         """B with self(B(y)) == y, B(y) the smallest index self maps to y (self surjective)."""
         return LinearLayout(_call("pseudo_invert", self))
 
-    def __mul__(self, outer):
+    def __mul__(self, outer: Any) -> "LinearLayout":
         """Triton's operator*: self's bits least significant on shared dims."""
         return LinearLayout(_call("linear_product", self, outer))
 
-    def reshape_ins(self, dims):
+    def reshape_ins(self, dims: Sequence[Tuple[str, int]]) -> "LinearLayout":
         return LinearLayout(_call("reshape_ins", self, ",".join("%s=%d" % d for d in dims)))
 
-    def reshape_outs(self, dims):
+    def reshape_outs(self, dims: Sequence[Tuple[str, int]]) -> "LinearLayout":
         return LinearLayout(_call("reshape_outs", self, ",".join("%s=%d" % d for d in dims)))
 
-    def transpose_ins(self, order):
+    def transpose_ins(self, order: Sequence[str]) -> "LinearLayout":
         return LinearLayout(_call("transpose_ins", self, ",".join(order)))
 
-    def transpose_outs(self, order):
+    def transpose_outs(self, order: Sequence[str]) -> "LinearLayout":
         return LinearLayout(_call("transpose_outs", self, ",".join(order)))
 
-    def is_injective(self):
+    def is_injective(self) -> bool:
         return bool(_call("injective", self)["injective"])
 
-    def is_surjective(self):
+    def is_surjective(self) -> bool:
         return bool(_call("surjective", self))
 
-    def is_invertible(self):
+    def is_invertible(self) -> bool:
         return bool(_call("invertible", self))
 
-    def equivalent(self, other, inverse=False):
+    def equivalent(self, other: Any, inverse: bool = False) -> Dict[str, Any]:
         """The protocol's `equivalent` result: {"equivalent", "method", "counterexample"?, ...}."""
-        return _call("equivalent", self, other, inverse) if inverse else _call("equivalent", self, other)
+        result: Dict[str, Any] = _call("equivalent", self, other, inverse) if inverse else _call("equivalent", self, other)
+        return result
 
-    def to_cute(self):
+    def to_cute(self) -> Layout:
         """The CuTe layout of the same function (plain, or one swizzle over a plain layout)."""
-        return _call("to_cute", self)
+        layout: Layout = _call("to_cute", self)
+        return layout
 
     @classmethod
-    def from_cute(cls, layout, ins=None, outs=None):
+    def from_cute(cls, layout: Any, ins: Optional[Sequence[Tuple[str, int]]] = None,
+                  outs: Optional[Sequence[Tuple[str, int]]] = None) -> "LinearLayout":
         """A CuTe layout (swizzled too) with power-of-two extents, when it is F2-linear; ins/outs as
         [(name, size), ...] (default: one in-dim per top-level mode, one out-dim `offset`)."""
-        kw = {}
+        kw: Dict[str, str] = {}
         if ins is not None:
             kw["ins"] = ",".join("%s=%d" % d for d in ins)
         if outs is not None:
@@ -242,14 +324,14 @@ class LinearLayout(Layout):
         return cls(_call("to_linear", layout, **kw))
 
     @classmethod
-    def from_triton(cls, obj):
+    def from_triton(cls, obj: Any) -> "LinearLayout":
         """From triton._C.libtriton.linear_layout.LinearLayout (its .bases and .out_dims)."""
         return cls(obj)
 
-    def to_triton(self):
+    def to_triton(self) -> Any:
         """This layout as Triton's LinearLayout (triton must be importable; no GPU needed)."""
-        from triton._C.libtriton import linear_layout
+        from triton._C.libtriton import linear_layout  # type: ignore[import-untyped,import-not-found,unused-ignore]
         return linear_layout.LinearLayout.from_bases(self.bases, [n for n, _ in self.out_dims], [s for _, s in self.out_dims], False)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "LinearLayout('%s')" % self

@@ -27,6 +27,7 @@ import json
 import os
 import sys
 import traceback
+from typing import Any, Callable, Dict, IO, List, Optional, Tuple
 
 from . import forms
 from .errors import Refused, Skipped
@@ -34,13 +35,25 @@ from .forms import Layout, flat, prefix_product, product
 
 __all__ = ["Adapter", "Layout", "Refused", "Skipped", "flat", "op", "prefix_product", "product", "serve"]
 
-_T, _L, _C, _I, _TILER, _RAW = forms.inttuple, forms.layout, forms.coord, forms.inttuple, forms.tiler, (lambda j: j)
+_Form = Callable[[Any], Any]
+
+
+def _raw(j: Any) -> Any:
+    return j
+
+
+_T: _Form = forms.inttuple
+_L: _Form = forms.layout
+_C: _Form = forms.coord
+_I: _Form = forms.inttuple
+_TILER: _Form = forms.tiler
+_RAW: _Form = _raw
 _TILED = (("a", _L, False), ("tiler", _TILER, False), ("domain", _RAW, True))
 _PAIR = (("a", _L, False), ("b", _L, False), ("domain", _RAW, True))
 
 # The layout group's parameters in protocol order (spec/PROTOCOL.md "Layout ops"): name, form,
 # optional. An op's function receives them positionally, so its own parameter names are free.
-PARAMS = {
+PARAMS: Dict[str, Tuple[Tuple[str, _Form, bool], ...]] = {
     **{n: (("t", _T, False),) for n in ("flatten", "rank", "depth", "product", "prefix_product")},
     **{n: (("a", _T, False), ("b", _T, False)) for n in ("shape_div", "congruent", "compatible")},
     "crd2idx": (("coord", _C, False), ("shape", _T, False), ("stride", _T, True)),
@@ -66,7 +79,7 @@ PROTOCOL = 1
 
 
 class _BadArgs(Exception):
-    def __init__(self, rule, message):
+    def __init__(self, rule: str, message: str) -> None:
         super().__init__(message)
         self.rule = rule
 
@@ -74,23 +87,23 @@ class _BadArgs(Exception):
 class Adapter:
     """A set of ops and the loop that serves them; `op` and `serve` below use a default one."""
 
-    def __init__(self, name=None, version="0"):
+    def __init__(self, name: Optional[str] = None, version: str = "0") -> None:
         self.name = name or os.path.basename(sys.argv[0] or "adapter")
         self.version = version
-        self.ops = {}
+        self.ops: Dict[str, Tuple[Callable[..., Any], bool]] = {}
 
-    def op(self, name, raw=False):
+    def op(self, name: str, raw: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Registers the decorated function as the protocol op `name` (raw: JSON arguments by keyword)."""
-        def register(fn):
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             self.ops[name] = (fn, raw or name not in PARAMS)
             return fn
         return register
 
-    def handshake(self):
+    def handshake(self) -> Dict[str, Any]:
         return {"cmd": "start", "protocol": PROTOCOL, "implementation": {"name": self.name, "version": self.version},
                 "ops": sorted(self.ops)}
 
-    def reply(self, req):
+    def reply(self, req: Dict[str, Any]) -> Dict[str, Any]:
         """The reply object to one request object."""
         if "cmd" in req:
             if req["cmd"] == "start":
@@ -117,10 +130,10 @@ class Adapter:
             traceback.print_exc(file=sys.stderr)
             return _error(seq, "internal", "adapter raised %s: %s" % (type(e).__name__, e), "-")
 
-    def _call(self, name, fn, raw, args):
+    def _call(self, name: str, fn: Callable[..., Any], raw: bool, args: Dict[str, Any]) -> Any:
         if raw:
             return fn(**{k.replace("-", "_"): v for k, v in args.items()})
-        values = []
+        values: List[Any] = []
         for pname, form, optional in PARAMS[name]:
             if pname not in args:
                 if optional:
@@ -137,10 +150,11 @@ class Adapter:
             raise Skipped("%s does not take the argument %s" % (fn.__name__, PARAMS[name][takes][0]))
         return fn(*values)
 
-    def serve(self, stdin=None, stdout=None):
+    def serve(self, stdin: Optional[IO[str]] = None, stdout: Optional[IO[str]] = None) -> None:
         """Answers requests line by line until `stop` or the end of input."""
-        stdin, stdout = stdin or sys.stdin, stdout or sys.stdout
-        for line in stdin:
+        inp: IO[str] = stdin or sys.stdin
+        outp: IO[str] = stdout or sys.stdout
+        for line in inp:
             if not line.strip():
                 continue
             try:
@@ -149,13 +163,13 @@ class Adapter:
                 req, out = None, _error(None, "protocol-malformed", "not JSON: %s" % e, "-")
             else:
                 out = self.reply(req) if isinstance(req, dict) else _error(None, "protocol-malformed", "not an object", "-")
-            stdout.write(json.dumps(out) + "\n")
-            stdout.flush()
+            outp.write(json.dumps(out) + "\n")
+            outp.flush()
             if isinstance(req, dict) and req.get("cmd") == "stop":
                 break
 
 
-def _arity(fn, n):
+def _arity(fn: Callable[..., Any], n: int) -> int:
     """How many of n positional values fn takes (an op may leave out optional parameters it never gets)."""
     try:
         params = inspect.signature(fn).parameters.values()
@@ -166,8 +180,8 @@ def _arity(fn, n):
     return min(n, sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)))
 
 
-def _error(seq, rule, message, clause=None):
-    err = {"rule": rule, "message": message}
+def _error(seq: Any, rule: str, message: str, clause: Optional[str] = None) -> Dict[str, Any]:
+    err: Dict[str, Any] = {"rule": rule, "message": message}
     if clause:
         err["clause"] = clause
     return {"seq": seq, "error": err}
@@ -176,12 +190,13 @@ def _error(seq, rule, message, clause=None):
 _default = Adapter()
 
 
-def op(name, raw=False):
+def op(name: str, raw: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """`@op("cosize")`: registers a function with the default adapter."""
     return _default.op(name, raw)
 
 
-def serve(name=None, version=None, stdin=None, stdout=None):
+def serve(name: Optional[str] = None, version: Optional[str] = None, stdin: Optional[IO[str]] = None,
+          stdout: Optional[IO[str]] = None) -> None:
     """Serves the ops registered with `@op` (name and version go into the handshake)."""
     if name:
         _default.name = name

@@ -11,28 +11,31 @@ Out: anything with `.shape` and `.stride` (this Layout, a pycute Layout, ...) be
 tuples and lists become arrays, integers beyond 2^53 decimal strings, dicts are converted member
 by member.
 """
-from collections import namedtuple
+from typing import Any, List, NamedTuple, Tuple
 
 from .errors import Refused, Skipped
 
-Layout = namedtuple("Layout", ["shape", "stride"])
+class Layout(NamedTuple):
+    """A concrete layout: shape and stride, ints and nested tuples."""
+    shape: Any
+    stride: Any
 
 _EXACT = 1 << 53
 
 
-def flat(t):
+def flat(t: Any) -> List[Any]:
     """The leaves of an IntTuple, left to right."""
     return [x for v in t for x in flat(v)] if isinstance(t, (tuple, list)) else [t]
 
 
-def product(t):
+def product(t: Any) -> int:
     n = 1
     for x in flat(t):
         n *= x
     return n
 
 
-def prefix_product(t, init=1):
+def prefix_product(t: Any, init: int = 1) -> Any:
     """Compact colexicographic strides of a shape (§3: an absent stride)."""
     if isinstance(t, (tuple, list)):
         out = []
@@ -45,9 +48,10 @@ def prefix_product(t, init=1):
 
 # ---- text notation (concrete layouts: "(2,(3,4)):(1,(2,6))", or a shape alone) ---------------
 
-def _parse_tuple(s, i):
+def _parse_tuple(s: str, i: int) -> Tuple[Any, int]:
     if i < len(s) and s[i] == "(":
-        items, i = [], i + 1
+        items: List[Any] = []
+        i += 1
         while True:
             v, i = _parse_tuple(s, i)
             items.append(v)
@@ -70,7 +74,7 @@ def _parse_tuple(s, i):
     return int(s[i:j]), j
 
 
-def parse_layout_text(text):
+def parse_layout_text(text: str) -> Layout:
     s = text.replace(" ", "")
     shape, i = _parse_tuple(s, 0)
     if i == len(s):
@@ -85,7 +89,7 @@ def parse_layout_text(text):
 
 # ---- JSON in ----------------------------------------------------------------------------------
 
-def inttuple(j):
+def inttuple(j: Any) -> Any:
     if isinstance(j, list):
         return tuple(inttuple(x) for x in j)
     if isinstance(j, str) and j.lstrip("-").isdigit():
@@ -95,7 +99,7 @@ def inttuple(j):
     return j
 
 
-def coord(j):
+def coord(j: Any) -> Any:
     if j == "_":
         return None
     if isinstance(j, list):
@@ -103,7 +107,7 @@ def coord(j):
     return inttuple(j)
 
 
-def layout(j):
+def layout(j: Any) -> Layout:
     """A layout argument (JSON object or text), checked to be a layout of positive extents. A
     linear layout (extension X2, Triton's kind) is skipped: an implementation of the bare spec
     need not know it."""
@@ -127,7 +131,7 @@ def layout(j):
     return lay
 
 
-def tiler(j):
+def tiler(j: Any) -> Any:
     """A layout, an integer n (= n:1), or {"tiler": [T0, T1, ...]} (by mode: a tuple)."""
     if isinstance(j, dict) and "tiler" in j:
         return tuple(tiler(t) for t in j["tiler"])
@@ -136,13 +140,13 @@ def tiler(j):
     return layout(j)
 
 
-def _structure(t):
+def _structure(t: Any) -> Any:
     return tuple(_structure(v) for v in t) if isinstance(t, (tuple, list)) else None
 
 
 # ---- JSON out ---------------------------------------------------------------------------------
 
-def to_json(v):
+def to_json(v: Any) -> Any:
     if hasattr(v, "shape") and hasattr(v, "stride") and not isinstance(v, dict):
         return {"kind": "layout", "shape": to_json(v.shape), "stride": to_json(v.stride)}
     if isinstance(v, bool) or v is None or isinstance(v, (str, float)):
