@@ -11,18 +11,29 @@ from ._tfspec import Layout, ShardLayout, SpecError, _call
 _SPECIAL = {"check", "shard.check", "layout.rules", "rules", "shard.rules"}
 
 
-class Symbolic:
+class Symbolic(Dict[str, Any]):
     """A scalar with symbolic dims (`Layout("(M,N):(1,M)").size()`, spec/ALGEBRA.md S1-S8): str(v)
     is its expression ("M*N") where one expression is right for every case, else the cases joined
-    with `if`; .cases lists each {"when", "result"}, .conditions the conditions the answer holds
-    under, .validated its replay against the concrete reference. Compares equal to its
-    expression's text and to another Symbolic of the same text."""
+    with `;`. It is the protocol's answer (a dict: "result", "cases", "conditions", "validated"),
+    with .expression, .cases, .conditions and .validated, and compares equal to its expression's
+    text: `Layout("(M,N):(1,M)").size() == "M*N"`."""
 
-    def __init__(self, result: Dict[str, Any]) -> None:
-        self.expression: Optional[str] = result.get("result") if isinstance(result.get("result"), str) else None
-        self.cases: Sequence[Dict[str, Any]] = result.get("cases", ())
-        self.conditions: Sequence[Dict[str, Any]] = result.get("conditions", ())
-        self.validated: Optional[Dict[str, Any]] = result.get("validated")
+    @property
+    def expression(self) -> Optional[str]:
+        r = self.get("result")
+        return r if isinstance(r, str) else None
+
+    @property
+    def cases(self) -> Sequence[Dict[str, Any]]:
+        return tuple(self.get("cases", ()))
+
+    @property
+    def conditions(self) -> Sequence[Dict[str, Any]]:
+        return tuple(self.get("conditions", ()))
+
+    @property
+    def validated(self) -> Optional[Dict[str, Any]]:
+        return self.get("validated")
 
     def __str__(self) -> str:
         if self.expression is not None:
@@ -33,13 +44,14 @@ class Symbolic:
         return "Symbolic(%r)" % str(self)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Symbolic):
-            return str(self) == str(other)
         if isinstance(other, str):
             return str(self).replace(" ", "") == other.replace(" ", "")
-        return NotImplemented
+        return dict.__eq__(self, other)
 
-    def __hash__(self) -> int:
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:  # type: ignore[override]
         return hash(str(self))
 
 
