@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one place tfspec's dependencies are installed (Debian packages only).
+# The one place tfspec's dependencies are installed (Debian packages, and jax from PyPI).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
@@ -14,3 +14,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   pybind11-dev python3-pybind11 python3-dev python3-pytest python3-venv \
   clang libclang-rt-14-dev >/dev/null
 echo "setup: dependencies installed"
+# The JAX differential's peer (issue 33, conformance/results/jax.md): jax's CPU wheels from PyPI
+# into the python3 on PATH (36 s on this machine kind, 2026-12-02). Optional: where pip cannot
+# install it (no PyPI, an externally managed Python) the test prints why and is skipped.
+if python3 -m pip install -q jax >/dev/null 2>&1; then echo "setup: jax installed"; else echo "setup: jax not installed (python_jax_differential will skip)"; fi
