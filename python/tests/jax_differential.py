@@ -8,8 +8,10 @@ divisible), compares what `tfspec shard from-jax` + `tfspec shard owners --json`
 holds with `NamedSharding(mesh, spec).devices_indices_map(shape)` on 8 host CPU devices. Also:
 replicas (a device's index set held by another device too), refusals (an uneven shape is refused
 by tfspec exactly when `jax.device_put` refuses it; an order that is not affine is refused by
-tfspec, checked affine-or-not here independently), and the way back (`tfspec shard to-jax`'s
-sharding `is_equivalent_to` the original).
+tfspec, checked affine-or-not here independently), the way back (`tfspec shard to-jax`'s
+sharding `is_equivalent_to` the original), and a reshard to a second random spec on the same
+mesh: `jax.device_put` against `tfspec shard reshard ... rmem rmem`, every device's local values
+in its buffer's order.
 
 Exit 0: all agree; 1: a disagreement (printed with a reproduction command); 77: jax is not
 installed (skipped, the reason printed).
@@ -165,7 +167,47 @@ def check_case(cli, rng, i):
     back = NamedSharding(Mesh(back_devices, tuple(back_names)), eval(lines[-1], {"P": P}))
     if not back.is_equivalent_to(sharding, len(shape)):
         return "fail", f"to-jax gave {lines[-1]} on {back_ids}, not equivalent to {spec}\n  {repro}"
-    return f"agree-{order}", None
+    return reshard_check(cli, rng, names, ext, arr, sharding, spec, shape, shape_text, layout, repro) or (f"agree-{order}", None)
+
+
+def divisible_spec(rng, names, ext, shape):
+    """A second PartitionSpec for the same shape: each dim's axes multiply to a divisor of it."""
+    free = list(range(len(names)))
+    rng.shuffle(free)
+    entries = []
+    for e in shape:
+        axes, blocks = [], 1
+        for a in list(free):
+            if len(axes) < 2 and e % (blocks * ext[a]) == 0 and rng.random() < 0.5:
+                axes.append(a)
+                blocks *= ext[a]
+                free.remove(a)
+        entries.append(None if not axes else names[axes[0]] if len(axes) == 1 else tuple(names[a] for a in axes))
+    return P(*entries)
+
+
+def reshard_check(cli, rng, names, ext, arr, src, src_spec, shape, shape_text, src_layout, repro):
+    """The reshard differential: jax.device_put from src to dst against `tfspec shard reshard`
+    (rmem to rmem): every device's local values, in the order its buffer holds them, are equal."""
+    dst_spec = divisible_spec(rng, names, ext, shape)
+    devices_arg = ",".join(str(int(d)) for d in arr.ravel())
+    mesh_text = ",".join(f"{n}={e}" for n, e in zip(names, ext))
+    rc, out, err = run(cli, "shard", "from-jax", "--mesh", mesh_text, "--spec", repr(dst_spec), "--shape", shape_text, "--devices", devices_arg)
+    if rc != 0:
+        return "fail", f"from-jax refused the destination {dst_spec}: {err.strip()}\n  {repro}"
+    dst_layout = out.strip().splitlines()[-1]
+    rc, out, err = run(cli, "shard", "reshard", src_layout, dst_layout, shape_text, "rmem", "rmem", "--json")
+    if rc != 0:
+        return "fail", f"reshard {src_spec} -> {dst_spec} refused: {err.strip()}\n  {repro}"
+    ours = {int(k): v for k, v in json.loads(out)["engines"]["buffers"].items()}
+    x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    moved = jax.device_put(jax.device_put(x, src), NamedSharding(src.mesh, dst_spec))
+    theirs = {sh.device.id: np.asarray(sh.data).ravel().tolist() for sh in moved.addressable_shards}
+    if ours != theirs:
+        dev = next(d for d in theirs if ours.get(d) != theirs[d])
+        return "fail", (f"reshard {src_spec} -> {dst_spec}: device {dev} holds {theirs[dev]} in jax, {ours.get(dev)} in tfspec\n"
+                        f"  {repro}\n  tfspec shard reshard {shlex.quote(src_layout)} {shlex.quote(dst_layout)} {shlex.quote(shape_text)} rmem rmem")
+    return None
 
 
 def main():
