@@ -408,6 +408,8 @@ Partial dtensor_partial(const PyVal& call) {
   for (const auto& [k, v] : call.kwargs)
     if (k == "reduce_op") op = v.text;
   if (!call.items.empty()) op = call.items[0].text;
+  op = last_component(op);  // a name such as ReduceOp.SUM reads as its last part, lower case
+  std::transform(op.begin(), op.end(), op.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (const char* known : {"sum", "max", "min"})
     if (op == known) return Partial{op};
   fail(rule::kImportPartialReduction, "Partial('" + op + "') has no spec Partial: the reductions are sum, max and min (§6, D9)");

@@ -96,6 +96,7 @@ TEST(Imports, DTensorPlacements) {
   EXPECT_EQ(dtensor("2,4", "Shard(dim=-1), Partial('max')", {4, 8}), "shard((4,2,4):(4,0,1); S(1),P(\"max\"); device(8)|2,4)");
   EXPECT_EQ(dtensor("2", "Partial()", {2}), "shard((2):(1); P(); device(2)|2)");
   EXPECT_EQ(dtensor("2", "Partial(reduce_op=\"min\")", {2}), "shard((2):(1); P(\"min\"); device(2)|2)");
+  EXPECT_EQ(dtensor("2", "Partial(ReduceOp.MAX)", {2}), "shard((2):(1); P(\"max\"); device(2)|2)");  // torch's enum spelling
 }
 
 // _StridedShard(0, split_factor=2) on 2 ranks over (8,): torch.chunk into 4 pieces of 2, rank i
