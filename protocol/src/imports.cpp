@@ -1,4 +1,4 @@
-// JAX / DTensor shardings as ShardLayouts and back (spec/SHARD.md, "Imports (extension)").
+// JAX / DTensor shardings as ShardLayouts and back (spec/SHARD.md, "Owners and imports (extension)", I2-I6).
 //
 // Each logical dim is a row-major list of factors; a factor is bound to the mesh axis that splits
 // it or free. A library's split cuts the dim's *local* extent (the product of its free factors,

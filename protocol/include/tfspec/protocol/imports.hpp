@@ -1,4 +1,4 @@
-// Imports from, and exports to, the sharding systems people run (spec/SHARD.md, "Imports
+// Imports from, and exports to, the sharding systems people run (spec/SHARD.md, "Owners and imports
 // (extension)"): a JAX NamedSharding (mesh, PartitionSpec) and a PyTorch DTensor (DeviceMesh,
 // placements), written as text so that neither library is needed. Each maps exactly onto a
 // ShardLayout (§5-§7) or is refused with the rule that stops it; nothing is reinterpreted.

@@ -1,6 +1,6 @@
 // Ownership (§6, §7.1.1, §7.2, D2, D3): which logical elements each physical device holds, and
 // how (a Broadcast replica, a Partial contribution). Derived from global_coord (the reference's
-// placement law), not a second model. spec/SHARD.md, "Owners (extension)".
+// placement law), not a second model. spec/SHARD.md I1 ("Owners and imports (extension)").
 #pragma once
 #include <cstdint>
 #include <vector>
