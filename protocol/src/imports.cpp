@@ -440,8 +440,9 @@ ShardLayout import_dtensor(const Mesh& mesh, std::string_view placements, const 
     int64_t d = int_arg(p, 0, "dim", std::nullopt);
     if (d < -rank || d >= rank) fail(rule::kImportDim, kind + "(" + std::to_string(d) + ") on a rank-" + std::to_string(rank) + " tensor");
     if (d < 0) d += rank;
-    const int64_t sf = kind == "Shard" ? 1 : int_arg(p, 1, "split_factor", std::nullopt);
+    int64_t sf = kind == "Shard" ? 1 : int_arg(p, 1, "split_factor", std::nullopt);
     if (sf < 1) fail(rule::kImportText, "_StridedShard's split_factor is >= 1");
+    if (mesh.extent(a) == 1) sf = 1;  // one rank takes every piece, in order: the whole local tensor
     split(dims[d], sf, mesh.extent(a), a, kind + "(" + std::to_string(d) + ") on mesh dim " + std::to_string(a));
   }
   return build(dims, std::move(attrs), mesh);

@@ -111,6 +111,9 @@ TEST(Imports, DTensorStridedShard) {
   EXPECT_EQ(to_string(fsdp), "shard((2,2,2):(0,0,1); S(1),S(0); device(4)|dp=2,tp=2)");
   // devices (dp,tp) = 2*dp + tp: (0,0) block 0, (0,1) block 2, (1,0) block 1, (1,1) block 3.
   EXPECT_EQ(elements(fsdp, {8}), (std::vector<std::vector<int64_t>>{{0, 1}, {4, 5}, {2, 3}, {6, 7}}));
+  // On a mesh dim of extent 1 the one rank takes every piece in order: the whole local tensor,
+  // whatever the split_factor (3 does not divide 8 here). Then Shard(0) over 2: rank j holds 4j..4j+3.
+  EXPECT_EQ(dtensor("1,2", "_StridedShard(0, split_factor=3), Shard(0)", {8}), "shard((1,2,4):(0,0,1); S(0),S(1); device(2)|1,2)");
 }
 
 TEST(Imports, DTensorRefusals) {
