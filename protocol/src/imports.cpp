@@ -242,10 +242,6 @@ int axis_index(const Mesh& mesh, const std::string& name) {
   fail(rule::kMeshAxisUnknown, "the mesh has no axis '" + name + "' (it has " + to_string(mesh) + ")");
 }
 
-}  // namespace
-
-namespace {
-
 // The device order as a mesh layout: devices[c] == offset + sum(c[a] * stride[a]) for every
 // coordinate c, or refused (§5: a mesh layout is a Layout, or a slice None o OFFSET o Layout).
 LayoutPtr affine_order(const std::vector<int64_t>& extents, const std::vector<int64_t>& devices) {
