@@ -23,12 +23,17 @@ namespace tfspec::protocol {
 namespace {
 
 // ---- the Python literals the libraries print: strings, None, ints, names, calls, tuples, lists, sets
+struct PyKwarg;
 struct PyVal {
   enum Kind { Str, NoneV, Int, Name, Call, Tuple, List, Set } kind = NoneV;
   std::string text;  // Str: the value; Name: the dotted name; Call: the callee
   int64_t num = 0;
   std::vector<PyVal> items;  // Tuple / List / Set elements, Call's positional arguments
-  std::vector<std::pair<std::string, PyVal>> kwargs;
+  std::vector<PyKwarg> kwargs;  // Call's keyword arguments (a struct, not a pair: PyVal is incomplete here)
+};
+struct PyKwarg {
+  std::string key;
+  PyVal value;
 };
 PyVal of(PyVal::Kind k) {
   PyVal v;
