@@ -15,6 +15,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   clang libclang-rt-14-dev >/dev/null
 echo "setup: dependencies installed"
 # The JAX differential's peer (issue 33, conformance/results/jax.md): jax's CPU wheels from PyPI
-# into the python3 on PATH (36 s on this machine kind, 2026-12-02). Optional: where pip cannot
-# install it (no PyPI, an externally managed Python) the test prints why and is skipped.
-if python3 -m pip install -q jax >/dev/null 2>&1; then echo "setup: jax installed"; else echo "setup: jax not installed (python_jax_differential will skip)"; fi
+# into the python3 on PATH, pinned to the version the results were measured with (36 s on this
+# machine kind, 2026-12-02). Optional: where pip cannot install it (no PyPI, an externally
+# managed Python) the test prints why and is skipped.
+if python3 -m pip install -q "jax==0.10.2" >/dev/null 2>&1; then echo "setup: jax 0.10.2 installed"; else echo "setup: jax not installed (python_jax_differential will skip)"; fi
