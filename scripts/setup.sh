@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one place tfspec's dependencies are installed (Debian packages only).
+# The one place tfspec's dependencies are installed (Debian packages; mypy and jax from PyPI).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
@@ -18,4 +18,9 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 if python3 -m pip --version >/dev/null 2>&1 && ! python3 -c "import mypy" 2>/dev/null; then
   python3 -m pip install -q --disable-pip-version-check mypy >/dev/null 2>&1 || echo "setup: mypy not installed (python_mypy_strict will be skipped)"
 fi
+# The JAX differential's peer (issue 33, conformance/results/jax.md): jax's CPU wheels from PyPI
+# into the python3 on PATH, pinned to the version the results were measured with (36 s on this
+# machine kind, 2026-12-02). Optional: where pip cannot install it (no PyPI, an externally
+# managed Python) the test prints why and is skipped.
+if python3 -m pip install -q "jax==0.10.2" >/dev/null 2>&1; then echo "setup: jax 0.10.2 installed"; else echo "setup: jax not installed (python_jax_differential will skip)"; fi
 echo "setup: dependencies installed"

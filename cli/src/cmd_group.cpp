@@ -32,6 +32,8 @@ struct GroupState {
   bool inverse = false;  // layout equivalent --inverse (X2)
 };
 
+std::string signature(const Op& op);
+
 // Named options fill the op's parameter of that name; "-" marks optional ones left out before it.
 std::vector<std::string> with_named(const Op& op, std::vector<std::string> args, const std::map<std::string, std::string>& named) {
   for (const auto& [name, value] : named) {
@@ -39,7 +41,7 @@ std::vector<std::string> with_named(const Op& op, std::vector<std::string> args,
     while (i < op.params.size() && op.params[i].name != name) ++i;
     std::string flag = "--" + name;
     std::replace(flag.begin(), flag.end(), '_', '-');
-    if (i == op.params.size()) fail(rule::kUsage, "'" + op.name + "' takes no " + flag + " (`tfspec layout --list` shows each op's parameters)");
+    if (i == op.params.size()) fail(rule::kUsage, "'" + op.name + "' takes no " + flag + " (" + signature(op) + ")");
     if (args.size() <= i) args.resize(i + 1, "-");
     if (args[i] != "-") fail(rule::kUsage, flag + " given twice (positionally and as an option)");
     args[i] = value;
@@ -61,6 +63,10 @@ void add_group_options(CLI::App* sub, const std::string& group, const std::share
   sub->add_option("args", st->args, "arguments in the order of the operation's parameters");
   sub->add_flag("--json", st->json, "print the result as JSON");
   sub->add_flag("--list", st->list, "list the operations of this group");
+  if (group == "shard")  // from-jax / from-dtensor (issue 33): the libraries' arguments by name
+    for (const char* name : {"mesh", "spec", "placements", "shape", "devices"})
+      sub->add_option_function<std::string>(std::string("--") + name, [st, name = std::string(name)](const std::string& v) { st->named[name] = v; },
+                                            "the parameter '" + std::string(name) + "' by name (from-jax, from-dtensor; any op that has it)");
   if (group == "shard")
     sub->add_option("--draw", st->draw,
                     "check: also write an SVG of the owners with elements sharing an (engine, offset) marked; assemble: of the values each "

@@ -21,6 +21,7 @@ void register_reference_ops(OpRegistry& r) {
   register_smem_ops(r);
   register_linear_ops(r);
   register_shard_ops(r);
+  register_shard_import_ops(r);  // owners, from-/to-jax, from-/to-dtensor (issue 33)
   register_propagate_ops(r);
   register_multigpu_ops(r);
 }

@@ -100,6 +100,8 @@ void register_layout_ops(OpRegistry& r);
 void register_smem_ops(OpRegistry& r);  // layout banks / vector_width (spec/SMEM.md)
 void register_linear_ops(OpRegistry& r);  // linear layouts and equivalence (spec/ALGEBRA.md X2)
 void register_shard_ops(OpRegistry& r);
+// shard.owners and the JAX / DTensor imports and exports (ops_shard_imports.cpp, spec/SHARD.md).
+void register_shard_import_ops(OpRegistry& r);
 // Shard propagation (spec/PROPAGATION.md): the op `propagate` (links tfspec_propagation).
 void register_propagate_ops(OpRegistry& r);
 // The multi-GPU reshard plan (spec/MULTIGPU.md): the op `multigpu.reshard-plan` (links tfspec_multigpu).
