@@ -1,0 +1,81 @@
+// Check 2, agreement (spec/KERNEL.md): what the shared-to-register copy really delivers into each
+// register slot, against what the tiled MMA's A/B layout expects there. The delivery follows the
+// hardware: a source access reads `vector` consecutive offsets from the address of its first
+// value (ldmatrix reads 16 contiguous bytes per row address), and the atom's dst layout says
+// which register of which thread each position lands in.
+#include "s2r.hpp"
+#include "tfspec/kernel/check.hpp"
+
+namespace tfspec::kernel {
+namespace {
+
+// Element delivered to every source position: delivered[T * values + x], -1 outside the tile.
+std::vector<int64_t> delivered(const S2rCopy& s, const SmemMap& m) {
+  std::vector<int64_t> out(s.src.size(), -1);
+  for (int64_t t = 0; t < s.threads; ++t)
+    for (int64_t x = 0; x < s.values(); x += s.vector) {
+      const size_t first = static_cast<size_t>(t * s.values() + x);
+      const int64_t base = m.offset[static_cast<size_t>(s.src[first])];
+      for (int64_t j = 0; j < s.vector; ++j) {
+        const int64_t off = base + j;
+        out[first + static_cast<size_t>(j)] = off < m.cosize ? m.element_at[static_cast<size_t>(off)] : -1;
+      }
+    }
+  return out;
+}
+
+Finding agreement_of(const Pipeline& p, const Operand& o) {
+  const std::string subject = std::string(1, o.name) + " s2r";
+  const int64_t rows = o.name == 'A' ? p.bm : p.bn;
+  const Partition expected = mma_partition(p, o.name);
+  const S2rCopy s = derive_s2r(p, o, expected);
+  const std::vector<int64_t> got = delivered(s, smem_map(o, rows, p.bk));
+  int64_t wrong = 0;
+  Finding f{"agreement", subject, Outcome::Ok, nullptr, "", Json::object()};
+  for (int64_t t = 0; t < p.threads; ++t) {
+    const int64_t warp = t / s.atom_threads, td = t % s.atom_threads;
+    for (int64_t v = 0; v < expected.values; ++v) {
+      const int64_t c = v / s.dst_values, vd = v % s.dst_values;
+      const auto [ts, vs] = s.src_of_pos[static_cast<size_t>(s.dst_pos[static_cast<size_t>(td + s.atom_threads * vd)])];
+      const int64_t e = got[static_cast<size_t>((ts + s.atom_threads * warp) * s.values() + c * s.src_values + vs)];
+      if (e == expected.at(t, v)) continue;
+      if (wrong++ > 0) continue;
+      const std::string received = e < 0 ? "no element of the tile" : element_name(o.name, e, rows);
+      f.message = "thread " + std::to_string(t) + " value " + std::to_string(v) + " receives " + received + " but the MMA's " + std::string(1, o.name) +
+                  " layout expects " + element_name(o.name, expected.at(t, v), rows) + " (from source thread " + std::to_string(ts + s.atom_threads * warp) +
+                  " value " + std::to_string(c * s.src_values + vs) + ")";
+      f.detail = {{"thread", t}, {"value", v}, {"expected", Json::array({expected.at(t, v) % rows, expected.at(t, v) / rows})}};
+      f.detail["received"] = e < 0 ? Json(nullptr) : Json::array({e % rows, e / rows});
+    }
+  }
+  if (wrong == 0) {
+    f.message = "every thread's " + std::to_string(expected.values) + " values arrive where the MMA expects them (" + std::to_string(s.chunks) + " " +
+                (o.s2r->name.empty() ? std::string("atom") : o.s2r->name) + " per thread)";
+    return f;
+  }
+  f.outcome = Outcome::Violation;
+  f.rule = &rule::kKernelAgreement;
+  f.message += "; " + std::to_string(wrong) + " of " + std::to_string(p.threads * expected.values) + " slots disagree";
+  f.detail["disagreeing"] = wrong;
+  return f;
+}
+
+}  // namespace
+
+void check_agreement(const Pipeline& p, std::vector<Finding>& out) {
+  for (const Operand* o : {&p.a, &p.b}) {
+    const bool from_smem = !(o->name == 'A' ? p.mma.a : p.mma.b);
+    if (from_smem != !o->s2r)
+      fail(rule::kKernelInput, std::string(1, o->name) + (from_smem ? ".s2r: the MMA reads this operand from shared memory; no s2r copy applies"
+                                                                     : ".s2r: missing (the MMA's operand is in registers)"),
+           std::string(1, o->name) + ".s2r");
+    if (from_smem) {
+      out.push_back({"agreement", std::string(1, o->name) + " mma", Outcome::Ok, nullptr,
+                     "read from shared memory by the MMA itself (no register copy to compare; the descriptor's layout rules are not modelled)", Json::object()});
+      continue;
+    }
+    out.push_back(agreement_of(p, *o));
+  }
+}
+
+}  // namespace tfspec::kernel

@@ -1,0 +1,66 @@
+// make_tiled_copy_A/B (CuTe), written out: the atom's destination layout is the reference, so
+// source position src(ts, vs) is the destination slot dst^-1(src(ts, vs)), and that slot holds the
+// MMA's value of the same thread and chunk; its element is the address the source thread reads.
+#include "s2r.hpp"
+
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/notation.hpp"
+
+namespace tfspec::kernel {
+namespace {
+
+[[noreturn]] void bad(const std::string& path, const std::string& what) { fail(rule::kKernelInput, path + ": " + what, path); }
+
+// (thread, value) -> position for every pair of a (threads, values) layout, checked one-to-one
+// onto [0, threads * values).
+std::vector<int64_t> positions(const Layout& l, const std::string& path) {
+  const int64_t n = l.size();
+  std::vector<int64_t> pos(static_cast<size_t>(n));
+  std::vector<char> seen(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t x = l(i);
+    if (x < 0 || x >= n || seen[static_cast<size_t>(x)]) bad(path, to_string(l) + " is not one-to-one onto the atom's " + std::to_string(n) + " positions");
+    seen[static_cast<size_t>(x)] = 1;
+    pos[static_cast<size_t>(i)] = x;
+  }
+  return pos;
+}
+
+}  // namespace
+
+S2rCopy derive_s2r(const Pipeline& p, const Operand& o, const Partition& expected) {
+  const CopyAtom& atom = *o.s2r;
+  S2rCopy s;
+  s.atom_threads = product_int(atom.src.shape_ref()[0]);
+  s.src_values = product_int(atom.src.shape_ref()[1]);
+  s.dst_values = product_int(atom.dst.shape_ref()[1]);
+  if (product_int(atom.dst.shape_ref()[0]) != s.atom_threads || s.src_values != s.dst_values)
+    bad(atom.path, "src " + to_string(atom.src) + " and dst " + to_string(atom.dst) + " are not over the same threads and element space");
+  const std::vector<int64_t> src_pos = positions(atom.src, atom.path + ".src");
+  s.dst_pos = positions(atom.dst, atom.path + ".dst");
+  s.src_of_pos.resize(src_pos.size());
+  for (int64_t i = 0; i < static_cast<int64_t>(src_pos.size()); ++i)
+    s.src_of_pos[static_cast<size_t>(src_pos[static_cast<size_t>(i)])] = {i % s.atom_threads, i / s.atom_threads};
+  if (atom.bits % o.bits != 0 || s.src_values % (atom.bits / o.bits) != 0)
+    bad(atom.path + ".bits", std::to_string(atom.bits) + " bits per access do not divide a source thread's " + std::to_string(s.src_values) + " values of " + std::to_string(o.bits) + " bits");
+  s.vector = atom.bits / o.bits;
+  if (expected.values % s.dst_values != 0 || p.threads % s.atom_threads != 0)
+    bad(atom.path, "the MMA's " + std::to_string(expected.values) + " values per thread are not a whole number of the atom's " + std::to_string(s.dst_values));
+  s.chunks = expected.values / s.dst_values;
+  s.threads = p.threads;
+  std::vector<std::pair<int64_t, int64_t>> dst_of_pos(s.dst_pos.size());
+  for (int64_t i = 0; i < static_cast<int64_t>(s.dst_pos.size()); ++i)
+    dst_of_pos[static_cast<size_t>(s.dst_pos[static_cast<size_t>(i)])] = {i % s.atom_threads, i / s.atom_threads};
+  s.src.resize(static_cast<size_t>(s.threads * s.values()));
+  for (int64_t t = 0; t < s.threads; ++t) {
+    const int64_t warp = t / s.atom_threads, ts = t % s.atom_threads;
+    for (int64_t c = 0; c < s.chunks; ++c)
+      for (int64_t vs = 0; vs < s.src_values; ++vs) {
+        const auto [td, vd] = dst_of_pos[static_cast<size_t>(src_pos[static_cast<size_t>(ts + s.atom_threads * vs)])];
+        s.src[static_cast<size_t>(t * s.values() + c * s.src_values + vs)] = expected.at(td + s.atom_threads * warp, c * s.dst_values + vd);
+      }
+  }
+  return s;
+}
+
+}  // namespace tfspec::kernel

@@ -1,0 +1,206 @@
+// The committed cases of docs/kernels/ (spec/KERNEL.md), each outcome derived by hand below from
+// the layouts in the file, never read back from the checker. Notation: A's tile element (m, k)
+// is tile index m + BM * k; a K-major stage stores it at offset BK * m + k before the swizzle.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "tfspec/kernel/check.hpp"
+#include "tfspec/kernel/partition.hpp"
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec::kernel {
+namespace {
+
+Json read_case(const std::string& name) {
+  std::ifstream in(std::string(TFSPEC_SOURCE_DIR) + "/docs/kernels/" + name + ".json");
+  std::stringstream s;
+  s << in.rdbuf();
+  return Json::parse(s.str());
+}
+
+KernelReport run(const Json& j) { return check_pipeline(read_pipeline(j)); }
+KernelReport run_case(const std::string& name) { return run(read_case(name)); }
+
+const Finding& finding(const KernelReport& r, const std::string& check, const std::string& subject) {
+  for (const Finding& f : r.findings)
+    if (f.check == check && f.subject == subject) return f;
+  static const Finding none{"(none)", "(none)", Outcome::Skipped, nullptr, "no such finding", Json::object()};
+  ADD_FAILURE() << "no " << check << " finding for " << subject;
+  return none;
+}
+
+std::string rule_of(const Finding& f) { return f.rule ? std::string(f.rule->id) : ""; }
+
+// The passing SM80 configuration. cp.async: thread t writes row t/4, k = 8 (t % 4) .. + 7 of a
+// 32x32 copy tile, repeated 4 times along M: each element once. Banks, g2s: a quarter-warp
+// (8 threads) writes rows 2i, 2i+1, whose 16-byte chunks 4 (m % 2) + c (c = t % 4) are the eight
+// chunks of one 128-byte line, permuted by the xor with m / 2: one wavefront each. ldmatrix x4
+// (derived addresses): source thread 8j + r reads row r + 8 (j % 2), k = 8 (j / 2) .. + 7 of a
+// 16x16 block; a phase is 8 rows at one chunk, swizzled to 8 distinct chunks: conflict-free.
+// C: 2x2 warps, permutation 32x32, atom 16x8: 4 x 8 atoms a thread, 4 values each = 128 values,
+// 128 threads x 128 = 128 x 128 elements. Footprint: 2 x 128 x 32 x 2 B = 16 KiB a stage, 3
+// stages 48 KiB <= 164 KiB.
+TEST(KernelCases, PassingSm80ConfigurationPasses) {
+  const KernelReport r = run_case("sm80_f16_128x128x32");
+  for (const Finding& f : r.findings) EXPECT_EQ(f.outcome, Outcome::Ok) << f.check << " " << f.subject << ": " << f.message;
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(finding(r, "coverage", "C mma").message, "128x128 tile covered exactly once (128 threads x 128 values)");
+  const Finding& banks = finding(r, "banks", "A s2r (read)");
+  // 4 warps x 8 ldmatrix (64 A values / 8) x 4 phases, one wavefront each.
+  EXPECT_EQ(banks.detail["wavefronts"], 128);
+  EXPECT_EQ(banks.detail["ideal"], 128);
+  EXPECT_EQ(finding(r, "footprint", "smem").detail["total_bytes"], 3 * 16384);
+  EXPECT_EQ(finding(r, "bounds", "K % 8 == 0").detail["verdict"], "PROVED");  // from K % 32 == 0
+}
+
+// Unswizzled (128,32):(32,1): an ldmatrix phase reads rows m0..m0+7 at one chunk c, bytes 64 m +
+// 16 c, i.e. chunk 4 (m % 2) + c of a 128-byte line: two chunk positions for eight rows, so the
+// banks of each serve four distinct words (rows 0, 2, 4, 6 -> threads 0, 2, 4, 6): 4-way, in
+// every phase (128 phases, 512 wavefronts, ideal 128). The g2s writes stay conflict-free (rows 2i
+// and 2i+1 fill one line).
+TEST(KernelCases, UnswizzledReportsFourWayConflictsOnTheLdmatrixReads) {
+  const KernelReport r = run_case("sm80_f16_unswizzled");
+  EXPECT_EQ(r.exit_code(), 1);
+  const Finding& a = finding(r, "banks", "A s2r (read)");
+  EXPECT_EQ(a.outcome, Outcome::Violation);
+  EXPECT_EQ(rule_of(a), "kernel-bank-conflict");
+  EXPECT_EQ(a.detail["degree"], 4);
+  EXPECT_EQ(a.detail["wavefronts"], 512);
+  EXPECT_EQ(a.detail["ideal"], 128);
+  EXPECT_EQ(a.detail["worst"]["bank"], 0);
+  EXPECT_EQ(a.detail["worst"]["threads"], Json::array({0, 2, 4, 6}));
+  EXPECT_EQ(finding(r, "banks", "B s2r (read)").detail["degree"], 4);  // B's rows n0..n0+7 alike
+  EXPECT_EQ(finding(r, "banks", "A g2s (write)").outcome, Outcome::Ok);
+  EXPECT_EQ(finding(r, "agreement", "A s2r").outcome, Outcome::Ok);
+}
+
+// Sw<2,3,3> over 128-byte rows ((128,64):(64,1), BK = 64): the xor takes m % 4 into the chunk's
+// low two bits, so the eight rows of an ldmatrix phase land on chunks c ^ (r % 4): four chunk
+// positions, two rows each (rows 0 and 4 -> threads 0 and 4): 2-way. The g2s phase is one row's
+// eight chunks, permuted: conflict-free.
+TEST(KernelCases, Sw233ReportsTwoWayConflicts) {
+  const KernelReport r = run_case("sm80_f16_sw233");
+  EXPECT_EQ(r.exit_code(), 1);
+  const Finding& a = finding(r, "banks", "A s2r (read)");
+  EXPECT_EQ(rule_of(a), "kernel-bank-conflict");
+  EXPECT_EQ(a.detail["degree"], 2);
+  EXPECT_EQ(a.detail["worst"]["threads"], Json::array({0, 4}));
+  EXPECT_EQ(finding(r, "banks", "A g2s (write)").outcome, Outcome::Ok);
+  EXPECT_EQ(finding(r, "coverage", "A g2s").outcome, Outcome::Ok);
+}
+
+// Over 64-byte rows (BK = 32) the same Sw<2,3,3> is conflict-free (CUTLASS's choice there): rows
+// r = 0..7 of a phase sit at chunk (4 (r % 2) + c) ^ (r / 2), eight distinct chunks.
+TEST(KernelCases, Sw233OverSixtyFourByteRowsIsConflictFree) {
+  Json j = read_case("sm80_f16_128x128x32");
+  j["A"]["smem"] = j["B"]["smem"] = "Sw<2,3,3> o 0 o (128,32):(32,1)";
+  const KernelReport r = run(j);
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(finding(r, "banks", "A s2r (read)").outcome, Outcome::Ok);
+}
+
+// TV ((4,(16,2)),8):((256,(1,0)),32) over the 32x32 copy tile: thread t = t0 + 4 (t1 + 16 t2)
+// writes row t1, k = 8 t0 + v; t2 is ignored, so threads t and t + 64 write the same row. Thread
+// order: thread 64 value 0 writes (m=0, k=0), written first by thread 0 value 0. Rows 16..31 of
+// each 32-row repeat are never written: 4 x 16 x 32 = 2048 elements, the first (m=16, k=0).
+TEST(KernelCases, DoubleCoverNamesTheElementAndBothWriters) {
+  const KernelReport r = run_case("sm80_f16_double_cover");
+  EXPECT_EQ(r.exit_code(), 1);
+  const Finding& f = finding(r, "coverage", "A g2s");
+  EXPECT_EQ(rule_of(f), "kernel-coverage");
+  EXPECT_EQ(f.detail["duplicate"]["thread"], 64);
+  EXPECT_EQ(f.detail["duplicate"]["value"], 0);
+  EXPECT_EQ(f.detail["duplicate"]["element"], Json::array({0, 0}));
+  EXPECT_EQ(f.detail["duplicate"]["first_thread"], 0);
+  EXPECT_EQ(f.detail["duplicate"]["first_value"], 0);
+  EXPECT_EQ(f.detail["missing"], 2048);
+  EXPECT_EQ(f.detail["first_missing"], Json::array({16, 0}));
+  EXPECT_EQ(finding(r, "coverage", "B g2s").outcome, Outcome::Ok);
+}
+
+// SM75_U16x8_LDSM_T on the K-major A. Its dst (in elements) ((4,8),(2,4)):((16,1),(8,64)) puts
+// thread t0 + 4 t1's value e + 2 j at position 16 t0 + t1 + 8 e + 64 j. The tiled copy derived
+// from the MMA (make_tiled_copy_A) makes source thread 8j + r address (m = u + 8 (j % 2),
+// k = r + 8 (j / 2)) for u = 0..7: eight values down a column, 32 elements apart, so the width
+// check fails at thread 0 value 1. The hardware reads 8 contiguous offsets from each first
+// address: source thread r (j = 0) reads (m=0, k = r .. r+7). Threads 0..3 receive only the first
+// values (u = 0) and agree; thread 4 (t0 = 0, t1 = 1) value 0 is position 1 = source thread 0
+// value 1, i.e. (m=0, k=1), where the MMA expects (m = t1 = 1, k = 0): the transpose.
+TEST(KernelCases, TransposedLdmatrixDisagreesWithTheMma) {
+  const KernelReport r = run_case("sm80_f16_ldmatrix_trans");
+  EXPECT_EQ(r.exit_code(), 1);
+  const Finding& f = finding(r, "agreement", "A s2r");
+  EXPECT_EQ(rule_of(f), "kernel-agreement");
+  EXPECT_EQ(f.detail["thread"], 4);
+  EXPECT_EQ(f.detail["value"], 0);
+  EXPECT_EQ(f.detail["received"], Json::array({0, 1}));
+  EXPECT_EQ(f.detail["expected"], Json::array({1, 0}));
+  const Finding& w = finding(r, "width", "A s2r (read)");
+  EXPECT_EQ(rule_of(w), "kernel-vector-width");
+  EXPECT_EQ(w.detail["thread"], 0);
+  EXPECT_EQ(w.detail["value"], 1);
+  EXPECT_EQ(finding(r, "agreement", "B s2r").outcome, Outcome::Ok);
+}
+
+// Only M % 64 == 0 is assumed: the unpredicated A and C tiles need M % 128 == 0, which the
+// assumptions do not imply (M = 64 is allowed); the prover refutes it with a replayed
+// counterexample, a multiple of 64 that is not one of 128.
+TEST(KernelCases, MNotAMultipleOfBmNamesTheRequiredCondition) {
+  const KernelReport r = run_case("sm80_f16_m_not_multiple");
+  EXPECT_EQ(r.exit_code(), 1);
+  const Finding& f = finding(r, "bounds", "M % 128 == 0");
+  EXPECT_EQ(rule_of(f), "kernel-bounds");
+  EXPECT_EQ(f.detail["verdict"], "REFUTED");
+  const Json& m = f.detail["counterexample"]["symbols"]["M"];
+  ASSERT_TRUE(m.is_number_integer()) << f.detail.dump();
+  EXPECT_EQ(m.get<int64_t>() % 64, 0);
+  EXPECT_NE(m.get<int64_t>() % 128, 0);
+  EXPECT_EQ(finding(r, "bounds", "N % 128 == 0").outcome, Outcome::Ok);
+}
+
+// SM90: the 128-byte-swizzled K-major atom for 16-bit types, Sw<3,4,3> over bytes = Sw<3,3,3>
+// over 2-byte elements, on (8,64):(64,1), stacked along M: (128,64):(64,1). A g2s phase (8
+// threads) writes one row's eight chunks c, stored at c ^ (m % 8): conflict-free. The wgmma C
+// layout ((4,8,4),(2,2,16)):((128,1,16),(64,8,512)) over 64x128, two atoms along M: 256 threads x
+// 64 values = 128 x 128 once. Footprint 2 x 128 x 64 x 2 B = 32 KiB a stage, 4 stages 128 KiB
+// <= 228 KiB; A and B are read by the MMA from shared memory.
+TEST(KernelCases, Sm90WgmmaChecksCoverageBanksAndFootprint) {
+  const KernelReport r = run_case("sm90_wgmma_128b");
+  EXPECT_EQ(r.exit_code(), 0) << to_text(r);
+  EXPECT_EQ(finding(r, "coverage", "C mma").message, "128x128 tile covered exactly once (256 threads x 64 values)");
+  EXPECT_EQ(finding(r, "banks", "A g2s (write)").outcome, Outcome::Ok);
+  EXPECT_EQ(finding(r, "footprint", "smem").detail["total_bytes"], 4 * 32768);
+  EXPECT_EQ(finding(r, "footprint", "smem").detail["limit_bytes"], 228 * 1024);
+  // Seven stages (224 KiB) fit; eight (256 KiB) do not.
+  Json j = read_case("sm90_wgmma_128b");
+  j["stages"] = 8;
+  const KernelReport big = run(j);
+  EXPECT_EQ(rule_of(finding(big, "footprint", "smem")), "kernel-smem-footprint");
+}
+
+TEST(KernelCases, ThreeStagePipelineIsCheckedUnderASecond) {
+  const auto start = std::chrono::steady_clock::now();
+  const KernelReport r = run_case("sm80_f16_128x128x32");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_LT(s, 1.0);
+}
+
+// Malformed descriptions are input errors naming the JSON path.
+TEST(KernelInput, ErrorsNameTheirPath) {
+  Json j = read_case("sm80_f16_128x128x32");
+  j["A"]["g2s"].erase("atom_bits");
+  try {
+    read_pipeline(j);
+    FAIL() << "accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "kernel-input");
+    EXPECT_EQ(e.diagnostic().path, "A.g2s.atom_bits");
+  }
+}
+
+}  // namespace
+}  // namespace tfspec::kernel
