@@ -29,25 +29,22 @@ Finding agreement_of(const Pipeline& p, const Operand& o) {
   const int64_t rows = o.name == 'A' ? p.bm : p.bn;
   const Partition expected = mma_partition(p, o.name);
   const S2rCopy s = derive_s2r(p, o, expected);
-  const std::vector<int64_t> got = delivered(s, smem_map(o, rows, p.bk));
+  const std::vector<int64_t> got = received(p, o, s, expected);
   int64_t wrong = 0;
   Finding f{"agreement", subject, Outcome::Ok, nullptr, "", Json::object()};
-  for (int64_t t = 0; t < p.threads; ++t) {
-    const int64_t warp = t / s.atom_threads, td = t % s.atom_threads;
+  for (int64_t t = 0; t < p.threads; ++t)
     for (int64_t v = 0; v < expected.values; ++v) {
-      const int64_t c = v / s.dst_values, vd = v % s.dst_values;
+      const int64_t e = got[static_cast<size_t>(t * expected.values + v)];
+      if (e == expected.at(t, v) || wrong++ > 0) continue;
+      const int64_t td = t % s.atom_threads, c = v / s.dst_values, vd = v % s.dst_values;
       const auto [ts, vs] = s.src_of_pos[static_cast<size_t>(s.dst_pos[static_cast<size_t>(td + s.atom_threads * vd)])];
-      const int64_t e = got[static_cast<size_t>((ts + s.atom_threads * warp) * s.values() + c * s.src_values + vs)];
-      if (e == expected.at(t, v)) continue;
-      if (wrong++ > 0) continue;
-      const std::string received = e < 0 ? "no element of the tile" : element_name(o.name, e, rows);
-      f.message = "thread " + std::to_string(t) + " value " + std::to_string(v) + " receives " + received + " but the MMA's " + std::string(1, o.name) +
-                  " layout expects " + element_name(o.name, expected.at(t, v), rows) + " (from source thread " + std::to_string(ts + s.atom_threads * warp) +
-                  " value " + std::to_string(c * s.src_values + vs) + ")";
+      const std::string what = e < 0 ? "no element of the tile" : element_name(o.name, e, rows);
+      f.message = "thread " + std::to_string(t) + " value " + std::to_string(v) + " receives " + what + " but the MMA's " + std::string(1, o.name) +
+                  " layout expects " + element_name(o.name, expected.at(t, v), rows) + " (from source thread " + std::to_string(ts + t - td) + " value " +
+                  std::to_string(c * s.src_values + vs) + ")";
       f.detail = {{"thread", t}, {"value", v}, {"expected", Json::array({expected.at(t, v) % rows, expected.at(t, v) / rows})}};
       f.detail["received"] = e < 0 ? Json(nullptr) : Json::array({e % rows, e / rows});
     }
-  }
   if (wrong == 0) {
     f.message = "every thread's " + std::to_string(expected.values) + " values arrive where the MMA expects them (" + std::to_string(s.chunks) + " " +
                 (o.s2r->name.empty() ? std::string("atom") : o.s2r->name) + " per thread)";
@@ -61,6 +58,20 @@ Finding agreement_of(const Pipeline& p, const Operand& o) {
 }
 
 }  // namespace
+
+std::vector<int64_t> received(const Pipeline& p, const Operand& o, const S2rCopy& s, const Partition& expected) {
+  const std::vector<int64_t> got = delivered(s, smem_map(o, o.name == 'A' ? p.bm : p.bn, p.bk));
+  std::vector<int64_t> out(expected.index.size());
+  for (int64_t t = 0; t < p.threads; ++t) {
+    const int64_t first = t - t % s.atom_threads, td = t % s.atom_threads;  // the warp's first thread
+    for (int64_t v = 0; v < expected.values; ++v) {
+      const int64_t c = v / s.dst_values, vd = v % s.dst_values;
+      const auto [ts, vs] = s.src_of_pos[static_cast<size_t>(s.dst_pos[static_cast<size_t>(td + s.atom_threads * vd)])];
+      out[static_cast<size_t>(t * expected.values + v)] = got[static_cast<size_t>((first + ts) * s.values() + c * s.src_values + vs)];
+    }
+  }
+  return out;
+}
 
 void check_agreement(const Pipeline& p, std::vector<Finding>& out) {
   for (const Operand* o : {&p.a, &p.b}) {

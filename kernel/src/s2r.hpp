@@ -25,4 +25,8 @@ struct S2rCopy {
 // does not divide its values, or its values do not divide the MMA fragment.
 S2rCopy derive_s2r(const Pipeline& p, const Operand& o, const Partition& expected);
 
+// What each register slot really receives (agreement.cpp): received[t * values + v] is the tile
+// element in thread t's MMA value v after the copy, -1 when its offset holds no tile element.
+std::vector<int64_t> received(const Pipeline& p, const Operand& o, const S2rCopy& s, const Partition& expected);
+
 }  // namespace tfspec::kernel

@@ -189,6 +189,31 @@ TEST(KernelCases, ThreeStagePipelineIsCheckedUnderASecond) {
   EXPECT_LT(s, 1.0);
 }
 
+// An M-major A, (M,K):(1,M), under the K-major cp.async copy: each thread's eight values run along
+// k, whose global stride is M, so no 128-bit access is contiguous.
+TEST(KernelCases, CopyAlongAStridedModeIsNotContiguousInGlobalMemory) {
+  Json j = read_case("sm80_f16_128x128x32");
+  j["global"]["A"] = "(M,K):(1,M)";
+  const KernelReport r = run(j);
+  const Finding& f = finding(r, "global", "A g2s (global)");
+  EXPECT_EQ(rule_of(f), "kernel-global-access");
+  EXPECT_EQ(f.detail["mode"], 1);
+  EXPECT_EQ(finding(r, "global", "B g2s (global)").outcome, Outcome::Ok);
+}
+
+// Assumptions no instance satisfies but no strategy can show so (spec/PROVE.md's example:
+// M*X - N*Y == 1 with M and N even): every symbolic condition is proved only vacuously, which
+// the prover reports as UNKNOWN, so the bounds are undecided (exit 2), never ok or violated.
+TEST(KernelCases, ConditionsOverUnsatisfiableAssumptionsAreUndecided) {
+  Json j = read_case("sm80_f16_128x128x32");
+  j["assume"] = Json::array({"M*X - N*Y == 1", "M == 2*P", "N == 2*Q"});
+  const KernelReport r = run(j);
+  const Finding& f = finding(r, "bounds", "M % 128 == 0");
+  EXPECT_EQ(f.outcome, Outcome::Undecided) << f.message;
+  EXPECT_EQ(rule_of(f), "kernel-bounds-undecided");
+  EXPECT_EQ(r.exit_code(), 2);
+}
+
 // Malformed descriptions are input errors naming the JSON path.
 TEST(KernelInput, ErrorsNameTheirPath) {
   Json j = read_case("sm80_f16_128x128x32");
