@@ -13,6 +13,17 @@ namespace {
 
 std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
+// A misspelt optional field would be dropped silently: every object lists the fields it knows.
+void only_known(const Json& j, const std::string& path, std::initializer_list<const char*> keys) {
+  if (!j.is_object()) bad(path.empty() ? "(top)" : path, "expected an object");
+  for (const auto& [key, value] : j.items()) {
+    bool ok = false;
+    std::string known;
+    for (const char* k : keys) ok = ok || key == k, known += std::string(known.empty() ? "" : ", ") + k;
+    if (!ok) bad(join(path, key), "unknown field (known here: " + known + ")");
+  }
+}
+
 const Json& field(const Json& j, const std::string& key, const std::string& path) {
   if (!j.is_object()) bad(path.empty() ? "(top)" : path, "expected an object");
   auto it = j.find(key);
@@ -77,6 +88,7 @@ TiledCopy copy_from_thread_value(const Layout& thr, const Layout& val, const std
 }
 
 TiledCopy read_copy(const Json& j, const std::string& path, int64_t elem_bits) {
+  only_known(j, path, {"atom", "atom_bits", "threads", "values", "tv", "tile"});
   TiledCopy c;
   if (j.contains("tv")) {
     c.tv = concrete(layout_field(j, "tv", path), path + ".tv");
@@ -100,6 +112,7 @@ TiledCopy read_copy(const Json& j, const std::string& path, int64_t elem_bits) {
 }
 
 CopyAtom read_atom(const Json& j, const std::string& path) {
+  only_known(j, path, {"name", "bits", "src", "dst"});
   CopyAtom a;
   a.path = path;
   if (j.contains("name")) a.name = text_field(j, "name", path);
@@ -125,6 +138,7 @@ std::optional<Layout> permutation(const Json& perm, size_t i, const std::string&
 }
 
 Mma read_mma(const Json& j, const std::string& path) {
+  only_known(j, path, {"name", "shape", "threads", "A", "B", "C", "atoms", "permutation"});
   Mma m;
   m.path = path;
   const Json& shape = field(j, "shape", path);
@@ -159,6 +173,7 @@ Operand read_operand(const Json& j, char name, int64_t bits, const Json& globals
   o.global = layout_field(globals, path, "global");
   if (o.global.rank() != 2) bad("global." + path, "a global layout is rank 2 (rows, K), got " + to_string(o.global));
   const Json& op = field(j, path, "");
+  only_known(op, path, {"g2s", "smem", "s2r"});
   o.g2s = read_copy(field(op, "g2s", path), path + ".g2s", bits);
   o.smem = smem_layout(op, path);
   if (op.contains("s2r")) o.s2r = read_atom(op["s2r"], path + ".s2r");
@@ -179,6 +194,7 @@ int64_t TiledCopy::values() const { return product_int(tv.shape_ref()[1], "the c
 
 Pipeline read_pipeline(const Json& j) {
   if (!j.is_object()) bad("(top)", "a pipeline description is a JSON object");
+  only_known(j, "", {"name", "arch", "threads", "tile", "stages", "bits", "global", "assume", "A", "B", "mma", "epilogue"});
   Pipeline p;
   p.name = j.contains("name") ? text_field(j, "name", "") : "kernel";
   p.arch = text_field(j, "arch", "");
@@ -197,6 +213,8 @@ Pipeline read_pipeline(const Json& j) {
     }
   }
   const Json& globals = field(j, "global", "");
+  only_known(globals, "global", {"A", "B", "C"});
+  only_known(field(j, "bits", ""), "bits", {"A", "B", "C"});
   p.a = read_operand(j, 'A', bits_of(j, "A"), globals);
   p.b = read_operand(j, 'B', bits_of(j, "B"), globals);
   p.bits_c = bits_of(j, "C");

@@ -145,6 +145,25 @@ TEST(KernelCases, TransposedLdmatrixDisagreesWithTheMma) {
   EXPECT_EQ(finding(r, "agreement", "B s2r").outcome, Outcome::Ok);
 }
 
+// The same atom is right for an M-major A (smem (128,32):(1,128), global (M,K):(1,M), copied
+// eight m's a thread by (16,8):(1,16) x (8,1)): source thread 8j + r's eight values
+// (m = u + 8 (j % 2), k = r + 8 (j / 2)) are now consecutive offsets starting at a multiple of 8,
+// so what the hardware reads is what the MMA expects.
+TEST(KernelCases, TransposedLdmatrixAgreesOnAnMMajorOperand) {
+  Json j = read_case("sm80_f16_ldmatrix_trans");
+  j["global"]["A"] = "(M,K):(1,M)";
+  j["A"]["g2s"]["threads"] = "(16,8):(1,16)";
+  j["A"]["g2s"]["values"] = "(8,1)";
+  j["A"]["smem"] = "(128,32):(1,128)";
+  const KernelReport r = run(j);
+  EXPECT_EQ(finding(r, "agreement", "A s2r").outcome, Outcome::Ok) << finding(r, "agreement", "A s2r").message;
+  EXPECT_EQ(finding(r, "width", "A s2r (read)").outcome, Outcome::Ok);
+  EXPECT_EQ(finding(r, "coverage", "A g2s").outcome, Outcome::Ok);
+  EXPECT_EQ(finding(r, "global", "A g2s (global)").outcome, Outcome::Ok);
+  // Unswizzled, a phase's eight rows k = r + 8 (j / 2) sit 256 bytes apart: one bank group, 8-way.
+  EXPECT_EQ(finding(r, "banks", "A s2r (read)").detail["degree"], 8);
+}
+
 // Only M % 64 == 0 is assumed: the unpredicated A and C tiles need M % 128 == 0, which the
 // assumptions do not imply (M = 64 is allowed); the prover refutes it with a replayed
 // counterexample, a multiple of 64 that is not one of 128.
@@ -225,6 +244,19 @@ TEST(KernelInput, ErrorsNameTheirPath) {
     EXPECT_EQ(e.rule(), "kernel-input");
     EXPECT_EQ(e.diagnostic().path, "A.g2s.atom_bits");
   }
+  Json misspelt = read_case("sm80_f16_128x128x32");
+  misspelt["epilog"] = misspelt["epilogue"];  // would silently skip the epilogue's checks
+  try {
+    read_pipeline(misspelt);
+    FAIL() << "accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "kernel-input");
+    EXPECT_EQ(e.diagnostic().path, "epilog");
+  }
+  // A thread layout that is not one-to-one cannot be inverted into a TV layout (give the TV).
+  Json twice = read_case("sm80_f16_128x128x32");
+  twice["A"]["g2s"]["threads"] = "(32,4):(2,1)";
+  EXPECT_THROW(read_pipeline(twice), SpecError);
 }
 
 }  // namespace
