@@ -81,8 +81,7 @@ void check_agreement(const Pipeline& p, std::vector<Finding>& out) {
                                                                      : ".s2r: missing (the MMA's operand is in registers)"),
            std::string(1, o->name) + ".s2r");
     if (from_smem) {
-      out.push_back({"agreement", std::string(1, o->name) + " mma", Outcome::Ok, nullptr,
-                     "read from shared memory by the MMA itself (no register copy to compare; the descriptor's layout rules are not modelled)", Json::object()});
+      out.push_back(gmma_layout(p, *o));
       continue;
     }
     out.push_back(agreement_of(p, *o));

@@ -29,4 +29,8 @@ S2rCopy derive_s2r(const Pipeline& p, const Operand& o, const Partition& expecte
 // element in thread t's MMA value v after the copy, -1 when its offset holds no tile element.
 std::vector<int64_t> received(const Pipeline& p, const Operand& o, const S2rCopy& s, const Partition& expected);
 
+// An operand the MMA reads from shared memory against wgmma's K-major canonical layouts (gmma.cpp).
+struct Finding;
+Finding gmma_layout(const Pipeline& p, const Operand& o);
+
 }  // namespace tfspec::kernel

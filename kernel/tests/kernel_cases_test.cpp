@@ -193,11 +193,33 @@ TEST(KernelCases, Sm90WgmmaChecksCoverageBanksAndFootprint) {
   EXPECT_EQ(finding(r, "banks", "A g2s (write)").outcome, Outcome::Ok);
   EXPECT_EQ(finding(r, "footprint", "smem").detail["total_bytes"], 4 * 32768);
   EXPECT_EQ(finding(r, "footprint", "smem").detail["limit_bytes"], 228 * 1024);
+  // The descriptor's view: every 8-row group g starts at 512 g (= Sw<3,3,3>(512 g), aligned to
+  // the 1024-byte atom) and holds Sw<3,3,3>(64 r + c): the K-major 128-byte atoms, stride 512.
+  EXPECT_EQ(finding(r, "agreement", "A mma (smem)").detail["atom_bytes"], 128);
+  EXPECT_EQ(finding(r, "agreement", "B mma (smem)").detail["atom_bytes"], 128);
   // Seven stages (224 KiB) fit; eight (256 KiB) do not.
   Json j = read_case("sm90_wgmma_128b");
   j["stages"] = 8;
   const KernelReport big = run(j);
   EXPECT_EQ(rule_of(finding(big, "footprint", "smem")), "kernel-smem-footprint");
+}
+
+// Interleaved (unswizzled) K-major core matrices: 8 rows x 8 halves contiguous (64 elements),
+// the next along K 64 elements on, the next 8 rows 512 on: ((8,16),(8,8)):((8,512),(1,64)).
+// A plain row-major (128,64):(64,1) is neither that (row 1 of the first core matrix is 64
+// elements on, not 8) nor swizzled; MN-major layouts are not modelled, so wgmma's reading is
+// undecided (exit 2), not ok.
+TEST(KernelCases, WgmmaOperandsMustBeCanonicalLayouts) {
+  Json j = read_case("sm90_wgmma_128b");
+  j["A"]["smem"] = "((8,16),(8,8)):((8,512),(1,64))";
+  const KernelReport inter = run(j);
+  EXPECT_EQ(finding(inter, "agreement", "A mma (smem)").detail["atom_bytes"], 16);
+  j["A"]["smem"] = "(128,64):(64,1)";
+  const KernelReport plain = run(j);
+  const Finding& f = finding(plain, "agreement", "A mma (smem)");
+  EXPECT_EQ(f.outcome, Outcome::Undecided);
+  EXPECT_EQ(rule_of(f), "kernel-gmma-layout");
+  EXPECT_EQ(plain.exit_code(), 2);
 }
 
 TEST(KernelCases, ThreeStagePipelineIsCheckedUnderASecond) {
