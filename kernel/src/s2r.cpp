@@ -3,6 +3,8 @@
 // MMA's value of the same thread and chunk; its element is the address the source thread reads.
 #include "s2r.hpp"
 
+#include <algorithm>
+
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 
@@ -11,18 +13,20 @@ namespace {
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) { fail(rule::kKernelInput, path + ": " + what, path); }
 
-// (thread, value) -> position for every pair of a (threads, values) layout, checked one-to-one
-// onto [0, threads * values).
-std::vector<int64_t> positions(const Layout& l, const std::string& path) {
-  const int64_t n = l.size();
-  std::vector<int64_t> pos(static_cast<size_t>(n));
+// (thread, value) -> position for every pair of a (threads, values) layout, onto [0, n): one-to-one
+// for a destination; a source may name a position twice (ldmatrix x1 / x2: the threads past the
+// rows the atom reads repeat others' addresses, which the hardware ignores).
+std::vector<int64_t> positions(const Layout& l, int64_t n, bool one_to_one, const std::string& path) {
+  std::vector<int64_t> pos(static_cast<size_t>(l.size()));
   std::vector<char> seen(static_cast<size_t>(n), 0);
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = 0; i < l.size(); ++i) {
     const int64_t x = l(i);
-    if (x < 0 || x >= n || seen[static_cast<size_t>(x)]) bad(path, to_string(l) + " is not one-to-one onto the atom's " + std::to_string(n) + " positions");
+    if (x < 0 || x >= n || (one_to_one && seen[static_cast<size_t>(x)]))
+      bad(path, to_string(l) + " is not " + (one_to_one ? "one-to-one onto" : "inside") + " the atom's " + std::to_string(n) + " positions");
     seen[static_cast<size_t>(x)] = 1;
     pos[static_cast<size_t>(i)] = x;
   }
+  if (std::count(seen.begin(), seen.end(), 0) > 0) bad(path, to_string(l) + " leaves some of the atom's " + std::to_string(n) + " positions unnamed");
   return pos;
 }
 
@@ -34,13 +38,18 @@ S2rCopy derive_s2r(const Pipeline& p, const Operand& o, const Partition& expecte
   s.atom_threads = product_int(atom.src.shape_ref()[0]);
   s.src_values = product_int(atom.src.shape_ref()[1]);
   s.dst_values = product_int(atom.dst.shape_ref()[1]);
-  if (product_int(atom.dst.shape_ref()[0]) != s.atom_threads || s.src_values != s.dst_values)
-    bad(atom.path, "src " + to_string(atom.src) + " and dst " + to_string(atom.dst) + " are not over the same threads and element space");
-  const std::vector<int64_t> src_pos = positions(atom.src, atom.path + ".src");
-  s.dst_pos = positions(atom.dst, atom.path + ".dst");
-  s.src_of_pos.resize(src_pos.size());
-  for (int64_t i = 0; i < static_cast<int64_t>(src_pos.size()); ++i)
-    s.src_of_pos[static_cast<size_t>(src_pos[static_cast<size_t>(i)])] = {i % s.atom_threads, i / s.atom_threads};
+  if (product_int(atom.dst.shape_ref()[0]) != s.atom_threads)
+    bad(atom.path, "src " + to_string(atom.src) + " and dst " + to_string(atom.dst) + " are not over the same threads");
+  const int64_t space = s.atom_threads * s.dst_values;
+  const std::vector<int64_t> src_pos = positions(atom.src, space, false, atom.path + ".src");
+  s.dst_pos = positions(atom.dst, space, true, atom.path + ".dst");
+  // A position named by several source threads is read from the first (the lowest thread).
+  s.src_of_pos.assign(static_cast<size_t>(space), {-1, -1});
+  for (int64_t v = 0; v < s.src_values; ++v)
+    for (int64_t t = 0; t < s.atom_threads; ++t) {
+      auto& first = s.src_of_pos[static_cast<size_t>(src_pos[static_cast<size_t>(t + s.atom_threads * v)])];
+      if (first.first < 0 || t < first.first) first = {t, v};
+    }
   if (atom.bits % o.bits != 0 || s.src_values % (atom.bits / o.bits) != 0)
     bad(atom.path + ".bits", std::to_string(atom.bits) + " bits per access do not divide a source thread's " + std::to_string(s.src_values) + " values of " + std::to_string(o.bits) + " bits");
   s.vector = atom.bits / o.bits;

@@ -22,6 +22,8 @@ SM80_16x8x16_F16 = {
 }
 # ldmatrix x4 over 16-bit elements: 32 row addresses of 8 elements; dst registers of 2 elements.
 LDSM_X4_N = {"name": "SM75_U32x4_LDSM_N", "bits": 128, "src": "(32,8):(8,1)", "dst": "(32,(2,4)):(2,(1,64))"}
+# ldmatrix x2: source threads 16..31 repeat 0..15's addresses (stride 0), which the hardware ignores.
+LDSM_X2_N = {"name": "SM75_U32x2_LDSM_N", "bits": 128, "src": "((16,2),8):((8,0),1)", "dst": "(32,(2,2)):(2,(1,64))"}
 LDSM_X4_T = {"name": "SM75_U16x8_LDSM_T", "bits": 128, "src": "(32,8):(8,1)", "dst": "((4,8),(2,4)):((16,1),(8,64))"}
 
 
