@@ -13,6 +13,16 @@ namespace {
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) { fail(rule::kKernelInput, path + ": " + what, path); }
 
+// Partitions are enumerated: 2^22 (thread, value) pairs is 256 times a 128x128 tile's, and keeps
+// a check's tables within a few hundred MB. Beyond it the check is undecided, never a guess.
+constexpr int64_t kMaxPairs = int64_t{1} << 22;
+
+void require_enumerable(int64_t threads, int64_t values, const std::string& path) {
+  if (checked_mul(threads, values) > kMaxPairs)
+    fail(rule::kResourceLimit, path + ": " + std::to_string(threads) + " threads x " + std::to_string(values) + " values is beyond the " +
+                                   std::to_string(kMaxPairs) + " (thread, value) pairs the kernel check enumerates");
+}
+
 // One mode of the tiled MMA: the CTA's extent, the atom's, the atoms along it and the permutation.
 struct MmaMode {
   char name;
@@ -82,6 +92,7 @@ Partition copy_partition(const TiledCopy& c, int64_t rows, int64_t cols) {
                     std::to_string(cols) + " CTA tile");
   const int64_t reps_r = rows / c.rows, reps_c = cols / c.cols;
   Partition part{c.threads(), checked_mul(c.values(), reps_r * reps_c), rows, cols, {}};
+  require_enumerable(part.threads, part.values, c.path);
   part.index.assign(static_cast<size_t>(part.threads * part.values), -1);
   const int64_t vals = c.values();
   for (int64_t t = 0; t < part.threads; ++t)
@@ -106,6 +117,7 @@ Partition mma_partition(const Pipeline& p, char operand) {
   const int64_t frg = product_int(tv->shape_ref()[1]);
   const auto ways = atom_of_thread(p);
   Partition part{p.threads, checked_mul(frg, mp.rest() * mq.rest()), mp.extent, mq.extent, {}};
+  require_enumerable(part.threads, part.values, path);
   part.index.resize(static_cast<size_t>(part.threads * part.values));
   for (int64_t t = 0; t < p.threads; ++t) {
     const int64_t thr = t % p.mma.atom_threads;

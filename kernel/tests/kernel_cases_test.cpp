@@ -294,6 +294,16 @@ TEST(KernelInput, ErrorsNameTheirPath) {
     EXPECT_EQ(e.rule(), "kernel-input");
     EXPECT_EQ(e.diagnostic().path, "epilog");
   }
+  // A 4096 x 4096 A tile is 128 x 128 repeats of the 32x32 copy: 128 threads x 131072 values,
+  // beyond the 2^22 pairs the check enumerates: a limit (undecided), not an answer.
+  Json huge = read_case("sm80_f16_128x128x32");
+  huge["tile"] = Json::array({4096, 128, 4096});
+  try {
+    check_pipeline(read_pipeline(huge));
+    FAIL() << "checked";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "resource-limit");
+  }
   // A thread layout that is not one-to-one cannot be inverted into a TV layout (give the TV).
   Json twice = read_case("sm80_f16_128x128x32");
   twice["A"]["g2s"]["threads"] = "(32,4):(2,1)";
