@@ -3,6 +3,8 @@
 // hardware: a source access reads `vector` consecutive offsets from the address of its first
 // value (ldmatrix reads 16 contiguous bytes per row address), and the atom's dst layout says
 // which register of which thread each position lands in.
+#include <algorithm>
+
 #include "s2r.hpp"
 #include "tfspec/kernel/check.hpp"
 
@@ -57,6 +59,29 @@ Finding agreement_of(const Pipeline& p, const Operand& o) {
   return f;
 }
 
+// An epilogue storing straight from the accumulators: each thread stores exactly the C elements
+// its MMA partition holds (as sets; the order is the store's own).
+Finding epilogue_agreement(const Pipeline& p) {
+  const Partition held = mma_partition(p, 'C'), stored = copy_partition(*p.epilogue, p.bm, p.bn);
+  Finding f{"agreement", "C epilogue", Outcome::Ok, nullptr, "", Json::object()};
+  for (int64_t t = 0; t < p.threads; ++t) {
+    std::vector<int64_t> h(held.index.begin() + t * held.values, held.index.begin() + (t + 1) * held.values), s;
+    if (t < stored.threads) s.assign(stored.index.begin() + t * stored.values, stored.index.begin() + (t + 1) * stored.values);
+    std::sort(h.begin(), h.end());
+    for (int64_t v = 0; v < static_cast<int64_t>(s.size()); ++v) {
+      if (std::binary_search(h.begin(), h.end(), s[static_cast<size_t>(v)])) continue;
+      f.outcome = Outcome::Violation;
+      f.rule = &rule::kKernelAgreement;
+      f.message = "thread " + std::to_string(t) + " value " + std::to_string(v) + " stores " + element_name('C', s[static_cast<size_t>(v)], p.bm) +
+                  ", which its accumulators do not hold (the epilogue reads them straight from registers)";
+      f.detail = {{"thread", t}, {"value", v}, {"element", Json::array({s[static_cast<size_t>(v)] % p.bm, s[static_cast<size_t>(v)] / p.bm})}};
+      return f;
+    }
+  }
+  f.message = "every thread stores only its own accumulators";
+  return f;
+}
+
 }  // namespace
 
 std::vector<int64_t> received(const Pipeline& p, const Operand& o, const S2rCopy& s, const Partition& expected) {
@@ -86,6 +111,7 @@ void check_agreement(const Pipeline& p, std::vector<Finding>& out) {
     }
     out.push_back(agreement_of(p, *o));
   }
+  if (p.epilogue && p.epilogue_from_accumulators) out.push_back(epilogue_agreement(p));
 }
 
 }  // namespace tfspec::kernel

@@ -88,7 +88,8 @@ TiledCopy copy_from_thread_value(const Layout& thr, const Layout& val, const std
 }
 
 TiledCopy read_copy(const Json& j, const std::string& path, int64_t elem_bits) {
-  only_known(j, path, {"atom", "atom_bits", "threads", "values", "tv", "tile"});
+  only_known(j, path, {"atom", "atom_bits", "threads", "values", "tv", "tile", "source"});
+  if (j.contains("source") && path != "epilogue") bad(join(path, "source"), "only the epilogue has a source");
   TiledCopy c;
   if (j.contains("tv")) {
     c.tv = concrete(layout_field(j, "tv", path), path + ".tv");
@@ -221,7 +222,12 @@ Pipeline read_pipeline(const Json& j) {
   p.global_c = layout_field(globals, "C", "global");
   if (p.global_c.rank() != 2) bad("global.C", "a global layout is rank 2 (M, N), got " + to_string(p.global_c));
   p.mma = read_mma(field(j, "mma", ""), "mma");
-  if (j.contains("epilogue")) p.epilogue = read_copy(j["epilogue"], "epilogue", p.bits_c);
+  if (j.contains("epilogue")) {
+    p.epilogue = read_copy(j["epilogue"], "epilogue", p.bits_c);
+    const std::string source = j["epilogue"].contains("source") ? text_field(j["epilogue"], "source", "epilogue") : "smem";
+    if (source != "smem" && source != "accumulators") bad("epilogue.source", "\"smem\" or \"accumulators\", got \"" + source + "\"");
+    p.epilogue_from_accumulators = source == "accumulators";
+  }
   return p;
 }
 

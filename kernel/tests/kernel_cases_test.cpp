@@ -182,6 +182,31 @@ TEST(KernelCases, LdmatrixX2WithRepeatedSourceThreadsAgrees) {
   EXPECT_EQ(r.exit_code(), 0);
 }
 
+// An epilogue that stores straight from the accumulators ("source": "accumulators"). The tiled
+// MMA's C partition as one TV layout over the 128x128 tile (index m + 128 n): thread t0 + 4 t1 +
+// 32 (wm + 2 wn) holds m = t1 + 8 v1 + 16 (wm + 2 rm), n = 2 t0 + v0 + 8 (wn + 2 rn), so the
+// strides are t0 256, t1 1, wm 16, wn 1024; v0 128, v1 8, rm 32, rn 2048; 32-bit stores (v0's
+// two consecutive n). That agrees. The case file's (16,8) x (1,8) epilogue does not: its thread 0
+// stores (m=0, n=0..7), and its value 2, (m=0, n=2), is thread 1's (t0 = 1).
+TEST(KernelCases, AnEpilogueFromTheAccumulatorsStoresOnlyWhatEachThreadHolds) {
+  Json j = read_case("sm80_f16_128x128x32");
+  j["epilogue"] = {{"source", "accumulators"}, {"atom_bits", 32}, {"tile", Json::array({128, 128})},
+                   {"tv", "(((4,8),(2,2)),((2,2),4,8)):(((256,1),(16,1024)),((128,8),32,2048))"}};
+  const KernelReport good = run(j);
+  EXPECT_EQ(finding(good, "agreement", "C epilogue").outcome, Outcome::Ok) << finding(good, "agreement", "C epilogue").message;
+  EXPECT_EQ(finding(good, "coverage", "C epilogue").outcome, Outcome::Ok);
+  EXPECT_EQ(finding(good, "global", "C epilogue (global)").outcome, Outcome::Ok);
+  EXPECT_EQ(good.exit_code(), 0);
+  Json staged = read_case("sm80_f16_128x128x32");
+  staged["epilogue"]["source"] = "accumulators";
+  const KernelReport bad = run(staged);
+  const Finding& f = finding(bad, "agreement", "C epilogue");
+  EXPECT_EQ(rule_of(f), "kernel-agreement");
+  EXPECT_EQ(f.detail["thread"], 0);
+  EXPECT_EQ(f.detail["value"], 2);
+  EXPECT_EQ(f.detail["element"], Json::array({0, 2}));
+}
+
 // Only M % 64 == 0 is assumed: the unpredicated A and C tiles need M % 128 == 0, which the
 // assumptions do not imply (M = 64 is allowed); the prover refutes it with a replayed
 // counterexample, a multiple of 64 that is not one of 128.

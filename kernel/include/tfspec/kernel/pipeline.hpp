@@ -66,7 +66,11 @@ struct Pipeline {
   int64_t bits_c = 16;
   Layout global_c;
   Mma mma;
-  std::optional<TiledCopy> epilogue;  // registers -> global over the (BM, BN) tile
+  std::optional<TiledCopy> epilogue;  // the C tile to global over the (BM, BN) tile
+  // "source": "accumulators": the epilogue stores straight from each thread's accumulator
+  // registers, so each thread may store only what its C partition holds; "smem" (the default):
+  // through a staging buffer, not described.
+  bool epilogue_from_accumulators = false;
 };
 
 // kernel-input (with the JSON path) for anything malformed; layout text errors keep their rule.
