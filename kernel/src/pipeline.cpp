@@ -113,7 +113,7 @@ TiledCopy read_copy(const Json& j, const std::string& path, int64_t elem_bits) {
 }
 
 CopyAtom read_atom(const Json& j, const std::string& path) {
-  only_known(j, path, {"name", "bits", "src", "dst"});
+  only_known(j, path, {"name", "bits", "src", "dst", "units"});
   CopyAtom a;
   a.path = path;
   if (j.contains("name")) a.name = text_field(j, "name", path);
@@ -121,6 +121,9 @@ CopyAtom read_atom(const Json& j, const std::string& path) {
   a.src = concrete(layout_field(j, "src", path), path + ".src");
   a.dst = concrete(layout_field(j, "dst", path), path + ".dst");
   if (a.src.rank() != 2 || a.dst.rank() != 2) bad(path, "src and dst are (thread, value) layouts");
+  const std::string units = j.contains("units") ? text_field(j, "units", path) : "elements";
+  if (units != "elements" && units != "bits") bad(join(path, "units"), "\"elements\" (the default) or \"bits\", got \"" + units + "\"");
+  a.in_bits = units == "bits";
   return a;
 }
 

@@ -13,21 +13,43 @@ namespace {
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) { fail(rule::kKernelInput, path + ": " + what, path); }
 
-// (thread, value) -> position for every pair of a (threads, values) layout, onto [0, n): one-to-one
-// for a destination; a source may name a position twice (ldmatrix x1 / x2: the threads past the
-// rows the atom reads repeat others' addresses, which the hardware ignores).
-std::vector<int64_t> positions(const Layout& l, int64_t n, bool one_to_one, const std::string& path) {
-  std::vector<int64_t> pos(static_cast<size_t>(l.size()));
+// A layout given in bits (CuTe's traits) read in elements of `group` bits: each run of `group`
+// bit values must be `group` consecutive bits starting at an element boundary (CuTe's upcast).
+std::vector<int64_t> element_table(const Layout& l, int64_t threads, int64_t group, const std::string& path) {
+  const int64_t values = l.size() / threads;
+  if (values % group != 0) bad(path, to_string(l) + ": its " + std::to_string(values) + " bit values are not whole " + std::to_string(group) + "-bit elements");
+  std::vector<int64_t> out(static_cast<size_t>(threads * (values / group)));
+  for (int64_t t = 0; t < threads; ++t)
+    for (int64_t v = 0; v < values / group; ++v) {
+      const int64_t first = l(t + threads * (v * group));
+      for (int64_t b = 0; b < group; ++b)
+        if (first % group != 0 || l(t + threads * (v * group + b)) != first + b)
+          bad(path, to_string(l) + ": thread " + std::to_string(t) + "'s bits " + std::to_string(v * group) + ".." + std::to_string(v * group + group - 1) +
+                        " are not one " + std::to_string(group) + "-bit element");
+      out[static_cast<size_t>(t + threads * v)] = first / group;
+    }
+  return out;
+}
+
+// (thread, value) -> position of every pair (in elements), onto [0, n): one-to-one for a
+// destination; a source may name a position twice (ldmatrix x1 / x2: the threads past the rows the
+// atom reads repeat others' addresses, which the hardware ignores).
+std::vector<int64_t> positions(std::vector<int64_t> pos, int64_t n, bool one_to_one, const std::string& what, const std::string& path) {
   std::vector<char> seen(static_cast<size_t>(n), 0);
-  for (int64_t i = 0; i < l.size(); ++i) {
-    const int64_t x = l(i);
+  for (const int64_t x : pos) {
     if (x < 0 || x >= n || (one_to_one && seen[static_cast<size_t>(x)]))
-      bad(path, to_string(l) + " is not " + (one_to_one ? "one-to-one onto" : "inside") + " the atom's " + std::to_string(n) + " positions");
+      bad(path, what + " is not " + (one_to_one ? "one-to-one onto" : "inside") + " the atom's " + std::to_string(n) + " positions");
     seen[static_cast<size_t>(x)] = 1;
-    pos[static_cast<size_t>(i)] = x;
   }
-  if (std::count(seen.begin(), seen.end(), 0) > 0) bad(path, to_string(l) + " leaves some of the atom's " + std::to_string(n) + " positions unnamed");
+  if (std::count(seen.begin(), seen.end(), 0) > 0) bad(path, what + " leaves some of the atom's " + std::to_string(n) + " positions unnamed");
   return pos;
+}
+
+std::vector<int64_t> table(const CopyAtom& atom, const Layout& l, int64_t threads, int64_t elem_bits, const std::string& path) {
+  if (atom.in_bits) return element_table(l, threads, elem_bits, path);
+  std::vector<int64_t> out(static_cast<size_t>(l.size()));
+  for (int64_t i = 0; i < l.size(); ++i) out[static_cast<size_t>(i)] = l(i);
+  return out;
 }
 
 }  // namespace
@@ -36,13 +58,15 @@ S2rCopy derive_s2r(const Pipeline& p, const Operand& o, const Partition& expecte
   const CopyAtom& atom = *o.s2r;
   S2rCopy s;
   s.atom_threads = product_int(atom.src.shape_ref()[0]);
-  s.src_values = product_int(atom.src.shape_ref()[1]);
-  s.dst_values = product_int(atom.dst.shape_ref()[1]);
   if (product_int(atom.dst.shape_ref()[0]) != s.atom_threads)
     bad(atom.path, "src " + to_string(atom.src) + " and dst " + to_string(atom.dst) + " are not over the same threads");
+  const int64_t unit = atom.in_bits ? o.bits : 1;
+  s.src_values = product_int(atom.src.shape_ref()[1]) / unit;
+  s.dst_values = product_int(atom.dst.shape_ref()[1]) / unit;
   const int64_t space = s.atom_threads * s.dst_values;
-  const std::vector<int64_t> src_pos = positions(atom.src, space, false, atom.path + ".src");
-  s.dst_pos = positions(atom.dst, space, true, atom.path + ".dst");
+  const std::vector<int64_t> src_pos =
+      positions(table(atom, atom.src, s.atom_threads, o.bits, atom.path + ".src"), space, false, to_string(atom.src), atom.path + ".src");
+  s.dst_pos = positions(table(atom, atom.dst, s.atom_threads, o.bits, atom.path + ".dst"), space, true, to_string(atom.dst), atom.path + ".dst");
   // A position named by several source threads is read from the first (the lowest thread).
   s.src_of_pos.assign(static_cast<size_t>(space), {-1, -1});
   for (int64_t v = 0; v < s.src_values; ++v)

@@ -207,6 +207,21 @@ TEST(KernelCases, AnEpilogueFromTheAccumulatorsStoresOnlyWhatEachThreadHolds) {
   EXPECT_EQ(f.detail["element"], Json::array({0, 2}));
 }
 
+// The atoms as CuTe's traits write them, in bits ("units": "bits"): LDSM_N x4's src
+// (32,128):(128,1) and dst (32,(32,4)):(32,(1,1024)) read in 16-bit elements are the element
+// layouts of the case file, so the answer is the same.
+TEST(KernelCases, AtomLayoutsInBitsReadAsTheirElements) {
+  Json j = read_case("sm80_f16_128x128x32");
+  for (const char* op : {"A", "B"})
+    j[op]["s2r"] = {{"name", "SM75_U32x4_LDSM_N"}, {"bits", 128}, {"units", "bits"}, {"src", "(32,128):(128,1)"}, {"dst", "(32,(32,4)):(32,(1,1024))"}};
+  const KernelReport r = run(j);
+  EXPECT_EQ(r.exit_code(), 0) << to_text(r);
+  EXPECT_EQ(finding(r, "agreement", "A s2r").outcome, Outcome::Ok);
+  // A bit layout whose 16-bit runs straddle elements is refused.
+  j["A"]["s2r"]["dst"] = "(32,(32,4)):(32,(1,1032))";
+  EXPECT_THROW(run(j), SpecError);
+}
+
 // Only M % 64 == 0 is assumed: the unpredicated A and C tiles need M % 128 == 0, which the
 // assumptions do not imply (M = 64 is allowed); the prover refutes it with a replayed
 // counterexample, a multiple of 64 that is not one of 128.

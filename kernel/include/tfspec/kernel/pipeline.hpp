@@ -32,6 +32,7 @@ struct CopyAtom {
   std::string name;  // informative only (SM75_U32x4_LDSM_N)
   int64_t bits = 0;  // bits per access of one source thread (ldmatrix: 128, one row of 8 halves)
   Layout src, dst;
+  bool in_bits = false;  // "units": "bits": src and dst exactly as CuTe's traits write them
   std::string path;
 };
 
