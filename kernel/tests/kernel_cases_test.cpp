@@ -3,12 +3,14 @@
 // is tile index m + BM * k; a K-major stage stores it at offset BK * m + k before the swizzle.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
 
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/partition.hpp"
+#include "tfspec/kernel/views.hpp"
 #include "release_only.hpp"
 #include "tfspec/reference/error.hpp"
 
@@ -314,6 +316,23 @@ TEST(KernelCases, ConditionsOverUnsatisfiableAssumptionsAreUndecided) {
   EXPECT_EQ(f.outcome, Outcome::Undecided) << f.message;
   EXPECT_EQ(rule_of(f), "kernel-bounds-undecided");
   EXPECT_EQ(r.exit_code(), 2);
+}
+
+// The pictures' data (--draw): one view per partition; for the transposing ldmatrix, A's MMA
+// view marks the slot the agreement check names first (thread 4 value 0 expects (m=1, k=0),
+// tile index 1), and the g2s views are exclusive (each element once) while the MMA's A is not.
+TEST(KernelViews, PicturesMarkWhatTheChecksName) {
+  const Pipeline p = read_pipeline(read_case("sm80_f16_ldmatrix_trans"));
+  const KernelReport r = check_pipeline(p);
+  const std::vector<TileView> views = tile_views(p, r);
+  std::vector<std::string> files;
+  for (const TileView& v : views) files.push_back(v.file);
+  EXPECT_EQ(files, (std::vector<std::string>{"A-g2s.svg", "A-mma.svg", "B-g2s.svg", "B-mma.svg", "C-mma.svg", "C-epilogue.svg"}));
+  const TileView& a = views[1];
+  EXPECT_FALSE(a.exclusive);
+  EXPECT_NE(std::find(a.offending.begin(), a.offending.end(), 1), a.offending.end());
+  EXPECT_TRUE(views[3].offending.empty());  // B agrees
+  EXPECT_TRUE(views[0].exclusive);
 }
 
 // Malformed descriptions are input errors naming the JSON path.
