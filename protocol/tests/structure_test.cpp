@@ -169,7 +169,7 @@ TEST(Layering, NoIncludeGoesUp) {
       {"cli", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "draw",
                "conformance", "kernel"}},
       {"bench", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "conformance"}},
-      {"fuzz", {"reference", "propagation", "protocol", "draw", "multigpu", "conformance"}},  // propagation: fuzz_propagate_program; multigpu: the plan and its simulator (issue 19); conformance: the --rerun-failed reader (issue 30)
+      {"fuzz", {"reference", "propagation", "protocol", "draw", "multigpu", "conformance", "kernel"}},  // propagation: fuzz_propagate_program; multigpu: the plan and its simulator (issue 19); conformance: the --rerun-failed reader (issue 30)
       {"python", {"reference", "solver", "gpu", "propagation", "multigpu", "protocol", "draw"}},  // the pybind11 module (issue 26); gpu: offsets() by the host backend (issue 31)
   };
   std::regex inc("#include \"tfspec/([a-z]+)/");
