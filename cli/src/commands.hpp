@@ -26,6 +26,7 @@ void add_conform_command(CLI::App& app, int& exit_code);
 void add_propagate_command(CLI::App& app, int& exit_code);
 void add_reshard_plan_command(CLI::App& app, int& exit_code);  // multi-GPU reshard plan (spec/MULTIGPU.md)
 void add_reshard_run_command(CLI::App& app, int& exit_code);   // the plan executed on MPI (spec/MULTIGPU.md)
+void add_kernel_command(CLI::App& app, int& exit_code);        // kernel pipelines (spec/KERNEL.md)
 // `tfspec draw` and `tfspec shard draw` (call after the shard group is added).
 void add_draw_command(CLI::App& app, int& exit_code);
 // `tfspec layout print` (cmd_print.cpp; call after the layout group is added).

@@ -126,6 +126,7 @@ int main(int argc, char** argv) {
   add_propagate_command(app, exit_code);
   add_reshard_plan_command(app, exit_code);
   add_reshard_run_command(app, exit_code);
+  add_kernel_command(app, exit_code);
   add_draw_command(app, exit_code);
   add_print_command(app, exit_code);
   one_value_per_option(app);

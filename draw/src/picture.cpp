@@ -44,6 +44,7 @@ const char* mark_name(Mark m) {
     case Mark::OutOfDomain: return "out-of-domain";
     case Mark::Mismatch: return rule::kReplicaMismatch.id.data();  // the rule the mark shows
     case Mark::Missing: return "missing";
+    case Mark::Offending: return "offending";
     case Mark::None: break;
   }
   return "";
@@ -54,6 +55,7 @@ const char* mark_colour(Mark m) {
     case Mark::Collision: return "#d00000";
     case Mark::OutOfDomain: return "#7a00d0";
     case Mark::Mismatch: return "#e06000";
+    case Mark::Offending: return "#d000a0";
     default: return "#606060";
   }
 }

@@ -19,7 +19,8 @@ struct Stripe {
 // Collision: shares its offset / (engine, offset) with another (§2, D3); OutOfDomain: a value
 // outside the inner layout's domain (§4); Mismatch: Broadcast replicas hold different values
 // (§6); Missing: an owner's engine or offset is not in the engines given (§7).
-enum class Mark { None, Collision, OutOfDomain, Mismatch, Missing };
+// Offending: a cell a kernel check names (spec/KERNEL.md: a disagreeing slot, a conflicting access).
+enum class Mark { None, Collision, OutOfDomain, Mismatch, Missing, Offending };
 
 struct Cell {
   std::vector<Stripe> stripes;

@@ -52,7 +52,7 @@ std::vector<fs::path> sources(const std::string& module, bool tests) {
 
 const std::vector<std::string> kModules = {"reference", "solver",  "gpu",         "propagation", "multigpu", "props",
                                             "protocol",  "draw",    "conformance", "cli",         "bench",    "fuzz",
-                                            "python"};
+                                            "python",    "kernel"};
 
 }  // namespace
 
@@ -160,15 +160,16 @@ TEST(Layering, NoIncludeGoesUp) {
       {"solver", {"reference"}},
       {"gpu", {"reference"}},
       {"propagation", {"reference"}},
+      {"kernel", {"reference", "solver"}},  // kernel pipelines (issue 34): bounds conditions go to `prove divides`
       {"multigpu", {"reference"}},
       {"props", {"reference", "solver", "gpu", "propagation", "multigpu"}},
       {"protocol", {"reference", "solver", "gpu", "propagation", "multigpu"}},
       {"draw", {"reference"}},
       {"conformance", {"reference", "solver", "gpu", "props", "protocol", "draw"}},
       {"cli", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "draw",
-               "conformance"}},
+               "conformance", "kernel"}},
       {"bench", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "conformance"}},
-      {"fuzz", {"reference", "propagation", "protocol", "draw", "multigpu", "conformance"}},  // propagation: fuzz_propagate_program; multigpu: the plan and its simulator (issue 19); conformance: the --rerun-failed reader (issue 30)
+      {"fuzz", {"reference", "propagation", "protocol", "draw", "multigpu", "conformance", "kernel"}},  // propagation: fuzz_propagate_program; multigpu: the plan and its simulator (issue 19); conformance: the --rerun-failed reader (issue 30)
       {"python", {"reference", "solver", "gpu", "propagation", "multigpu", "protocol", "draw"}},  // the pybind11 module (issue 26); gpu: offsets() by the host backend (issue 31)
   };
   std::regex inc("#include \"tfspec/([a-z]+)/");

@@ -91,6 +91,19 @@ TEST(Banks, HalfTileSw333IsConflictFree) {
   EXPECT_EQ(r.wavefronts, 8);
 }
 
+// The model over a table of offsets (what a kernel pipeline builds from several layouts) is the
+// same model: thread t0 + 8 t1 of kHalfTv at offsets 64 t0 + 8 t1 + v, written out by hand.
+TEST(Banks, OffsetTableGivesTheLayoutsAnswer) {
+  std::vector<int64_t> off;
+  for (int64_t t = 0; t < 64; ++t)
+    for (int64_t v = 0; v < 8; ++v) off.push_back(64 * (t % 8) + 8 * (t / 8) + v);
+  const BankReport r = bank_conflicts(off, 64, 8, access(2, 8));
+  EXPECT_EQ(r.wavefronts, 8 * 8);  // as HalfTileUnswizzledIs8WavefrontsPerQuarterWarp
+  EXPECT_EQ(r.ideal, 8);
+  EXPECT_EQ(vector_width(off, 64, 8, 2).elems, 8);
+  EXPECT_THROW(bank_conflicts(off, 64, 4, access(2, 8)), SpecError);  // the table's size is threads x values
+}
+
 TEST(VectorWidth, HalfTileIs8HalvesSwizzledOrNot) {
   for (const char* smem : {"(8,64):(64,1)", "Sw<3,3,3> o 0 o (8,64):(64,1)"}) {
     const VectorWidth w = vector_width(kHalfTv, *parse_any_layout(smem), 2);

@@ -153,8 +153,19 @@ int64_t BankReport::degree() const {
 
 BankReport bank_conflicts(const Layout& tv, const LayoutBase& smem, const SmemAccess& a) {
   validate(a);
+  int64_t threads = 0, values = 0;
+  const std::vector<int64_t> off = tv_offsets(tv, smem, threads, values);
+  return bank_conflicts(off, threads, values, a);
+}
+
+BankReport bank_conflicts(const std::vector<int64_t>& off, int64_t threads, int64_t values, const SmemAccess& a) {
+  validate(a);
   BankReport r;
-  const std::vector<int64_t> off = tv_offsets(tv, smem, r.threads, r.values);
+  r.threads = threads;
+  r.values = values;
+  if (threads < 1 || values < 1 || off.size() != static_cast<size_t>(threads * values))
+    fail(rule::kSmemTv, "the offset table holds threads * values entries (" + std::to_string(off.size()) + " for " + std::to_string(threads) +
+                            " x " + std::to_string(values) + ")");
   if (r.values % a.vector != 0)
     fail(rule::kSmemAccessParams, "--vector " + std::to_string(a.vector) + " does not divide the TV layout's " + std::to_string(r.values) + " values per thread");
   require_vector_accesses(off, r.threads, r.values, a.vector);
@@ -182,6 +193,14 @@ VectorWidth vector_width(const Layout& tv, const LayoutBase& smem, int64_t elem_
   if (!power_of_two(elem_bytes) || elem_bytes > kMaxAccessBytes) fail(rule::kSmemAccessParams, "--elem-bytes is 1, 2, 4, 8 or 16; got " + std::to_string(elem_bytes));
   int64_t threads = 0, values = 0;
   const std::vector<int64_t> off = tv_offsets(tv, smem, threads, values);
+  return vector_width(off, threads, values, elem_bytes);
+}
+
+VectorWidth vector_width(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t elem_bytes) {
+  if (!power_of_two(elem_bytes) || elem_bytes > kMaxAccessBytes) fail(rule::kSmemAccessParams, "--elem-bytes is 1, 2, 4, 8 or 16; got " + std::to_string(elem_bytes));
+  if (threads < 1 || values < 1 || off.size() != static_cast<size_t>(threads * values))
+    fail(rule::kSmemTv, "the offset table holds threads * values entries (" + std::to_string(off.size()) + " for " + std::to_string(threads) +
+                            " x " + std::to_string(values) + ")");
   VectorWidth r;
   for (int64_t v = 2; v * elem_bytes <= kMaxAccessBytes; v *= 2) {
     r.next_elems = v;

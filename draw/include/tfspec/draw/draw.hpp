@@ -89,6 +89,21 @@ std::string print_latex(const LayoutBase& l);
 // the worst phase's words labelled with their threads and its colliding words marked.
 std::string banks_svg(const Layout& tv, const LayoutBase& smem, const SmemAccess& access);
 
+// A tile shared out among threads (`kernel check --draw`, spec/KERNEL.md): index[t * values + v]
+// is the cell (row + rows * col, -1: none) that thread t's value v names, drawn as a stripe
+// T{t}V{v} coloured by thread. With `exclusive` (a copy, the C partition) a cell named twice is
+// marked collision and a cell never named missing; cells in `offending` are marked offending.
+struct TilePartition {
+  std::string title;
+  std::string row_dim = "m", col_dim = "k";
+  int64_t threads = 0, values = 0, rows = 0, cols = 0;
+  std::vector<int64_t> index;
+  bool exclusive = true;
+  std::vector<int64_t> offending;
+  std::vector<std::string> notes;
+};
+std::string partition_svg(const TilePartition& p);
+
 // The same pictures without the XML declaration, to embed in HTML.
 std::string inline_svg(const std::string& svg);
 

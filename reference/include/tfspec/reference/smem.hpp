@@ -49,6 +49,9 @@ struct BankReport {
 // convention); smem: tile index -> element offset (Layout or swizzled ComposedLayout).
 // smem-access-params, smem-tv, smem-vector-access (spec/SMEM.md).
 BankReport bank_conflicts(const Layout& tv, const LayoutBase& smem, const SmemAccess& access);
+// The same model over a table of element offsets, off[t * values + v] for thread t's value v
+// (what tv_offsets computes; a kernel pipeline builds its tables from several layouts).
+BankReport bank_conflicts(const std::vector<int64_t>& offsets, int64_t threads, int64_t values, const SmemAccess& access);
 
 struct VectorWidth {
   int64_t elems = 1, bytes = 0;  // the largest width every thread's values allow (<= 16 bytes)
@@ -58,6 +61,7 @@ struct VectorWidth {
   std::string reason;             // "not contiguous", "not aligned", or "does not divide the values"
 };
 VectorWidth vector_width(const Layout& tv, const LayoutBase& smem, int64_t elem_bytes);
+VectorWidth vector_width(const std::vector<int64_t>& offsets, int64_t threads, int64_t values, int64_t elem_bytes);
 
 // The element offsets of every (thread, value): result[t * values + v] (checked: smem-tv).
 std::vector<int64_t> tv_offsets(const Layout& tv, const LayoutBase& smem, int64_t& threads, int64_t& values);

@@ -1,0 +1,106 @@
+// `tfspec kernel check PIPELINE.json [--json] [--smem-limit BYTES] [--draw DIR]`: a GEMM mainloop
+// + epilogue's data movement checked end to end (spec/KERNEL.md). Exit codes: 0 every check
+// holds, 1 a violation, 2 a condition neither proved nor refuted, 3 a malformed description (or a
+// picture that cannot be written), 4 internal.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "run_control.hpp"
+#include "tfspec/draw/draw.hpp"
+#include "tfspec/kernel/check.hpp"
+#include "tfspec/kernel/views.hpp"
+#include "tfspec/protocol/wire.hpp"
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec::cli {
+namespace {
+
+struct KernelState {
+  std::string file, smem_limit, draw;
+  bool json = false;
+};
+
+std::string read_description(const std::string& file) {
+  std::stringstream text;
+  if (file == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(file, ec);
+  if (!fs::exists(st)) fail(rule::kUsage, "cannot read the pipeline file '" + file + "': no such file");
+  if (fs::is_directory(st)) fail(rule::kUsage, "the pipeline path '" + file + "' is a directory, not a JSON file");
+  std::ifstream in(file);
+  if (!in) fail(rule::kUsage, "cannot read the pipeline file '" + file + "': " + std::strerror(errno));
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "232448", "227KiB", "227 KiB": bytes, or KiB with the suffix.
+int64_t parse_bytes(const std::string& text) {
+  size_t used = 0;
+  int64_t n = 0;
+  try {
+    n = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    fail(rule::kUsage, "--smem-limit takes bytes or KiB (232448, 227KiB); got '" + text + "'");
+  }
+  std::string unit = text.substr(used);
+  unit.erase(0, unit.find_first_not_of(' '));
+  if (n < 1 || n > (int64_t{1} << 40) || !(unit.empty() || unit == "KiB" || unit == "B"))
+    fail(rule::kUsage, "--smem-limit takes bytes or KiB (232448, 227KiB); got '" + text + "'");
+  return unit == "KiB" ? n * 1024 : n;
+}
+
+// One SVG per stage's partition, the cells the violations name marked (draw::partition_svg).
+void write_pictures(const kernel::Pipeline& p, const kernel::KernelReport& r, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail(rule::kUsage, "--draw: cannot create the directory '" + dir + "': " + ec.message());
+  for (const kernel::TileView& v : kernel::tile_views(p, r)) {
+    draw::TilePartition t;
+    t.title = p.name + " " + v.title;
+    t.row_dim = v.operand == 'B' ? "n" : "m";
+    t.col_dim = v.operand == 'C' ? "n" : "k";
+    t.threads = v.part.threads, t.values = v.part.values, t.rows = v.part.rows, t.cols = v.part.cols;
+    t.index = v.part.index;
+    t.exclusive = v.exclusive;
+    t.offending = v.offending;
+    t.notes = v.notes;
+    write_report_file((std::filesystem::path(dir) / v.file).string(), draw::partition_svg(t), "the picture");
+  }
+}
+
+}  // namespace
+
+void add_kernel_command(CLI::App& app, int& exit_code) {
+  auto st = std::make_shared<KernelState>();
+  auto* group = app.add_subcommand("kernel", "Kernel pipelines: a GEMM mainloop + epilogue's data movement (spec/KERNEL.md)");
+  group->require_subcommand(1);
+  auto* check = group->add_subcommand("check", "Check coverage, agreement, banks and width, bounds and shared-memory footprint");
+  check->add_option("pipeline", st->file, "the pipeline description, a JSON file (docs/kernels/*.json; '-' reads stdin)")->required();
+  check->add_flag("--json", st->json, "print the findings as JSON");
+  check->add_option("--draw", st->draw, "write one SVG per stage's partition into this directory, offending cells marked");
+  check->add_option("--smem-limit", st->smem_limit, "shared memory a CTA may use, bytes or KiB (default per arch: sm80 164KiB, sm86/sm89 100KiB, sm90 228KiB)");
+  check->callback([st, &exit_code] {
+    exit_code = reported([&] {
+      const kernel::Pipeline p = kernel::read_pipeline_text(read_description(st->file));
+      kernel::KernelOptions o;
+      if (!st->smem_limit.empty()) o.smem_limit = parse_bytes(st->smem_limit);
+      const kernel::KernelReport r = kernel::check_pipeline(p, o);
+      if (!st->draw.empty()) write_pictures(p, r, st->draw);
+      if (st->json) std::cout << protocol::dump_line(kernel::to_json(r)) << "\n";
+      else std::cout << kernel::to_text(r);
+      return r.exit_code();
+    });
+  });
+}
+
+}  // namespace tfspec::cli

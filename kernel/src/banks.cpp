@@ -1,0 +1,127 @@
+// Check 3, banks and width (spec/KERNEL.md): every shared-memory write (g2s) and read (s2r) of
+// every stage, through spec/SMEM.md's model (reference/src/smem: one model, used here on tables
+// of offsets). First the width: each access is one vector at the atom's width; then the banks.
+#include "s2r.hpp"
+#include "tfspec/kernel/check.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/smem.hpp"
+
+namespace tfspec::kernel {
+namespace {
+
+std::string plural(int64_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+// The width check: the widest vector every thread's values allow, against the atom's.
+std::optional<Finding> width_of(const std::string& subject, const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t elem_bytes,
+                                int64_t vector) {
+  const VectorWidth w = vector_width(off, threads, values, elem_bytes);
+  if (w.elems >= vector) return std::nullopt;
+  return Finding{"width", subject, Outcome::Violation, &rule::kKernelVectorWidth,
+                 "thread " + std::to_string(w.thread) + " value " + std::to_string(w.value) + ": " + w.reason + ", so the " +
+                     std::to_string(vector * elem_bytes * 8) + "-bit accesses are at most " + std::to_string(w.bytes * 8) + "-bit vectors",
+                 {{"thread", w.thread}, {"value", w.value}, {"bits", w.bytes * 8}, {"atom_bits", vector * elem_bytes * 8}}};
+}
+
+Finding banks_of(const std::string& subject, const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t elem_bytes, int64_t vector,
+                 int64_t stage) {
+  SmemAccess access;
+  access.elem_bytes = elem_bytes;
+  access.vector = vector;
+  const BankReport r = bank_conflicts(off, threads, values, access);
+  Finding f{"banks", subject, Outcome::Ok, nullptr, "", Json::object()};
+  f.detail = {{"wavefronts", r.wavefronts}, {"ideal", r.ideal}, {"degree", r.degree()}, {"phases", r.phases}, {"conflicting_phases", r.conflicting_phases},
+              {"access_bits", r.access_bytes * 8}, {"phase_threads", r.phase_threads}, {"stage", stage}};
+  const std::string shape = std::to_string(r.access_bytes * 8) + "-bit accesses, " + std::to_string(r.phase_threads) + " threads a phase";
+  if (r.conflict_free()) {
+    f.message = "conflict-free: " + plural(r.wavefronts, "wavefront") + " = ideal (" + shape + ")";
+    return f;
+  }
+  f.outcome = Outcome::Violation;
+  f.rule = &rule::kKernelBankConflict;
+  const PhaseCost& w = *r.worst;
+  std::string who;
+  for (size_t i = 0; i < w.colliding.size() && i < 8; ++i) who += (i ? ", " : "") + std::to_string(w.colliding[i].first);
+  if (w.colliding.size() > 8) who += ", ...";
+  f.message = std::to_string(r.degree()) + "-way conflict: " + plural(r.wavefronts, "wavefront") + " for an ideal of " + std::to_string(r.ideal) + " (" + shape +
+              ", " + std::to_string(r.conflicting_phases) + " of " + std::to_string(r.phases) + " phases conflict); first worst: stage " + std::to_string(stage) +
+              ", warp " + std::to_string(w.warp) + " access " + std::to_string(w.access) + " phase " + std::to_string(w.phase) + ", bank " +
+              std::to_string(w.bank) + " serves " + std::to_string(w.wavefronts) + " words to threads " + who;
+  f.detail["worst"] = {{"warp", w.warp}, {"access", w.access}, {"phase", w.phase}, {"bank", w.bank}, {"wavefronts", w.wavefronts}, {"ideal", w.ideal},
+                       {"threads", Json::array()}};
+  for (const auto& [t, word] : w.colliding) f.detail["worst"]["threads"].push_back(t);
+  return f;
+}
+
+// Width, then banks in every stage (stage s starts s * cosize elements after stage 0); reports
+// the first stage that conflicts, or stage 0's cost when none does.
+void width_and_banks(const std::string& subject, std::vector<int64_t> off, int64_t threads, int64_t values, int64_t elem_bytes, int64_t vector,
+                     int64_t stages, int64_t cosize, std::vector<Finding>& out) {
+  if (auto bad = width_of(subject, off, threads, values, elem_bytes, vector)) {
+    out.push_back(std::move(*bad));
+    return;
+  }
+  out.push_back({"width", subject, Outcome::Ok, nullptr,
+                 std::to_string(vector * elem_bytes * 8) + "-bit vector accesses (" + std::to_string(vector) + " x " + std::to_string(elem_bytes * 8) + " bit)",
+                 {{"bits", vector * elem_bytes * 8}}});
+  // Stage s starts s * cosize elements on. When every element is in an aligned vector (the width
+  // check above, with full coverage) cosize is a multiple of the vector and each stage stays
+  // aligned; otherwise the model refuses the stage, and the check is skipped (coverage says why).
+  std::optional<Finding> first;
+  for (int64_t s = 0; s < stages; ++s) {
+    if (s > 0)
+      for (int64_t& o : off) o += cosize;
+    Finding f;
+    try {
+      f = banks_of(subject, off, threads, values, elem_bytes, vector, s);
+    } catch (const SpecError& e) {
+      out.push_back({"banks", subject, Outcome::Skipped, nullptr, "not checked: stage " + std::to_string(s) + " is not vector-aligned (" + e.what() + ")", Json::object()});
+      return;
+    }
+    if (!first || (first->outcome == Outcome::Ok && f.outcome != Outcome::Ok)) first = std::move(f);
+  }
+  if (first->outcome == Outcome::Ok && stages > 1) first->message += ", in each of the " + std::to_string(stages) + " stages";
+  out.push_back(std::move(*first));
+}
+
+void g2s_banks(const Pipeline& p, const Operand& o, std::vector<Finding>& out) {
+  const std::string subject = std::string(1, o.name) + " g2s";
+  const int64_t rows = o.name == 'A' ? p.bm : p.bn;
+  const Partition part = copy_partition(o.g2s, rows, p.bk);
+  const SmemMap m = smem_map(o, rows, p.bk);
+  std::vector<int64_t> off(part.index.size());
+  for (size_t i = 0; i < off.size(); ++i) {
+    if (part.index[i] < 0) {
+      out.push_back({"banks", subject, Outcome::Skipped, nullptr, "not checked: the copy names no element for some value (see coverage)", Json::object()});
+      return;
+    }
+    off[i] = m.offset[static_cast<size_t>(part.index[i])];
+  }
+  width_and_banks(subject + " (write)", std::move(off), part.threads, part.values, o.bits / 8, o.g2s.atom_bits / o.bits, p.stages, m.cosize, out);
+}
+
+// ldmatrix as spec/SMEM.md's model sees it: each source thread's 16-byte row, a quarter-warp a phase.
+void s2r_banks(const Pipeline& p, const Operand& o, std::vector<Finding>& out) {
+  const std::string subject = std::string(1, o.name) + " s2r (read)";
+  const int64_t rows = o.name == 'A' ? p.bm : p.bn;
+  const S2rCopy s = derive_s2r(p, o, mma_partition(p, o.name));
+  const SmemMap m = smem_map(o, rows, p.bk);
+  std::vector<int64_t> off(s.src.size());
+  for (size_t i = 0; i < off.size(); ++i) off[i] = m.offset[static_cast<size_t>(s.src[i])];
+  if (auto bad = width_of(subject, off, s.threads, s.values(), o.bits / 8, s.vector)) {
+    out.push_back(std::move(*bad));
+    out.push_back({"banks", subject, Outcome::Skipped, nullptr, "not checked: the accesses are not vectors at the atom's width (see width)", Json::object()});
+    return;
+  }
+  width_and_banks(subject, std::move(off), s.threads, s.values(), o.bits / 8, s.vector, p.stages, m.cosize, out);
+}
+
+}  // namespace
+
+void check_banks(const Pipeline& p, std::vector<Finding>& out) {
+  for (const Operand* o : {&p.a, &p.b}) {
+    g2s_banks(p, *o, out);
+    if (o->s2r) s2r_banks(p, *o, out);
+  }
+}
+
+}  // namespace tfspec::kernel

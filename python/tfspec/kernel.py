@@ -1,0 +1,95 @@
+"""Builder for `tfspec kernel check` pipeline descriptions (spec/KERNEL.md). Pure Python: it needs
+no compiled part; `check()` runs the tfspec command (TFSPEC_CLI, else `tfspec` on the PATH).
+
+    >>> import tfspec.kernel as k
+    >>> p = k.sm80_gemm(128, 128, 32, stages=3, swizzle="Sw<3,3,3>")
+    >>> p["A"]["s2r"]["name"]
+    'SM75_U32x4_LDSM_N'
+
+The atoms' layouts are written in elements, as spec/KERNEL.md "The atoms' layouts" derives them
+from CUTLASS's traits.
+"""
+import json
+import os
+import subprocess
+
+# SM80 mma.sync 16x8x16, 16-bit inputs: (thread, value) -> m + 16 k, n + 8 k, m + 16 n.
+SM80_16x8x16_F16 = {
+    "name": "SM80_16x8x16_F16F16F16F16_TN", "shape": [16, 8, 16], "threads": 32,
+    "A": "((4,8),(2,2,2)):((32,1),(16,8,128))",
+    "B": "((4,8),(2,2)):((16,1),(8,64))",
+    "C": "((4,8),(2,2)):((32,1),(16,8))",
+}
+# ldmatrix x4 over 16-bit elements: 32 row addresses of 8 elements; dst registers of 2 elements.
+LDSM_X4_N = {"name": "SM75_U32x4_LDSM_N", "bits": 128, "src": "(32,8):(8,1)", "dst": "(32,(2,4)):(2,(1,64))"}
+# ldmatrix x2: source threads 16..31 repeat 0..15's addresses (stride 0), which the hardware ignores.
+LDSM_X2_N = {"name": "SM75_U32x2_LDSM_N", "bits": 128, "src": "((16,2),8):((8,0),1)", "dst": "(32,(2,2)):(2,(1,64))"}
+LDSM_X4_T = {"name": "SM75_U16x8_LDSM_T", "bits": 128, "src": "(32,8):(8,1)", "dst": "((4,8),(2,4)):((16,1),(8,64))"}
+
+
+def sm90_wgmma_64xN(n):
+    """wgmma 64xNx16 with A and B read from shared memory: only C is a register layout."""
+    return {"name": "SM90_64x%dx16_F16F16F16_SS" % n, "shape": [64, n, 16], "threads": 128, "A": "smem", "B": "smem",
+            "C": "((4,8,4),(2,2,%d)):((128,1,16),(64,8,512))" % (n // 8)}
+
+
+def copy(threads, values, atom_bits=128, atom=None):
+    """A tiled copy as CuTe's make_tiled_copy(atom, threads, values) (layouts in the notation)."""
+    c = {"atom_bits": atom_bits, "threads": threads, "values": values}
+    if atom:
+        c = dict({"atom": atom}, **c)
+    return c
+
+
+def copy_tv(tv, tile, atom_bits=128):
+    """A tiled copy given by its TV layout over a rows x cols copy tile."""
+    return {"atom_bits": atom_bits, "tv": tv, "tile": list(tile)}
+
+
+def k_major_copy(rows, bk, threads, elem_bits=16, atom_bits=128):
+    """cp.async of atom_bits per thread, threads laid K-fastest over a K-major (rows, bk) tile."""
+    per = atom_bits // elem_bits
+    across = bk // per
+    assert bk % per == 0 and threads % across == 0, "the K extent is not a whole number of accesses"
+    down = threads // across
+    return copy("(%d,%d):(%d,1)" % (down, across, across), "(1,%d)" % per, atom_bits, "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>")
+
+
+def k_major_smem(rows, bk, swizzle=None):
+    """One stage of a K-major (rows, bk) tile, optionally swizzled: `Sw<3,3,3> o 0 o (rows,bk):(bk,1)`."""
+    plain = "(%d,%d):(%d,1)" % (rows, bk, bk)
+    return "%s o 0 o %s" % (swizzle, plain) if swizzle else plain
+
+
+def pipeline(name, arch, threads, tile, stages, a, b, mma, epilogue=None, bits=(16, 16, 16), assume=(),
+             global_layouts=("(M,K):(K,1)", "(N,K):(K,1)", "(M,N):(N,1)")):
+    """The whole description; a and b are {"g2s", "smem", "s2r"?} dicts."""
+    d = {"name": name, "arch": arch, "threads": threads, "tile": list(tile), "stages": stages,
+         "bits": {"A": bits[0], "B": bits[1], "C": bits[2]},
+         "global": {"A": global_layouts[0], "B": global_layouts[1], "C": global_layouts[2]},
+         "assume": list(assume), "A": a, "B": b, "mma": mma}
+    if epilogue:
+        d["epilogue"] = epilogue
+    return d
+
+
+def sm80_gemm(bm, bn, bk, stages=3, swizzle="Sw<3,3,3>", s2r=LDSM_X4_N, warps=(2, 2), name=None):
+    """An SM80 F16 GEMM: cp.async 128-bit K-major copies, ldmatrix, the 16x8x16 MMA on warps[0] x
+    warps[1] warps with the permutation (16 warps[0], 16 warps[1], 16), K-major shared memory
+    swizzled by `swizzle` (None: unswizzled), a 128-bit epilogue of 8 threads a row."""
+    threads = 32 * warps[0] * warps[1]
+    mma = dict(SM80_16x8x16_F16, atoms="(%d,%d,1)" % warps, permutation=[16 * warps[0], 16 * warps[1], 16])
+
+    def operand(rows):
+        return {"g2s": k_major_copy(rows, bk, threads), "smem": k_major_smem(rows, bk, swizzle), "s2r": dict(s2r)}
+
+    epilogue = copy("(%d,8):(8,1)" % (threads // 8), "(1,8)", 128, "UniversalCopy<uint128_t>")
+    return pipeline(name or "sm80_f16_%dx%dx%d" % (bm, bn, bk), "sm80", threads, (bm, bn, bk), stages, operand(bm), operand(bn), mma,
+                    epilogue, assume=["M %% %d == 0" % bm, "N %% %d == 0" % bn, "K %% %d == 0" % bk])
+
+
+def check(description, *args, cli=None):
+    """Runs `tfspec kernel check - --json ARGS` on the description; returns (exit code, report dict or None)."""
+    cmd = [cli or os.environ.get("TFSPEC_CLI", "tfspec"), "kernel", "check", "-", "--json", *args]
+    r = subprocess.run(cmd, input=json.dumps(description), capture_output=True, text=True, check=False)
+    return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else None)
