@@ -24,6 +24,12 @@ import re
 import sys
 
 try:
+    import tfspec.adapter  # noqa: F401  (installed, or on PYTHONPATH)
+except ImportError:  # run from the repository: the base is in python/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from tfspec.adapter import Adapter  # noqa: E402
+
+try:
     from triton._C.libtriton import linear_layout as _ll
     LL = _ll.LinearLayout
 except Exception as e:  # noqa: BLE001 - any import failure means "no Triton here"
@@ -236,27 +242,18 @@ def answer(op, args):
     return {"error": {"rule": "triton-abort", "message": "Triton ended the process: " + last}}
 
 
-# ---- the protocol loop ---------------------------------------------------------------------------
+# ---- the protocol loop: tfspec.adapter's, every op answered through `answer` ----------------------
 
-def serve(inp, outp):
-    for line in inp:
-        if not line.strip():
-            continue
-        try:
-            req = json.loads(line)
-        except ValueError:
-            req = None
-        if not isinstance(req, dict):
-            reply = {"seq": None, "error": {"rule": "protocol-malformed", "clause": "-", "message": "not a JSON object"}}
-        elif req.get("cmd") == "start":
-            reply = {"cmd": "start", "protocol": 1, "implementation": {"name": "triton LinearLayout", "version": "adapter 1"}, "ops": sorted(OPS)}
-        elif req.get("cmd") == "stop":
-            print(json.dumps({"cmd": "stop"}), file=outp, flush=True)
-            return
-        else:
-            reply = {"seq": req.get("seq"), **answer(req.get("op"), req.get("args", {}))}
-        print(json.dumps(reply), file=outp, flush=True)
+class TritonAdapter(Adapter):
+    """tfspec.adapter's handshake and loop; each op request goes to `answer` (a forked child)."""
+
+    def reply(self, req):
+        if "cmd" in req or not isinstance(req.get("op"), str):
+            return super().reply(req)
+        return {"seq": req.get("seq"), **answer(req["op"], req.get("args", {}))}
 
 
 if __name__ == "__main__":
-    serve(sys.stdin, sys.stdout)
+    adapter = TritonAdapter("triton LinearLayout", "adapter 1")
+    adapter.ops = {name: (fn, True) for name, fn in OPS.items()}
+    adapter.serve()

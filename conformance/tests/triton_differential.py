@@ -13,6 +13,7 @@ right inverses (L(B(y)) == y), and the report counts how often the two choices c
 """
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -23,6 +24,10 @@ try:
 except Exception as e:  # noqa: BLE001
     print("SKIPPED: triton_differential: triton is not importable (%r); `python3 -m pip install triton` installs it" % (e,))
     sys.exit(77)
+
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters"))
+from triton_adapter import apply_flat as flat_apply, size_of, to_json  # noqa: E402  (Triton's side, read the same way)
 
 
 class Serve:
@@ -44,28 +49,6 @@ class Serve:
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=30)
-
-
-def to_json(ll):
-    return {"kind": "linear", "bases": [[n, [list(v) for v in vs]] for n, vs in ll.bases],
-            "out_dims": [[n, s] for n, s in ll.out_dims]}
-
-
-def flat_apply(ll, index):
-    ins = {}
-    for name, vs in ll.bases:
-        ins[name] = index % (1 << len(vs))
-        index >>= len(vs)
-    out = ll.apply(ins)
-    value, scale = 0, 1
-    for name, size in ll.out_dims:
-        value += out[name] * scale
-        scale *= size
-    return value
-
-
-def size_of(ll):
-    return 1 << sum(len(vs) for _, vs in ll.bases)
 
 
 def random_layout(rng, ins, outs, max_bits=3, sparse=False, exact_bits=None):

@@ -83,6 +83,12 @@ def flat_product(a: Any, tiler: Any, domain: Any = None, **options: Any) -> Any:
 def flatten(t: Any, **options: Any) -> Any:
     'flatten (§1): flat view of an IntTuple'
 
+def from_dtensor(mesh: Any, placements: Any, shape: Any, devices: Any = None, **options: Any) -> Any:
+    'from_dtensor (§7): a DTensor (DeviceMesh, placements, devices) on a shape as a ShardLayout (extension)'
+
+def from_jax(mesh: Any, spec: Any, shape: Any, devices: Any = None, **options: Any) -> Any:
+    'from_jax (§7): a JAX NamedSharding (mesh, PartitionSpec P(...), devices) on a shape as a ShardLayout (extension)'
+
 def idx2crd(index: Any, shape: Any, **options: Any) -> Any:
     'idx2crd (§1): index -> coordinate (colexicographic, D1)'
 
@@ -118,6 +124,9 @@ def mesh(mesh: Any, slice: Any = None, **options: Any) -> Any:
 
 def mode(layout: Any, i: Any, **options: Any) -> Any:
     'mode (§3): the i-th sub-layout'
+
+def owners(layout: Any, shape: Any, **options: Any) -> Any:
+    "owners (§7.2): each device's elements (row-major indices of T.shape), as a Broadcast replica or a Partial contribution"
 
 def parse(layout: Any, **options: Any) -> Any:
     'parse (§3): parse and print (normal form)'
@@ -184,6 +193,12 @@ def tiled_product(a: Any, tiler: Any, domain: Any = None, **options: Any) -> Any
 
 def to_cute(layout: Any, **options: Any) -> Any:
     'to_cute (§2): X2: a linear layout as a CuTe layout (plain, or one swizzle over a plain layout) with the same function'
+
+def to_dtensor(layout: Any, shape: Any, **options: Any) -> Any:
+    'to_dtensor (§7): a ShardLayout on a shape as a DTensor mesh, device ids and placements, where DTensor can express it (extension)'
+
+def to_jax(layout: Any, shape: Any, **options: Any) -> Any:
+    'to_jax (§7): a ShardLayout on a shape as a JAX mesh, device ids and PartitionSpec, where JAX can express it (extension)'
 
 def to_linear(layout: Any, ins: Any = None, outs: Any = None, **options: Any) -> Any:
     'to_linear (§2): X2: a CuTe layout (swizzled too) with power-of-two extents as a linear layout, when it is F2-linear'

@@ -12,6 +12,7 @@ from CUTLASS's traits.
 import json
 import os
 import subprocess
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 # SM80 mma.sync 16x8x16, 16-bit inputs: (thread, value) -> m + 16 k, n + 8 k, m + 16 n.
 SM80_16x8x16_F16 = {
@@ -27,26 +28,26 @@ LDSM_X2_N = {"name": "SM75_U32x2_LDSM_N", "bits": 128, "src": "((16,2),8):((8,0)
 LDSM_X4_T = {"name": "SM75_U16x8_LDSM_T", "bits": 128, "src": "(32,8):(8,1)", "dst": "((4,8),(2,4)):((16,1),(8,64))"}
 
 
-def sm90_wgmma_64xN(n):
+def sm90_wgmma_64xN(n: int) -> Dict[str, Any]:
     """wgmma 64xNx16 with A and B read from shared memory: only C is a register layout."""
     return {"name": "SM90_64x%dx16_F16F16F16_SS" % n, "shape": [64, n, 16], "threads": 128, "A": "smem", "B": "smem",
             "C": "((4,8,4),(2,2,%d)):((128,1,16),(64,8,512))" % (n // 8)}
 
 
-def copy(threads, values, atom_bits=128, atom=None):
+def copy(threads: str, values: str, atom_bits: int = 128, atom: Optional[str] = None) -> Dict[str, Any]:
     """A tiled copy as CuTe's make_tiled_copy(atom, threads, values) (layouts in the notation)."""
-    c = {"atom_bits": atom_bits, "threads": threads, "values": values}
+    c: Dict[str, Any] = {"atom_bits": atom_bits, "threads": threads, "values": values}
     if atom:
         c = dict({"atom": atom}, **c)
     return c
 
 
-def copy_tv(tv, tile, atom_bits=128):
+def copy_tv(tv: str, tile: Sequence[int], atom_bits: int = 128) -> Dict[str, Any]:
     """A tiled copy given by its TV layout over a rows x cols copy tile."""
     return {"atom_bits": atom_bits, "tv": tv, "tile": list(tile)}
 
 
-def k_major_copy(rows, bk, threads, elem_bits=16, atom_bits=128):
+def k_major_copy(rows: int, bk: int, threads: int, elem_bits: int = 16, atom_bits: int = 128) -> Dict[str, Any]:
     """cp.async of atom_bits per thread, threads laid K-fastest over a K-major (rows, bk) tile."""
     per = atom_bits // elem_bits
     across = bk // per
@@ -55,16 +56,18 @@ def k_major_copy(rows, bk, threads, elem_bits=16, atom_bits=128):
     return copy("(%d,%d):(%d,1)" % (down, across, across), "(1,%d)" % per, atom_bits, "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>")
 
 
-def k_major_smem(rows, bk, swizzle=None):
+def k_major_smem(rows: int, bk: int, swizzle: Optional[str] = None) -> str:
     """One stage of a K-major (rows, bk) tile, optionally swizzled: `Sw<3,3,3> o 0 o (rows,bk):(bk,1)`."""
     plain = "(%d,%d):(%d,1)" % (rows, bk, bk)
     return "%s o 0 o %s" % (swizzle, plain) if swizzle else plain
 
 
-def pipeline(name, arch, threads, tile, stages, a, b, mma, epilogue=None, bits=(16, 16, 16), assume=(),
-             global_layouts=("(M,K):(K,1)", "(N,K):(K,1)", "(M,N):(N,1)")):
+def pipeline(name: str, arch: str, threads: int, tile: Sequence[int], stages: int, a: Dict[str, Any], b: Dict[str, Any],
+             mma: Dict[str, Any], epilogue: Optional[Dict[str, Any]] = None, bits: Tuple[int, int, int] = (16, 16, 16),
+             assume: Sequence[str] = (),
+             global_layouts: Tuple[str, str, str] = ("(M,K):(K,1)", "(N,K):(K,1)", "(M,N):(N,1)")) -> Dict[str, Any]:
     """The whole description; a and b are {"g2s", "smem", "s2r"?} dicts."""
-    d = {"name": name, "arch": arch, "threads": threads, "tile": list(tile), "stages": stages,
+    d: Dict[str, Any] = {"name": name, "arch": arch, "threads": threads, "tile": list(tile), "stages": stages,
          "bits": {"A": bits[0], "B": bits[1], "C": bits[2]},
          "global": {"A": global_layouts[0], "B": global_layouts[1], "C": global_layouts[2]},
          "assume": list(assume), "A": a, "B": b, "mma": mma}
@@ -73,14 +76,15 @@ def pipeline(name, arch, threads, tile, stages, a, b, mma, epilogue=None, bits=(
     return d
 
 
-def sm80_gemm(bm, bn, bk, stages=3, swizzle="Sw<3,3,3>", s2r=LDSM_X4_N, warps=(2, 2), name=None):
+def sm80_gemm(bm: int, bn: int, bk: int, stages: int = 3, swizzle: Optional[str] = "Sw<3,3,3>", s2r: Dict[str, Any] = LDSM_X4_N,
+              warps: Tuple[int, int] = (2, 2), name: Optional[str] = None) -> Dict[str, Any]:
     """An SM80 F16 GEMM: cp.async 128-bit K-major copies, ldmatrix, the 16x8x16 MMA on warps[0] x
     warps[1] warps with the permutation (16 warps[0], 16 warps[1], 16), K-major shared memory
     swizzled by `swizzle` (None: unswizzled), a 128-bit epilogue of 8 threads a row."""
     threads = 32 * warps[0] * warps[1]
     mma = dict(SM80_16x8x16_F16, atoms="(%d,%d,1)" % warps, permutation=[16 * warps[0], 16 * warps[1], 16])
 
-    def operand(rows):
+    def operand(rows: int) -> Dict[str, Any]:
         return {"g2s": k_major_copy(rows, bk, threads), "smem": k_major_smem(rows, bk, swizzle), "s2r": dict(s2r)}
 
     epilogue = copy("(%d,8):(8,1)" % (threads // 8), "(1,8)", 128, "UniversalCopy<uint128_t>")
@@ -88,7 +92,7 @@ def sm80_gemm(bm, bn, bk, stages=3, swizzle="Sw<3,3,3>", s2r=LDSM_X4_N, warps=(2
                     epilogue, assume=["M %% %d == 0" % bm, "N %% %d == 0" % bn, "K %% %d == 0" % bk])
 
 
-def check(description, *args, cli=None):
+def check(description: Dict[str, Any], *args: str, cli: Optional[str] = None) -> Tuple[int, Optional[Dict[str, Any]]]:
     """Runs `tfspec kernel check - --json ARGS` on the description; returns (exit code, report dict or None)."""
     cmd = [cli or os.environ.get("TFSPEC_CLI", "tfspec"), "kernel", "check", "-", "--json", *args]
     r = subprocess.run(cmd, input=json.dumps(description), capture_output=True, text=True, check=False)
