@@ -33,7 +33,8 @@ if [ "$SAN" = asan ]; then
   export FUZZ_RUNS_smt2_path=${FUZZ_RUNS_smt2_path:-1500} FUZZ_RUNS_propagate_program=${FUZZ_RUNS_propagate_program:-3000} \
     FUZZ_RUNS_reshard_plan_request=${FUZZ_RUNS_reshard_plan_request:-2500} FUZZ_RUNS_symbolic_layout=${FUZZ_RUNS_symbolic_layout:-300} \
     FUZZ_RUNS_layout_text=${FUZZ_RUNS_layout_text:-10000} FUZZ_RUNS_smem_request=${FUZZ_RUNS_smem_request:-1500} \
-    FUZZ_RUNS_rerun_report=${FUZZ_RUNS_rerun_report:-5000} FUZZ_RUNS=${FUZZ_RUNS:-20000}
+    FUZZ_RUNS_rerun_report=${FUZZ_RUNS_rerun_report:-5000} FUZZ_RUNS_kernel_pipeline=${FUZZ_RUNS_kernel_pipeline:-1000} \
+    FUZZ_RUNS=${FUZZ_RUNS:-20000}
   stage "fuzz slices" scripts/fuzz.sh "${FUZZ_SECONDS:-120}"  # the run count bounds it; the time only caps a slow machine
 fi
 echo "== stage times ($TIMES)"
