@@ -2,7 +2,7 @@
 """Writes python/tfspec/__init__.pyi, the typed signatures of tfspec's module functions, from the
 op registry the module itself reads (tfspec._tfspec._ops()): one function per op, as
 python/tfspec/_api.py makes them at import time, so an IDE and mypy see every op with its
-parameters. Run after adding an op (python/tests/test_module.py fails when the stub is stale):
+parameters. Run after adding an op (ctest python_stubs_current fails when the stub is stale):
 
     PYTHONPATH=build/python python3 scripts/gen_stubs.py            # writes the stub
     PYTHONPATH=build/python python3 scripts/gen_stubs.py --check    # exit 1 when it differs
