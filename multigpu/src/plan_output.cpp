@@ -46,6 +46,8 @@ std::string to_string(Buffer b) {
     case Buffer::Dst: return "dst";
     case Buffer::Send: return "send";
     case Buffer::Recv: return "recv";
+    case Buffer::Mid0: return "mid0";
+    case Buffer::Mid1: return "mid1";
   }
   return "?";
 }
@@ -59,6 +61,20 @@ std::string nccl_name(CollectiveKind k) {
     case CollectiveKind::SendRecv: return "ncclSend/ncclRecv";
   }
   return "?";
+}
+
+int64_t Plan::size_of(Buffer b, int64_t device) const {
+  const std::map<int64_t, int64_t>* m = nullptr;
+  switch (b) {
+    case Buffer::Src: m = &src_size; break;
+    case Buffer::Dst: m = &dst_size; break;
+    case Buffer::Send: m = &send_size; break;
+    case Buffer::Recv: m = &recv_size; break;
+    case Buffer::Mid0: m = &mid0_size; break;
+    case Buffer::Mid1: m = &mid1_size; break;
+  }
+  auto it = m ? m->find(device) : std::map<int64_t, int64_t>::const_iterator{};
+  return m && it != m->end() ? it->second : 0;
 }
 
 int64_t Plan::total_bytes() const {
@@ -194,13 +210,12 @@ Json to_json(const Plan& plan) {
   steps.reserve(plan.steps.size());
   for (const auto& step : plan.steps) std::visit([&](const auto& s) { steps.push_back(step_json(s)); }, step);
   Items buffers, bytes;
-  auto size_of = [](const std::map<int64_t, int64_t>& m, int64_t d) { return m.count(d) ? m.at(d) : 0; };
+  const bool staged = !plan.mid0_size.empty() || !plan.mid1_size.empty();
   for (int64_t d : plan.devices) {
-    buffers.push_back(Json{{"device", d},
-                           {"src", size_of(plan.src_size, d)},
-                           {"dst", size_of(plan.dst_size, d)},
-                           {"send", size_of(plan.send_size, d)},
-                           {"recv", size_of(plan.recv_size, d)}});
+    Json sizes{{"device", d}};
+    for (Buffer k : kBuffers)
+      if (staged || (k != Buffer::Mid0 && k != Buffer::Mid1)) sizes[to_string(k)] = plan.size_of(k, d);
+    buffers.push_back(std::move(sizes));
     const DeviceBytes b = plan.bytes.count(d) ? plan.bytes.at(d) : DeviceBytes{};
     bytes.push_back(Json{{"device", d}, {"sent", b.sent}, {"received", b.received}});
   }
@@ -209,6 +224,7 @@ Json to_json(const Plan& plan) {
   j["steps"] = array_of(std::move(steps));
   j["bytes"] = array_of(std::move(bytes));
   j["total_bytes"] = plan.total_bytes();
+  if (!plan.stages.empty()) j["stages"] = plan.stages;
   return j;
 }
 

@@ -24,9 +24,8 @@ class Machine {
         fail(rule::kEngineBufferSize, "device " + std::to_string(d) + " brings " + std::to_string(it == src.end() ? 0 : it->second.size()) +
                                           " SRC values; the plan's SRC layout needs " + std::to_string(want));
       b[Buffer::Src] = it == src.end() ? std::vector<int64_t>{} : it->second;
-      b[Buffer::Dst].assign(static_cast<size_t>(plan.dst_size.count(d) ? plan.dst_size.at(d) : 0), 0);
-      b[Buffer::Send].assign(static_cast<size_t>(plan.send_size.count(d) ? plan.send_size.at(d) : 0), 0);
-      b[Buffer::Recv].assign(static_cast<size_t>(plan.recv_size.count(d) ? plan.recv_size.at(d) : 0), 0);
+      for (Buffer k : kBuffers)
+        if (k != Buffer::Src) b[k].assign(static_cast<size_t>(plan.size_of(k, d)), 0);
     }
     for (const auto& d : src)
       if (!devices_.count(d.first)) fail(rule::kEngineUnknown, "a SRC buffer is given for device " + std::to_string(d.first) + ", which the plan does not have");

@@ -72,9 +72,8 @@ class MpiExecutor final : public Executor {
       fail(rule::kEngineBufferSize, "device " + std::to_string(me) + " brings " + std::to_string(src.size()) + " SRC bytes; the plan needs " +
                                         std::to_string(size(plan.src_size)));
     buf_[Buffer::Src] = src;
-    buf_[Buffer::Dst].assign(size(plan.dst_size), 0);
-    buf_[Buffer::Send].assign(size(plan.send_size), 0);
-    buf_[Buffer::Recv].assign(size(plan.recv_size), 0);
+    for (Buffer k : kBuffers)
+      if (k != Buffer::Src) buf_[k].assign(static_cast<size_t>(plan.size_of(k, me)) * eb_, 0);
     moved_ = {};
     // Every step's communicators now: MPI_Comm_split is collective over the world and blocking.
     for (size_t i = 0; i < plan.steps.size(); ++i)

@@ -78,12 +78,13 @@ class NcclExecutor final : public Executor {
 
   void load(const Plan& plan, const std::vector<unsigned char>& src) override {
     const int64_t me = device();
-    auto bytes = [&](const std::map<int64_t, int64_t>& m) { return static_cast<size_t>(m.count(me) ? m.at(me) : 0) * eb_; };
-    sizes_ = {{Buffer::Src, bytes(plan.src_size)}, {Buffer::Dst, bytes(plan.dst_size)}, {Buffer::Send, bytes(plan.send_size)}, {Buffer::Recv, bytes(plan.recv_size)}};
+    sizes_.clear();
+    for (Buffer k : kBuffers) sizes_[k] = static_cast<size_t>(plan.size_of(k, me)) * eb_;
     if (src.size() != sizes_[Buffer::Src]) fail(rule::kEngineBufferSize, "device " + std::to_string(me) + ": SRC bytes differ from the plan's");
     for (auto& [b, n] : sizes_) cuda_check(cudaMalloc(&dev_[b], std::max<size_t>(n, 1)), "cudaMalloc");
     cuda_check(cudaMemcpy(dev_[Buffer::Src], src.data(), src.size(), cudaMemcpyHostToDevice), "cudaMemcpy SRC");
-    cuda_check(cudaMemset(dev_[Buffer::Dst], 0, sizes_[Buffer::Dst]), "cudaMemset DST");
+    for (Buffer k : kBuffers)  // DST and the intermediate layouts start zero-filled, as the simulator's
+      if (k != Buffer::Src && k != Buffer::Send && k != Buffer::Recv) cuda_check(cudaMemset(dev_[k], 0, sizes_[k]), "cudaMemset");
     moved_ = {};
     for (size_t i = 0; i < plan.steps.size(); ++i)  // ncclCommSplit is collective over the world comm
       if (const auto* c = std::get_if<Collective>(&plan.steps[i]); c && !c->groups.empty()) comm_of(*c);

@@ -17,8 +17,11 @@
 namespace tfspec::multigpu {
 
 // The buffers of one device: Src holds the SRC layout's elements (at §7.1.2 offsets), Dst the
-// DST layout's (allocated zero-filled, as the reference's unwritten slots), Send / Recv staging.
-enum class Buffer { Src, Dst, Send, Recv };
+// DST layout's (allocated zero-filled, as the reference's unwritten slots), Send / Recv staging,
+// Mid0 / Mid1 the intermediate layouts of a staged plan (zero-filled; stage k writes Mid(k % 2),
+// the next stage reads it: spec/MULTIGPU.md "Staged plans").
+enum class Buffer { Src, Dst, Send, Recv, Mid0, Mid1 };
+inline constexpr Buffer kBuffers[] = {Buffer::Src, Buffer::Dst, Buffer::Send, Buffer::Recv, Buffer::Mid0, Buffer::Mid1};
 std::string to_string(Buffer b);
 
 struct Run {  // len elements from offset `from` to offset `to`
@@ -72,9 +75,18 @@ struct Plan {
   std::vector<std::string> axis_names;  // SRC's mesh axes (names, or axes[i]), for the output
   std::vector<int64_t> devices;  // every device of SRC or DST, ascending
   std::map<int64_t, int64_t> src_size, dst_size, send_size, recv_size;  // elements per device
+  std::map<int64_t, int64_t> mid0_size, mid1_size;                     // staged plans only
   std::vector<Step> steps;  // executed in order
   std::map<int64_t, DeviceBytes> bytes;  // per device, by the model of spec/MULTIGPU.md
   int64_t total_bytes() const;           // sum of bytes sent (== sum received)
+  int64_t size_of(Buffer b, int64_t device) const;  // elements of a device's buffer (0 when absent)
+  // A staged plan (several mesh axes change): the attrs of each intermediate layout, in order.
+  std::vector<std::string> stages;
+  // The lower bound of spec/MULTIGPU.md ("Why these are minimal") on the bytes any plan moves for
+  // this reshard, computed from the ownership alone (not from this plan), and, when the plan moves
+  // more, why (empty when total_bytes() == lower_bound_bytes).
+  int64_t lower_bound_bytes = 0;
+  std::string above_bound_because;
 };
 
 // NCCL datatype name -> bytes (int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32
