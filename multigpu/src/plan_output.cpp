@@ -2,6 +2,7 @@
 // (one line per collective, local copies summarized) and the JSON schema of spec/MULTIGPU.md ("JSON").
 #include <algorithm>
 #include <cctype>
+#include <iomanip>
 #include <sstream>
 
 #include "tfspec/multigpu/reshard_plan.hpp"
@@ -112,9 +113,22 @@ std::string dtype_name(std::string_view name) {
   return n;
 }
 
+// "at the lower bound", or how far above it and why.
+std::string bound_text(const Plan& plan) {
+  const int64_t total = plan.total_bytes();
+  if (total <= plan.lower_bound_bytes) return "at the lower bound";
+  std::ostringstream o;
+  if (plan.lower_bound_bytes == 0) o << total << " B above the lower bound";
+  else o << std::fixed << std::setprecision(2) << static_cast<double>(total) / static_cast<double>(plan.lower_bound_bytes) << " x the lower bound";
+  o << ": because " << plan.above_bound_because;
+  return o.str();
+}
+
 std::string to_text(const Plan& plan) {
   std::ostringstream o;
   o << "plan: " << plan.pattern << " (" << plan.devices.size() << " devices, " << plan.elem_bytes << " bytes per element)\n";
+  for (size_t k = 0; k < plan.stages.size(); ++k)
+    o << "stage " << k + 1 << ": " << plan.stages[k] << (k + 1 == plan.stages.size() ? " (into dst)" : k % 2 ? " (into mid1)" : " (into mid0)") << "\n";
   for (size_t i = 0; i < plan.steps.size();) {
     if (const auto* c = std::get_if<Collective>(&plan.steps[i])) {
       o << nccl_name(c->kind);
@@ -160,6 +174,7 @@ std::string to_text(const Plan& plan) {
   }
   for (const auto& [d, b] : plan.bytes) o << "device " << d << ": sends " << b.sent << " B, receives " << b.received << " B\n";
   o << "total: " << plan.total_bytes() << " B moved between devices\n";
+  o << "lower bound: " << plan.lower_bound_bytes << " B (spec/MULTIGPU.md): " << bound_text(plan) << "\n";
   return o.str();
 }
 
@@ -222,8 +237,12 @@ Json to_json(const Plan& plan) {
   Json j{{"pattern", plan.pattern}, {"elem_bytes", plan.elem_bytes}, {"mesh_axes", plan.axis_names}, {"devices", plan.devices}};
   j["buffers"] = array_of(std::move(buffers));
   j["steps"] = array_of(std::move(steps));
-  j["bytes"] = array_of(std::move(bytes));
+  j["device_bytes"] = array_of(std::move(bytes));
   j["total_bytes"] = plan.total_bytes();
+  j["bytes"] = j["total_bytes"];
+  j["lower_bound_bytes"] = plan.lower_bound_bytes;
+  j["at_lower_bound"] = plan.total_bytes() <= plan.lower_bound_bytes;
+  j["above_bound_because"] = plan.above_bound_because.empty() ? Json(nullptr) : Json(plan.above_bound_because);
   if (!plan.stages.empty()) j["stages"] = plan.stages;
   return j;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "tfspec/multigpu/reshard_plan.hpp"
 #include "tfspec/reference/canonical.hpp"
@@ -64,7 +65,16 @@ std::map<int64_t, int64_t> buffer_sizes(const std::vector<DeviceView>& views) {
   return out;
 }
 
-const std::string* partial_reduction(const ShardLayout& sl, int a) {
+// One side of a reshard as the planner sees it: a mesh and its attrs (the ownership is in the
+// DeviceViews beside it). A ShardLayout's, or an intermediate layout's of a staged plan.
+struct Side {
+  Mesh mesh_;
+  std::vector<ShardAttr> attrs_;
+  const Mesh& mesh() const { return mesh_; }
+  const std::vector<ShardAttr>& attrs() const { return attrs_; }
+};
+
+const std::string* partial_reduction(const Side& sl, int a) {
   if (auto* p = std::get_if<Partial>(&sl.attrs()[a])) return &p->reduction;
   return nullptr;
 }
@@ -114,8 +124,8 @@ struct Need {
 
 class Planner {
  public:
-  Planner(const ShardLayout& src, const ShardLayout& dst, int64_t elem_bytes)
-      : src_(src), dst_(dst), sv_(device_views(src)), dv_(device_views(dst)), same_mesh_(src.mesh() == dst.mesh()) {
+  Planner(const Side& src, const std::vector<DeviceView>& sv, const Side& dst, const std::vector<DeviceView>& dv, int64_t elem_bytes, bool identical)
+      : src_(src), dst_(dst), sv_(sv), dv_(dv), same_mesh_(src.mesh() == dst.mesh()), identical_(identical) {
     for (size_t i = 0; i < sv_.size(); ++i) src_index_[sv_[i].device] = i;
     for (size_t i = 0; i < dv_.size(); ++i) dst_index_[dv_[i].device] = i;
     plan_.elem_bytes = elem_bytes;
@@ -129,6 +139,44 @@ class Planner {
     mesh_ = mesh_extents(src.mesh());
     for (int a = 0; a < src.mesh().rank(); ++a)
       plan_.axis_names.push_back(src.mesh().names() ? (*src.mesh().names())[a] : "axes[" + std::to_string(a) + "]");
+  }
+
+  // ---- The lower bound of spec/MULTIGPU.md ("Why these are minimal") on the messages any plan
+  // needs, one element's value or partial reduction each, from the ownership alone (no step of a
+  // plan is consulted). Per tag t that DST needs, with k the SRC contribution classes of t (its
+  // coordinates on the SRC Partial axes DST does not keep) and D the DST devices that need t:
+  //   k == 1: the devices of D that do not hold t in SRC (each needs a receive);
+  //   k >= 2: k - 1 + |D| - [a device of D holds a contribution of t]: some device is the first to
+  //   hold the full reduction, which needs k - 1 messages before it (k when that device holds no
+  //   contribution), and every other device of D one receive after it.
+  // A DST Partial axis that SRC has with the same reduction may hold the moved contributions
+  // (kept) or canonical ones (reduced, D9): both are what the reference accepts, and the bound is
+  // the smaller of the two.
+  int64_t lower_bound_messages() {
+    set_kept(-1);
+    std::set<int> reduced;
+    for (int a = 0; a < src_.mesh().rank(); ++a)
+      if (partial_reduction(src_, a) && std::find(kept_.begin(), kept_.end(), a) == kept_.end()) reduced.insert(a);
+    if (!reducible_first(reduced)) kept_.clear();
+    int64_t messages = messages_for_kept();
+    if (!kept_.empty()) {
+      kept_.clear();
+      const int64_t reduced_all = messages_for_kept();
+      reducing_is_cheaper_ = reduced_all < messages;
+      messages = std::min(messages, reduced_all);
+    }
+    return messages;
+  }
+  // After lower_bound_messages(): whether reducing the Partial axes DST keeps would move less.
+  bool reducing_is_cheaper() const { return reducing_is_cheaper_; }
+
+  // After run(): whether some DST slot is left unwritten (zero) by the new-sum rule of needs().
+  bool leaves_slots_zero() const {
+    for (int a = 0; a < dst_.mesh().rank(); ++a) {
+      auto* r = partial_reduction(dst_, a);
+      if (r && *r == "sum" && dst_.mesh().extent(a) >= 2 && std::find(kept_.begin(), kept_.end(), a) == kept_.end()) return true;
+    }
+    return false;
   }
 
   Plan run() {
@@ -317,6 +365,7 @@ class Planner {
         }
       }
     }
+    note_replicas(c);
     plan_.steps.push_back(std::move(c));
     unpack(available);
   }
@@ -386,6 +435,7 @@ class Planner {
           for (int64_t q : group) next[dev].insert(next[dev].end(), order[q].begin(), order[q].end());
         }
       }
+      note_replicas(c);
       plan_.steps.push_back(std::move(c));
       order = std::move(next);
     }
@@ -424,6 +474,7 @@ class Planner {
         for (int64_t k = 0; k < c.count; ++k) available[v.device].emplace(tag_of(blocks[r][k].element, v.coord), Place{Buffer::Recv, k});
       }
     }
+    note_replicas(c);
     plan_.steps.push_back(std::move(c));
     unpack(available);
   }
@@ -433,6 +484,7 @@ class Planner {
   // elements at the same offsets, §7.1.2): in place when they are one run of Src, else packed
   // into Send, reduced into Recv and written back to Src.
   void reduce_partials(const std::vector<int>& axes) {
+    std::set<int> done;
     for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
       const int a = *it;
       Collective c{CollectiveKind::AllReduce, *partial_reduction(src_, a), a, groups_along(src_.mesh(), a), 0, {}, {}, {}};
@@ -450,6 +502,8 @@ class Planner {
         for (size_t k = 0; k < v.held.size(); ++k) back.push_back({static_cast<int64_t>(k), v.held[k].offset});
         write_back.push_back(LocalCopy{v.device, Buffer::Recv, Buffer::Src, merge_runs(back)});
       }
+      note_replicas(c, done);
+      done.insert(a);
       plan_.steps.push_back(std::move(c));
       for (auto& w : write_back) plan_.steps.push_back(std::move(w));
     }
@@ -538,7 +592,82 @@ class Planner {
         if (partial_reduction(src_, a)) reduce.push_back(a);
     }
     reduce_partials(reduce);
+    const size_t before = plan_.steps.size();
     point_to_point({}, -1);
+    if (reduce.size() >= 2)
+      note("the Partial axes are all-reduced one after another, each over the whole block; a reduce-scatter, all-reduce, all-gather "
+           "sequence (hierarchical) would move less");
+    bool everywhere = same_mesh_;  // DST wants every reduced element on every device of the groups
+    for (int a : reduce) everywhere = everywhere && std::holds_alternative<Broadcast>(dst_.attrs()[a]);
+    for (size_t i = before; i < plan_.steps.size(); ++i) everywhere = everywhere && std::holds_alternative<LocalCopy>(plan_.steps[i]);
+    if (!reduce.empty() && !everywhere)
+      note("SRC's Partial axes are all-reduced before anything moves (the fallback): every device of a group gets the full reduction, "
+           "where a reduction to the devices that need each element would move less");
+  }
+
+  // Why this plan may move more than the lower bound, in words (spec/MULTIGPU.md); kept once each.
+  void note(const std::string& why) {
+    auto& b = plan_.above_bound_because;
+    if (b.find(why) != std::string::npos) return;
+    b += (b.empty() ? "" : "; ") + why;
+  }
+
+  // A ring collective whose groups hold the same elements (replicas along a Broadcast axis): each
+  // group runs it on its own copy. Every device still moves the ring's minimum, in parallel, but
+  // the total is above the bound, which reduces (or gathers) once and copies the result.
+  // Groups that differ on a Partial axis not yet reduced (`reduced`: the axes all-reduced before
+  // this step) hold different contributions, not replicas.
+  void note_replicas(const Collective& c, const std::set<int>& reduced = {}) {
+    if (c.groups.size() < 2) return;
+    if (element_set(src_view(c.groups[0][0])) != element_set(src_view(c.groups[1][0]))) return;
+    for (int b = 0; b < src_.mesh().rank(); ++b)
+      if (b != c.mesh_axis && mesh_[b] >= 2 && partial_reduction(src_, b) && !reduced.count(b)) return;
+    note("the " + nccl_name(c.kind) + " along " + plan_.axis_names[static_cast<size_t>(c.mesh_axis)] + " runs in each of " +
+         std::to_string(c.groups.size()) + " groups that hold the same elements (replicas on another mesh axis): each device moves the "
+         "ring's minimum, in parallel, but in total once per replica");
+  }
+
+  int64_t messages_for_kept() const {
+    std::vector<int> reduced;
+    for (int a = 0; a < src_.mesh().rank(); ++a)
+      if (partial_reduction(src_, a) && std::find(kept_.begin(), kept_.end(), a) == kept_.end()) reduced.push_back(a);
+    struct Held {
+      Tag tag;
+      int64_t device, cls;
+    };
+    std::vector<Held> held;
+    for (const auto& v : sv_) {
+      const int64_t cls = contribution_key(reduced, mesh_, v.coord);
+      for (const auto& h : v.held) held.push_back({tag_of(h.element, v.coord), v.device, cls});
+    }
+    auto by_tag_device = [](const Held& x, const Held& y) { return std::tie(x.tag, x.device) < std::tie(y.tag, y.device); };
+    std::sort(held.begin(), held.end(), by_tag_device);
+    std::vector<std::pair<Tag, int64_t>> need;  // (tag, DST device)
+    for (const auto& v : dv_)
+      for (const Need& n : needs(v)) need.push_back({n.tag, v.device});
+    std::sort(need.begin(), need.end());
+    need.erase(std::unique(need.begin(), need.end()), need.end());
+    int64_t messages = 0;
+    std::vector<int64_t> classes;
+    for (size_t i = 0; i < need.size();) {
+      const Tag t = need[i].first;
+      size_t j = i;
+      while (j < need.size() && need[j].first == t) ++j;
+      auto lo = std::lower_bound(held.begin(), held.end(), t, [](const Held& h, const Tag& x) { return h.tag < x; });
+      auto hi = std::upper_bound(lo, held.end(), t, [](const Tag& x, const Held& h) { return x < h.tag; });
+      if (lo == hi) fail(rule::kInternal, "no SRC device holds element " + std::to_string(t.first));
+      classes.clear();
+      for (auto it = lo; it != hi; ++it) classes.push_back(it->cls);
+      std::sort(classes.begin(), classes.end());
+      const int64_t k = std::unique(classes.begin(), classes.end()) - classes.begin();
+      int64_t lacking = 0;
+      for (size_t q = i; q < j; ++q)
+        if (!std::binary_search(lo, hi, Held{t, need[q].second, 0}, by_tag_device)) ++lacking;
+      const int64_t d = static_cast<int64_t>(j - i);
+      messages += k == 1 ? lacking : k - 1 + d - (lacking < d ? 1 : 0);
+      i = j;
+    }
+    return messages;
   }
 
   // Bytes by the model of spec/MULTIGPU.md (ring collectives, direct point-to-point), a pattern name.
@@ -574,22 +703,240 @@ class Planner {
       }
     }
     if (names.empty()) {
-      plan_.pattern = src_ == dst_ ? "identity" : "local";
+      plan_.pattern = identical_ ? "identity" : "local";
     } else {
       plan_.pattern.clear();
       for (size_t i = 0; i < names.size(); ++i) plan_.pattern += (i ? " + " : "") + names[i];
     }
   }
 
-  const ShardLayout& src_;
-  const ShardLayout& dst_;
-  std::vector<DeviceView> sv_, dv_;
+  const Side& src_;
+  const Side& dst_;
+  const std::vector<DeviceView>& sv_;
+  const std::vector<DeviceView>& dv_;
   std::map<int64_t, size_t> src_index_, dst_index_;  // device -> its position in sv_ / dv_
   bool same_mesh_;
+  bool identical_;
+  bool reducing_is_cheaper_ = false;
   std::vector<int64_t> mesh_;
   std::vector<int> kept_;
   Plan plan_;
 };
+
+// ---- Staged plans (issue 35; spec/MULTIGPU.md "Staged plans"): when several mesh axes change,
+// the reshard may go through intermediate layouts, one changed axis per stage, each stage planned
+// by the Planner above (so each is a reshard the reference accepts, checked element by element).
+// The intermediate layouts are ownerships, not ShardLayouts: device m holds every element whose
+// owner coordinate on each Split axis is m's (from SRC for the axes not yet changed, from DST for
+// the others), densely in element order in a Mid buffer.
+
+struct Ownership {
+  Side side;
+  std::vector<DeviceView> views;
+};
+
+int64_t pair_count(const std::vector<DeviceView>& views) {
+  int64_t n = 0;
+  for (const auto& v : views) n += static_cast<int64_t>(v.held.size());
+  return n;
+}
+
+// The coordinate along Split axis a at which each element is held, or nullopt when an element is
+// held at two coordinates (or at none).
+std::optional<std::vector<int64_t>> owner_coords(const std::vector<DeviceView>& views, int a, int64_t elements) {
+  std::vector<int64_t> c(static_cast<size_t>(elements), -1);
+  for (const auto& v : views)
+    for (const auto& h : v.held) {
+      auto& x = c.at(static_cast<size_t>(h.element));
+      if (x >= 0 && x != v.coord[a]) return std::nullopt;
+      x = v.coord[a];
+    }
+  if (std::find(c.begin(), c.end(), -1) != c.end()) return std::nullopt;
+  return c;
+}
+
+class StageSearch {
+ public:
+  StageSearch(const Side& src, const std::vector<DeviceView>& sv, const Side& dst, const std::vector<DeviceView>& dv, int64_t elements, int64_t elem_bytes)
+      : src_(src), dst_(dst), sv_(sv), dv_(dv), elements_(elements), elem_bytes_(elem_bytes),
+        max_pairs_(std::max(pair_count(sv), pair_count(dv))) {
+    for (int a = 0; a < src.mesh().rank(); ++a)
+      if (!(src.attrs()[a] == dst.attrs()[a])) changed_.push_back(a);
+  }
+
+  // The changed axes, when a staged plan is worth searching: one mesh, 2 to 4 changed axes.
+  bool applies() const { return src_.mesh() == dst_.mesh() && changed_.size() >= 2 && changed_.size() <= 4; }
+
+  // The cheapest sequence of stages by bytes (then by fewer stages): a shortest path over the
+  // subsets of changed axes, from none to all; an edge changes one more axis (to an intermediate
+  // ownership) or all the remaining ones (to DST). Returns the masks along the path.
+  std::vector<uint32_t> best_path() {
+    const uint32_t full = (1u << changed_.size()) - 1;
+    struct Best {
+      int64_t bytes = -1, stages = 0;
+      uint32_t prev = 0;
+    };
+    std::vector<Best> best(full + 1);
+    best[0] = {0, 0, 0};
+    for (uint32_t a = 0; a < full; ++a) {  // masks in increasing order: every edge goes to a larger mask
+      if (best[a].bytes < 0) continue;
+      auto relax = [&](uint32_t b) {
+        auto bytes = edge_bytes(a, b);
+        if (!bytes) return;
+        Best cand{best[a].bytes + *bytes, best[a].stages + 1, a};
+        if (best[b].bytes < 0 || std::tie(cand.bytes, cand.stages) < std::tie(best[b].bytes, best[b].stages)) best[b] = cand;
+      };
+      for (size_t i = 0; i < changed_.size(); ++i)
+        if (!(a & (1u << i)) && (a | (1u << i)) != full) relax(a | (1u << i));
+      relax(full);
+    }
+    std::vector<uint32_t> path{full};
+    while (path.back() != 0) path.push_back(best[path.back()].prev);
+    std::reverse(path.begin(), path.end());
+    return path;
+  }
+
+  // The plan of one stage (masks a -> b), its Src / Dst buffers still named Src / Dst.
+  std::optional<Plan> stage(uint32_t a, uint32_t b) {
+    const Ownership* from = ownership(a);
+    const Ownership* to = ownership(b);
+    if (!from || !to) return std::nullopt;
+    Planner p(from->side, from->views, to->side, to->views, elem_bytes_, false);
+    Plan plan = p.run();
+    const uint32_t full = (1u << changed_.size()) - 1;
+    if (b != full && p.leaves_slots_zero()) return std::nullopt;  // a Mid buffer is written whole (spec/MULTIGPU.md)
+    return plan;
+  }
+
+  std::string describe(uint32_t a, uint32_t b, const std::vector<std::string>& names) const {
+    std::string out;
+    for (size_t i = 0; i < changed_.size(); ++i)
+      if ((b & (1u << i)) && !(a & (1u << i))) {
+        const int ax = changed_[i];
+        out += std::string(out.empty() ? "" : ", ") + names[static_cast<size_t>(ax)] + ": " + to_string(src_.attrs()[ax]) + " -> " +
+               to_string(dst_.attrs()[ax]);
+      }
+    return out;
+  }
+
+ private:
+  std::optional<int64_t> edge_bytes(uint32_t a, uint32_t b) {
+    auto plan = stage(a, b);
+    if (!plan) return std::nullopt;
+    return plan->total_bytes();
+  }
+
+  const Ownership* ownership(uint32_t mask) {
+    auto it = cache_.find(mask);
+    if (it != cache_.end()) return it->second ? &*it->second : nullptr;
+    auto& slot = cache_[mask];
+    slot = build(mask);
+    return slot ? &*slot : nullptr;
+  }
+
+  std::optional<Ownership> build(uint32_t mask) {
+    const uint32_t full = (1u << changed_.size()) - 1;
+    if (mask == 0) return Ownership{src_, sv_};
+    if (mask == full) return Ownership{dst_, dv_};
+    Side side = src_;
+    for (size_t i = 0; i < changed_.size(); ++i)
+      if (mask & (1u << i)) {
+        const int ax = changed_[i];
+        if (std::holds_alternative<Partial>(dst_.attrs()[ax])) return std::nullopt;  // a new Partial only in the last stage
+        side.attrs_[ax] = dst_.attrs()[ax];
+      }
+    const auto mesh = mesh_extents(side.mesh());
+    std::vector<int> split;
+    std::vector<std::vector<int64_t>> coords;
+    for (int ax = 0; ax < side.mesh().rank(); ++ax) {
+      if (!std::holds_alternative<Split>(side.attrs()[ax])) continue;
+      const bool from_dst = !(src_.attrs()[ax] == side.attrs()[ax]);
+      auto c = owner_coords(from_dst ? dv_ : sv_, ax, elements_);
+      if (!c) return std::nullopt;
+      split.push_back(ax);
+      coords.push_back(std::move(*c));
+    }
+    auto key_of = [&](auto&& coord_of) {
+      int64_t k = 0;
+      for (size_t i = 0; i < split.size(); ++i) k = k * mesh[static_cast<size_t>(split[i])] + coord_of(i);
+      return k;
+    };
+    int64_t buckets_n = 1;
+    for (int ax : split) buckets_n *= mesh[static_cast<size_t>(ax)];
+    std::vector<std::vector<int64_t>> buckets(static_cast<size_t>(buckets_n));
+    for (int64_t e = 0; e < elements_; ++e) buckets[static_cast<size_t>(key_of([&](size_t i) { return coords[i][static_cast<size_t>(e)]; }))].push_back(e);
+    Ownership out{side, {}};
+    int64_t pairs = 0;
+    for (const auto& m : row_major_coords(mesh)) {
+      const auto& b = buckets[static_cast<size_t>(key_of([&](size_t i) { return m[static_cast<size_t>(split[i])]; }))];
+      pairs += static_cast<int64_t>(b.size());
+      if (pairs > max_pairs_) return std::nullopt;  // never more than SRC or DST hold (the plan limits' estimate covers those)
+      DeviceView v{side.mesh().device_of(m), m, {}};
+      v.held.reserve(b.size());
+      for (size_t i = 0; i < b.size(); ++i) v.held.push_back({b[i], static_cast<int64_t>(i)});
+      out.views.push_back(std::move(v));
+    }
+    return out;
+  }
+
+  const Side& src_;
+  const Side& dst_;
+  const std::vector<DeviceView>& sv_;
+  const std::vector<DeviceView>& dv_;
+  int64_t elements_, elem_bytes_, max_pairs_;
+  std::vector<int> changed_;
+  std::map<uint32_t, std::optional<Ownership>> cache_;
+};
+
+// Stage plans in order -> one plan: stage k reads Src (k = 0) or Mid((k-1) % 2) and writes Dst
+// (the last) or Mid(k % 2); staging buffers are shared (the largest size wins); bytes add up.
+Plan assemble(std::vector<Plan> stages, std::vector<std::string> descriptions) {
+  Plan out;
+  const Plan& first = stages.front();
+  out.elem_bytes = first.elem_bytes;
+  out.axis_names = first.axis_names;
+  out.src_size = first.src_size;
+  out.dst_size = stages.back().dst_size;
+  std::set<int64_t> devs;
+  std::vector<std::string> names;
+  auto grow_all = [](std::map<int64_t, int64_t>& into, const std::map<int64_t, int64_t>& from) {
+    for (auto [d, n] : from) into[d] = std::max(into[d], n);
+  };
+  for (size_t k = 0; k < stages.size(); ++k) {
+    Plan& p = stages[k];
+    const Buffer in = k == 0 ? Buffer::Src : ((k - 1) % 2 ? Buffer::Mid1 : Buffer::Mid0);
+    const Buffer to = k + 1 == stages.size() ? Buffer::Dst : (k % 2 ? Buffer::Mid1 : Buffer::Mid0);
+    auto rename = [&](Buffer b) { return b == Buffer::Src ? in : b == Buffer::Dst ? to : b; };
+    if (in != Buffer::Src) grow_all(in == Buffer::Mid0 ? out.mid0_size : out.mid1_size, p.src_size);
+    if (to != Buffer::Dst) grow_all(to == Buffer::Mid0 ? out.mid0_size : out.mid1_size, p.dst_size);
+    grow_all(out.send_size, p.send_size);
+    grow_all(out.recv_size, p.recv_size);
+    for (auto& step : p.steps) {
+      if (auto* l = std::get_if<LocalCopy>(&step)) {
+        l->from = rename(l->from);
+        l->to = rename(l->to);
+      } else {
+        auto& c = std::get<Collective>(step);
+        for (auto& [d, place] : c.send) place.buffer = rename(place.buffer);
+        for (auto& [d, place] : c.recv) place.buffer = rename(place.buffer);
+      }
+      out.steps.push_back(std::move(step));
+    }
+    for (auto [d, b] : p.bytes) {
+      out.bytes[d].sent = checked_add(out.bytes[d].sent, b.sent);
+      out.bytes[d].received = checked_add(out.bytes[d].received, b.received);
+    }
+    devs.insert(p.devices.begin(), p.devices.end());
+    if (!p.above_bound_because.empty() && out.above_bound_because.find(p.above_bound_because) == std::string::npos)
+      out.above_bound_because += (out.above_bound_because.empty() ? "" : "; ") + p.above_bound_because;
+    if (p.pattern != "local" && p.pattern != "identity") names.push_back(p.pattern);
+  }
+  out.devices.assign(devs.begin(), devs.end());
+  for (size_t i = 0; i < names.size(); ++i) out.pattern += (i ? " + " : "") + names[i];
+  if (names.empty()) out.pattern = "local";
+  out.stages = std::move(descriptions);
+  return out;
+}
 
 void require_devices(const ShardLayout& sl, const char* which) {
   for (const auto& t : sl.mesh().topologies())
@@ -624,7 +971,41 @@ Plan plan_reshard(const ShardLayout& src_in, const ShardLayout& dst_in, const st
   ShardLayout dst = materialize_for_devices(dst_in, shape);
   std::vector<IntTuple> t(shape.begin(), shape.end());
   for (const ShardLayout* sl : {&src, &dst}) validate_shard_layout(*sl, ShardCheckOptions{true, Storage::Rmem, IntTuple::tuple(t)});
-  return Planner(src, dst, elem_bytes).run();
+  const Side s{src.mesh(), src.attrs()}, d{dst.mesh(), dst.attrs()};
+  const std::vector<DeviceView> sv = device_views(src), dv = device_views(dst);
+  int64_t elements = 1;
+  for (int64_t e : shape) elements = checked_mul(elements, e);
+  Plan plan;
+  StageSearch search(s, sv, d, dv, elements, elem_bytes);
+  if (search.applies()) {
+    const auto path = search.best_path();
+    std::vector<Plan> stages;
+    std::vector<std::string> descriptions;
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+      auto p = search.stage(path[i], path[i + 1]);
+      if (!p) fail(rule::kInternal, "a stage of the chosen staged plan could not be planned again");
+      stages.push_back(std::move(*p));
+      descriptions.push_back(search.describe(path[i], path[i + 1], stages.front().axis_names));
+    }
+    plan = stages.size() == 1 ? std::move(stages.front()) : assemble(std::move(stages), std::move(descriptions));
+  } else {
+    plan = Planner(s, sv, d, dv, elem_bytes, src == dst).run();
+  }
+  Planner bound(s, sv, d, dv, elem_bytes, false);
+  plan.lower_bound_bytes = checked_mul(bound.lower_bound_messages(), elem_bytes);
+  // Above the bound: the planner's notes on what it chose (replicated groups, reductions before
+  // moving, ...), and what the bound assumed that the plan did not.
+  std::string& why = plan.above_bound_because;
+  if (plan.total_bytes() <= plan.lower_bound_bytes) {
+    why.clear();
+    return plan;
+  }
+  auto add = [&](const std::string& w) { why += (why.empty() ? "" : "; ") + w; };
+  if (bound.reducing_is_cheaper())
+    add("DST's Partial axes keep SRC's contributions as they are; reducing them and leaving DST's canonical zeros (D9) would move less");
+  if (!(src.mesh() == dst.mesh())) add("SRC and DST are on different meshes: planned as direct sends, with no staged search");
+  if (why.empty()) add("no sequence of the recognized collectives (one mesh axis per stage) reaches DST at the bound");
+  return plan;
 }
 
 }  // namespace tfspec::multigpu

@@ -250,7 +250,68 @@ TEST(ReshardPlan, TextAndJsonNameTheCollective) {
   Json j = to_json(p);
   EXPECT_EQ(j["steps"][0]["op"], "ncclAllGather");
   EXPECT_EQ(j["total_bytes"], 4 * 6 * 2);
-  EXPECT_EQ(j["bytes"][0]["sent"], 12);
+  EXPECT_EQ(j["device_bytes"][0]["sent"], 12);
+}
+
+// Issue 35's example: (64, 128) float32 on x=2,y=4, Partial(sum) on x and Broadcast on y, to
+// rows split on x and columns on y. Per axis: y (Broadcast -> Split) is a local slice, x (Partial
+// -> Split) a reduce-scatter. After the slice each device holds its 32 columns of all 64 rows,
+// 2048 contributions; the reduce-scatter along x (n = 2) sends each rank (n-1)/n of that, 1024
+// float32 = 4096 B each way, 8 * 4096 = 32,768 B in all. The lower bound: every element's value
+// depends on the 2 contributions along x, and its one DST owner holds one of them, so one message
+// per element: 64 * 128 * 4 B = 32,768 B. The plan is at the bound; the all-reduce fallback it
+// replaced moved 262,144 B (8 times as much).
+TEST(ReshardPlan, PartialAndBroadcastToTwoSplitsIsASliceThenAReduceScatter) {
+  const auto src = read_shard_layout(Json(R"((64, 128) where x=P("sum") on x=2,y=4)"));
+  const auto dst = read_shard_layout(Json("(64 @ m.x, 128 @ m.y) on x=2,y=4"));
+  const Plan p = plan_reshard(src, dst, {64, 128}, 4);
+  EXPECT_EQ(p.pattern, "reduce-scatter");
+  EXPECT_EQ(p.stages, (std::vector<std::string>{"y: B -> S(2)", "x: P() -> S(0)"}));
+  auto cs = collectives(p);
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0]->kind, CollectiveKind::ReduceScatter);
+  EXPECT_EQ(cs[0]->groups, (std::vector<std::vector<int64_t>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}}));
+  EXPECT_EQ(cs[0]->count, 1024);
+  for (int64_t d = 0; d < 8; ++d) EXPECT_EQ(p.bytes.at(d), (DeviceBytes{4096, 4096})) << "device " << d;
+  EXPECT_EQ(p.total_bytes(), 32768);
+  EXPECT_EQ(p.lower_bound_bytes, 32768);
+  EXPECT_EQ(p.above_bound_because, "");
+  const Json j = to_json(p);
+  EXPECT_EQ(j["bytes"], 32768);
+  EXPECT_EQ(j["lower_bound_bytes"], 32768);
+  EXPECT_EQ(j["at_lower_bound"], true);
+  EXPECT_NE(to_text(p).find("lower bound: 32768 B (spec/MULTIGPU.md): at the lower bound"), std::string::npos) << to_text(p);
+  // Executed on arbitrary contributions, it assembles the tensor the reference assembles.
+  const ShardLayout s = materialize_for_devices(src, {64, 128}), d = materialize_for_devices(dst, {64, 128});
+  std::vector<int64_t> data(64 * 128);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<int64_t>(i * 7 % 101) - 50;
+  int64_t draw = 0;
+  const Engines in = partition(Tensor{{64, 128}, data}, s, Storage::Rmem, [&] { return (draw++ * 13) % 29 - 14; });
+  EXPECT_EQ(simulate(p, in.buffers), reshard(in, s, d, Storage::Rmem, {64, 128}).buffers);
+}
+
+// Above the bound, the plan says why. Partial(max) -> Partial(sum) on x=2 (2 elements): the
+// all-reduce(max) leaves the maximum on both devices: in the ring (N = 2, chunks of 1) each rank
+// sends 2N - c_r - c_(r+1) = 2 elements, 16 B in all. DST's new sum axis needs the value only at
+// x = 0, which holds one of the 2 contributions: 1 message per element, 8 B.
+TEST(ReshardPlan, APlanAboveTheBoundSaysWhy) {
+  const Plan p = plan_reshard(shard(R"(shard((1,1,2):None; P("max"); device(2)|x=2))"), shard("shard((1,1,2):None; P(); device(2)|x=2)"), {1, 1, 2}, 4);
+  EXPECT_EQ(p.pattern, "all-reduce");
+  EXPECT_EQ(p.total_bytes(), 16);
+  EXPECT_EQ(p.lower_bound_bytes, 8);
+  EXPECT_NE(p.above_bound_because.find("all-reduced before anything moves"), std::string::npos) << p.above_bound_because;
+  EXPECT_NE(to_text(p).find("2.00 x the lower bound: because"), std::string::npos) << to_text(p);
+  EXPECT_EQ(to_json(p)["at_lower_bound"], false);
+  // Partial(sum) on y=3 with x=2 replicas -> Split on y: a reduce-scatter in each of the 2 groups
+  // along y. 6 elements, count 2: each rank sends (3-1)*2 = 4 elements, 6 ranks, 96 B. The bound:
+  // per element 3 contributions and 2 owners (one per x), both holding one: 3 - 1 + 2 - 1 = 3
+  // messages, 18 in all, 72 B (reduce once, then copy the result to the other replica).
+  const Plan r = plan_reshard(read_shard_layout(Json(R"((2, 3, 1) where y=P("sum") on x=2,y=3)")),
+                              read_shard_layout(Json("(2, 3 @ m.y, 1) on x=2,y=3")), {2, 3, 1}, 4);
+  EXPECT_EQ(r.pattern, "reduce-scatter");
+  EXPECT_EQ(r.total_bytes(), 96);
+  EXPECT_EQ(r.lower_bound_bytes, 72);
+  EXPECT_NE(r.above_bound_because.find("runs in each of 2 groups that hold the same elements"), std::string::npos) << r.above_bound_because;
 }
 
 // Refusals, each with its rule (spec/MULTIGPU.md "Which reshards qualify").

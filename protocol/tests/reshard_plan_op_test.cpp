@@ -42,8 +42,8 @@ TEST(ReshardPlanOp, AllGatherOverServeMatchesTheHandDerivation) {
   EXPECT_EQ(p["elem_bytes"], 4);
   EXPECT_EQ(p["devices"], Json::array({0, 1, 2, 3}));
   EXPECT_EQ(p["total_bytes"], 384);
-  ASSERT_EQ(p["bytes"].size(), 4u);
-  for (const Json& b : p["bytes"]) {
+  ASSERT_EQ(p["device_bytes"].size(), 4u);
+  for (const Json& b : p["device_bytes"]) {
     EXPECT_EQ(b["sent"], 96) << b.dump();
     EXPECT_EQ(b["received"], 96) << b.dump();
   }

@@ -114,6 +114,28 @@ TEST(MpiHand, PointToPointFallback) {
   EXPECT_EQ(out.dst, want);
 }
 
+// A staged plan (issue 35): (4, 4) with Partial(sum) on x and Broadcast on y, on x=2,y=2 (device
+// 2x + y), to rows split on x and columns on y. Stage 1 slices columns 2y, 2y+1 locally into mid0
+// (8 contributions); stage 2 reduce-scatters along x (groups [0,2] and [1,3], count 4): each rank
+// sends (2-1) * 4 float32 = 16 B and receives 16 B. DST device 2x + y holds rows 2x, 2x+1 and
+// columns 2y, 2y+1: t[(2x+i)*4 + 2y + j].
+TEST(MpiHand, StagedSliceThenReduceScatter) {
+  const RunSpec spec = spec_of(R"((4, 4) where x=P("sum") on x=2,y=2)", "(4 @ m.x, 4 @ m.y) on x=2,y=2", {4, 4});
+  EXPECT_EQ(spec.plan.pattern, "reduce-scatter");
+  EXPECT_EQ(spec.plan.stages.size(), 2u);
+  const RunOutcome out = execute(spec);
+  EXPECT_EQ(out.exit_code, 0) << out.mismatch;
+  expect_bytes(out, {{16, 16}, {16, 16}, {16, 16}, {16, 16}});
+  if (g_world->rank() != 0) return;
+  const Tensor t = seeded_tensor({4, 4}, spec.dtype, 1);
+  for (int64_t d = 0; d < 4; ++d) {
+    std::vector<int64_t> want;
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j) want.push_back(t.data[static_cast<size_t>((2 * (d / 2) + i) * 4 + 2 * (d % 2) + j)]);
+    EXPECT_EQ(out.dst[static_cast<size_t>(d)], want) << "device " << d;
+  }
+}
+
 Collective& first_collective(Plan& p) {
   for (auto& s : p.steps)
     if (auto* c = std::get_if<Collective>(&s)) return *c;
