@@ -69,7 +69,8 @@ void width_and_banks(const std::string& subject, std::vector<int64_t> off, int64
   std::optional<Finding> first;
   for (int64_t s = 0; s < stages; ++s) {
     if (s > 0)
-      for (int64_t& o : off) o += cosize;
+      for (int64_t& o : off)
+        if (o >= 0) o += cosize;  // -1: a lane that takes no part stays so
     Finding f;
     try {
       f = banks_of(subject, off, threads, values, elem_bytes, vector, s);
@@ -112,6 +113,11 @@ void s2r_banks(const Pipeline& p, const Operand& o, std::vector<Finding>& out) {
     out.push_back({"banks", subject, Outcome::Skipped, nullptr, "not checked: the accesses are not vectors at the atom's width (see width)", Json::object()});
     return;
   }
+  // The lanes whose addresses the hardware ignores (ldmatrix x1 / x2 repeat others' rows) take no
+  // part in the bank model (offset -1); the width check above saw their addresses too.
+  for (int64_t t = 0; t < s.threads; ++t)
+    for (int64_t x = 0; x < s.values(); ++x)
+      if (!s.src_reads[static_cast<size_t>(t % s.atom_threads + s.atom_threads * (x % s.src_values))]) off[static_cast<size_t>(t * s.values() + x)] = -1;
   width_and_banks(subject, std::move(off), s.threads, s.values(), o.bits / 8, s.vector, p.stages, m.cosize, out);
 }
 

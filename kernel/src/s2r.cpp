@@ -74,6 +74,10 @@ S2rCopy derive_s2r(const Pipeline& p, const Operand& o, const Partition& expecte
       auto& first = s.src_of_pos[static_cast<size_t>(src_pos[static_cast<size_t>(t + s.atom_threads * v)])];
       if (first.first < 0 || t < first.first) first = {t, v};
     }
+  s.src_reads.assign(src_pos.size(), 0);
+  for (int64_t v = 0; v < s.src_values; ++v)
+    for (int64_t t = 0; t < s.atom_threads; ++t)
+      s.src_reads[static_cast<size_t>(t + s.atom_threads * v)] = s.src_of_pos[static_cast<size_t>(src_pos[static_cast<size_t>(t + s.atom_threads * v)])] == std::pair{t, v};
   if (atom.bits % o.bits != 0 || s.src_values % (atom.bits / o.bits) != 0)
     bad(atom.path + ".bits", std::to_string(atom.bits) + " bits per access do not divide a source thread's " + std::to_string(s.src_values) + " values of " + std::to_string(o.bits) + " bits");
   s.vector = atom.bits / o.bits;

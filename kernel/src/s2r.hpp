@@ -15,6 +15,9 @@ struct S2rCopy {
   int64_t chunks = 0;                      // atom instructions per thread: MMA values / dst values
   std::vector<int64_t> dst_pos;                             // dst(t + AT * v) -> atom position
   std::vector<std::pair<int64_t, int64_t>> src_of_pos;      // atom position -> (src thread, src value)
+  // src_reads[ts + AT * vs]: whether source thread ts's value vs is the one the hardware reads
+  // (the first source of its position); false for ldmatrix x1 / x2's repeated lanes.
+  std::vector<char> src_reads;
   // The element thread T's source value x = c * src_values + vs addresses: src[T * values() + x].
   std::vector<int64_t> src;
   int64_t threads = 0;

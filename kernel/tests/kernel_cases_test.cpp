@@ -180,7 +180,12 @@ TEST(KernelCases, LdmatrixX2WithRepeatedSourceThreadsAgrees) {
   const Finding& f = finding(r, "agreement", "B s2r");
   EXPECT_EQ(f.outcome, Outcome::Ok) << f.message;
   EXPECT_EQ(f.message, "every thread's 64 values arrive where the MMA expects them (16 SM75_U32x2_LDSM_N per thread)");
+  // Banks: only source lanes 0..15 read (two 8-row phases per x2); 4 warps x 16 x2 x 2 phases,
+  // one wavefront each (Sw<3,3,3> puts a phase's 8 rows on 8 distinct chunks) = 128. Counting the
+  // repeated lanes 16..31 as reads gave 256.
   EXPECT_EQ(finding(r, "banks", "B s2r (read)").outcome, Outcome::Ok);
+  EXPECT_EQ(finding(r, "banks", "B s2r (read)").detail["wavefronts"], 128);
+  EXPECT_EQ(finding(r, "banks", "B s2r (read)").detail["phases"], 128);
   EXPECT_EQ(r.exit_code(), 0);
 }
 

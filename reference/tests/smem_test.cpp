@@ -44,6 +44,26 @@ TEST(Banks, RowMajorFloatColumnsAre32WayConflicts) {
   for (int64_t t = 0; t < 32; ++t) EXPECT_EQ(r.worst->colliding[static_cast<size_t>(t)], std::make_pair(t, 32 * t));
 }
 
+// The table form with lanes that take no part (offset -1, as ldmatrix x1's lanes 8..31): one
+// warp, 16-byte accesses (8 x fp16), a quarter-warp a phase. Lanes 0..7 read rows r of a
+// (8,64):(64,1) fp16 tile at column 0: byte 128 r, all in bank group 0, 8 distinct 16-byte
+// chunks on the same four banks: 8 wavefronts where 8 chunks (128 bytes) need 1. The other three
+// phases have no lane accessing: not counted (a model that counted them, reading the same rows
+// again, reported 32 wavefronts). A vector that is only partly -1 is refused (smem-vector-access).
+TEST(Banks, LanesThatTakeNoPartAreNotCounted) {
+  std::vector<int64_t> off(32 * 8, -1);
+  for (int64_t t = 0; t < 8; ++t)
+    for (int64_t v = 0; v < 8; ++v) off[static_cast<size_t>(t * 8 + v)] = 64 * t + v;
+  const BankReport r = bank_conflicts(off, 32, 8, access(2, 8));
+  EXPECT_EQ(r.phase_threads, 8);
+  EXPECT_EQ(r.phases, 1);
+  EXPECT_EQ(r.wavefronts, 8);
+  EXPECT_EQ(r.ideal, 1);
+  EXPECT_EQ(r.degree(), 8);
+  off[static_cast<size_t>(9 * 8 + 3)] = 5;  // lane 9: value 3 accesses, its others do not
+  EXPECT_EQ(testing::error_id([&] { bank_conflicts(off, 32, 8, access(2, 8)); }), "smem-vector-access");
+}
+
 TEST(Banks, PaddedRowsAreConflictFree) {
   // offset 33t + v: bank (t + v) % 32 differs for every thread of an access.
   const BankReport r = bank_conflicts(kColumnTv, *parse_any_layout("(32,32):(33,1)"), access(4));

@@ -64,7 +64,9 @@ PhaseCost cost_phase(const std::vector<int64_t>& off, const BankReport& r, const
   p.threads = std::min(r.phase_threads, r.threads - p.first_thread);
   std::vector<Touch> touches;
   for (int64_t t = p.first_thread; t < p.first_thread + p.threads; ++t) {
-    const int64_t byte = checked_mul(off[static_cast<size_t>(t * r.values + access * a.vector)], a.elem_bytes);
+    const int64_t o = off[static_cast<size_t>(t * r.values + access * a.vector)];
+    if (o < 0) continue;  // a lane that takes no part in this access (table form only)
+    const int64_t byte = checked_mul(o, a.elem_bytes);
     const int64_t last = checked_add(byte, r.access_bytes - 1);  // an offset near INT64_MAX: the overflow rule, not UB
     for (int64_t w = byte / a.model.bank_bytes, end = last / a.model.bank_bytes;; ++w) {
       touches.push_back({w % a.model.banks, w, t});
@@ -101,6 +103,11 @@ std::optional<Break> first_break(const std::vector<int64_t>& off, int64_t thread
   for (int64_t t = 0; t < threads; ++t)
     for (int64_t k = 0; k < values; k += v) {
       const int64_t base = off[static_cast<size_t>(t * values + k)];
+      if (base < 0) {  // no access: every value of the vector says so
+        for (int64_t j = 1; j < v; ++j)
+          if (off[static_cast<size_t>(t * values + k + j)] >= 0) return Break{t, k + j, "an access is partly inactive (offset -1)"};
+        continue;
+      }
       if (base % v != 0) return Break{t, k, "offset " + std::to_string(base) + " is not aligned to " + std::to_string(v) + " elements"};
       for (int64_t j = 1; j < v; ++j) {
         const int64_t o = off[static_cast<size_t>(t * values + k + j)];
@@ -180,6 +187,7 @@ BankReport bank_conflicts(const std::vector<int64_t>& off, int64_t threads, int6
     for (int64_t k = 0; k < r.accesses; ++k)
       for (int64_t ph = 0; ph < phases_per_warp && w * a.model.warp_size + ph * r.phase_threads < r.threads; ++ph) {
         PhaseCost p = cost_phase(off, r, a, w, k, ph);
+        if (p.ideal == 0) continue;  // no lane of the phase accesses: the hardware issues nothing
         r.wavefronts += p.wavefronts;
         r.ideal += p.ideal;
         ++r.phases;

@@ -50,7 +50,9 @@ struct BankReport {
 // smem-access-params, smem-tv, smem-vector-access (spec/SMEM.md).
 BankReport bank_conflicts(const Layout& tv, const LayoutBase& smem, const SmemAccess& access);
 // The same model over a table of element offsets, off[t * values + v] for thread t's value v
-// (what tv_offsets computes; a kernel pipeline builds its tables from several layouts).
+// (what tv_offsets computes; a kernel pipeline builds its tables from several layouts). An offset
+// of -1 is a lane that takes no part in that access (ldmatrix x1 / x2: the lanes past the row
+// addresses it reads); a phase where no lane accesses costs nothing and is not counted.
 BankReport bank_conflicts(const std::vector<int64_t>& offsets, int64_t threads, int64_t values, const SmemAccess& access);
 
 struct VectorWidth {
