@@ -15,6 +15,8 @@
 #include "tfspec/draw/draw.hpp"
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/views.hpp"
+#include "tfspec/protocol/kernel_ops.hpp"
+#include "tfspec/protocol/ops.hpp"
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/error.hpp"
 
@@ -41,22 +43,6 @@ std::string read_description(const std::string& file) {
   if (!in) fail(rule::kUsage, "cannot read the pipeline file '" + file + "': " + std::strerror(errno));
   text << in.rdbuf();
   return text.str();
-}
-
-// "232448", "227KiB", "227 KiB": bytes, or KiB with the suffix.
-int64_t parse_bytes(const std::string& text) {
-  size_t used = 0;
-  int64_t n = 0;
-  try {
-    n = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    fail(rule::kUsage, "--smem-limit takes bytes or KiB (232448, 227KiB); got '" + text + "'");
-  }
-  std::string unit = text.substr(used);
-  unit.erase(0, unit.find_first_not_of(' '));
-  if (n < 1 || n > (int64_t{1} << 40) || !(unit.empty() || unit == "KiB" || unit == "B"))
-    fail(rule::kUsage, "--smem-limit takes bytes or KiB (232448, 227KiB); got '" + text + "'");
-  return unit == "KiB" ? n * 1024 : n;
 }
 
 // One SVG per stage's partition, the cells the violations name marked (draw::partition_svg).
@@ -91,14 +77,22 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
   check->add_option("--smem-limit", st->smem_limit, "shared memory a CTA may use, bytes or KiB (default per arch: sm80 164KiB, sm86/sm89 100KiB, sm90 228KiB)");
   check->callback([st, &exit_code] {
     exit_code = reported([&] {
-      const kernel::Pipeline p = kernel::read_pipeline_text(read_description(st->file));
-      kernel::KernelOptions o;
-      if (!st->smem_limit.empty()) o.smem_limit = parse_bytes(st->smem_limit);
-      const kernel::KernelReport r = kernel::check_pipeline(p, o);
-      if (!st->draw.empty()) write_pictures(p, r, st->draw);
-      if (st->json) std::cout << protocol::dump_line(kernel::to_json(r)) << "\n";
-      else std::cout << kernel::to_text(r);
-      return r.exit_code();
+      // One code path with `tfspec serve`: the protocol op `kernel.check` (protocol/src/ops_kernel.cpp).
+      const protocol::Op* op = protocol::OpRegistry::instance().find("kernel", "check");
+      if (!op) fail(rule::kInternal, "the kernel.check op is not registered");
+      const std::string text = read_description(st->file);
+      Json args{{"pipeline", text}};
+      if (!st->smem_limit.empty()) args["smem_limit"] = protocol::smem_limit_bytes(Json(st->smem_limit), "--smem-limit", rule::kUsage);
+      const protocol::OpResult r = op->run(args);
+      if (!st->draw.empty()) {  // the pictures need the report itself: the same check, run again
+        const kernel::Pipeline p = kernel::read_pipeline_text(text);
+        kernel::KernelOptions o;
+        if (args.contains("smem_limit")) o.smem_limit = args["smem_limit"].get<int64_t>();
+        write_pictures(p, kernel::check_pipeline(p, o), st->draw);
+      }
+      if (st->json) std::cout << protocol::dump_line(r.json) << "\n";
+      else std::cout << r.text;
+      return r.exit_code;
     });
   });
 }

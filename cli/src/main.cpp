@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "tfspec_version.hpp"
+#include "tfspec/protocol/kernel_ops.hpp"
 #include "tfspec/protocol/prove_ops.hpp"
 #include "tfspec/reference/catalogue.hpp"
 #include "tfspec/reference/error.hpp"
@@ -114,6 +115,7 @@ int main(int argc, char** argv) {
   auto& registry = tfspec::protocol::OpRegistry::instance();
   tfspec::protocol::register_reference_ops(registry);
   tfspec::protocol::register_prove_ops(registry);
+  tfspec::protocol::register_kernel_ops(registry);
   CLI::App app{"tfspec: executable reference semantics and verification for the TileFoundry shard/layout spec"};
   app.require_subcommand(1);
   int exit_code = kOk;

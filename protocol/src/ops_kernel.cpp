@@ -1,0 +1,56 @@
+// A kernel pipeline's data movement checked end to end (spec/KERNEL.md) as the protocol op
+// `kernel.check`: `tfspec kernel check` runs this op, so the CLI's --json, a `tfspec serve` client
+// and the Python builder get one answer from one code path. In tfspec_protocol_prove: the bounds
+// conditions over symbolic M, N, K go to the solver.
+#include "tfspec/kernel/check.hpp"
+#include "tfspec/protocol/kernel_ops.hpp"
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec::protocol {
+namespace {
+
+// "232448", 232448, "227KiB", "227 KiB", "232448B": bytes; `what` names the argument in errors.
+int64_t bytes_arg(const Json& j, const std::string& what, const RuleId& bad) {
+  const std::string forms = what + " takes bytes or KiB (232448, 227KiB)";
+  if (j.is_number_integer()) {
+    const int64_t n = j.get<int64_t>();
+    if (n < 1 || n > (int64_t{1} << 40)) fail(bad, forms + "; got " + std::to_string(n));
+    return n;
+  }
+  if (!j.is_string()) fail(bad, forms);
+  const std::string text = j.get<std::string>();
+  size_t used = 0;
+  int64_t n = 0;
+  try {
+    n = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    fail(bad, forms + "; got '" + text + "'");
+  }
+  std::string unit = text.substr(used);
+  unit.erase(0, unit.find_first_not_of(' '));
+  if (n < 1 || n > (int64_t{1} << 40) || !(unit.empty() || unit == "KiB" || unit == "B")) fail(bad, forms + "; got '" + text + "'");
+  return unit == "KiB" ? n * 1024 : n;
+}
+
+OpResult kernel_check_op(const Json& a) {
+  const Json& d = require_arg(a, "pipeline");
+  const kernel::Pipeline p = d.is_string() ? kernel::read_pipeline_text(d.get<std::string>()) : kernel::read_pipeline(d);
+  kernel::KernelOptions o;
+  if (a.contains("smem_limit") && !a["smem_limit"].is_null()) o.smem_limit = bytes_arg(a["smem_limit"], "\"smem_limit\"", rule::kProtocolBadArgs);
+  const kernel::KernelReport r = kernel::check_pipeline(p, o);
+  return {kernel::to_json(r), kernel::to_text(r), r.exit_code()};
+}
+
+}  // namespace
+
+int64_t smem_limit_bytes(const Json& j, const std::string& what, const RuleId& bad) { return bytes_arg(j, what, bad); }
+
+void register_kernel_ops(OpRegistry& r) {
+  r.add({"kernel", "check", "§4",
+         "a GEMM mainloop + epilogue's data movement: coverage, agreement, banks and width, global accesses, bounds, footprint (spec/KERNEL.md)",
+         {{"pipeline", ParamType::Json, false, "the pipeline description (docs/kernels/*.json), as a JSON object or its text"},
+          {"smem_limit", ParamType::Text, true, "shared memory a CTA may use: bytes, or KiB as \"227KiB\" (default: the arch's)"}},
+         kernel_check_op});
+}
+
+}  // namespace tfspec::protocol
