@@ -135,6 +135,12 @@ void raise_spec_error(const Json& e) {
   throw py::error_already_set();
 }
 
+void raise_spec_error(const SpecError& e) {
+  Json err = protocol::error_json(e.diagnostic());
+  err["path"] = e.diagnostic().path;
+  raise_spec_error(err);
+}
+
 void register_errors(py::module_& m) {
   spec_error_class = py::handle(PyErr_NewExceptionWithDoc(
       "tfspec.SpecError",
@@ -148,9 +154,7 @@ void register_errors(py::module_& m) {
       if (p) std::rethrow_exception(p);
     } catch (const SpecError& e) {
       try {
-        Json err = protocol::error_json(e.diagnostic());
-        err["path"] = e.diagnostic().path;
-        raise_spec_error(err);
+        raise_spec_error(e);
       } catch (py::error_already_set& set) {
         set.restore();
       }
