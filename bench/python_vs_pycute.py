@@ -53,6 +53,13 @@ def main():
                  best(lambda: [pycute.composition(a_p, b_p) for _ in range(5000)], args.repeat)))
     rows.append(("coalesce, 5,000 calls", best(lambda: [tfspec.coalesce(a_t) for _ in range(5000)], args.repeat),
                  best(lambda: [pycute.coalesce(a_p) for _ in range(5000)], args.repeat)))
+    # logical_divide((4,8,16):(8,1,32), (2,4):(1,4)) and complement((4,8,16):(8,1,32), 8192)
+    assert str(tfspec.logical_divide(a_t, b_t)) == str(pycute.logical_divide(a_p, b_p)).replace(" ", "")
+    rows.append(("logical_divide, 5,000 calls", best(lambda: [tfspec.logical_divide(a_t, b_t) for _ in range(5000)], args.repeat),
+                 best(lambda: [pycute.logical_divide(a_p, b_p) for _ in range(5000)], args.repeat)))
+    assert str(tfspec.complement(a_t, 8192)) == str(pycute.complement(a_p, 8192)).replace(" ", "")
+    rows.append(("complement, 5,000 calls", best(lambda: [tfspec.complement(a_t, 8192) for _ in range(5000)], args.repeat),
+                 best(lambda: [pycute.complement(a_p, 8192) for _ in range(5000)], args.repeat)))
     # offsets() of a 2^22-point layout against the per-index loop of pycute (first 2^16 indices,
     # scaled) and, where NumPy is here, numpy.copy of as many int64.
     big_t = tfspec.Layout(((64, 64), (32, 32)), ((1, 4096), (64, 262144)))
@@ -62,11 +69,21 @@ def main():
     rows.append(("offsets() of 2^22 points (pycute: its loop)", offsets, per_index))
     try:
         import numpy
-        arr = numpy.arange(1 << 22, dtype=numpy.int64)
-        copy = best(lambda: numpy.copy(arr), args.repeat)
-        print(f"offsets() of 2^22 points: {offsets * 1e3:.2f} ms; numpy.copy of 2^22 int64: {copy * 1e3:.2f} ms; ratio {offsets / copy:.2f}")
     except ImportError:
-        print("numpy is not importable: the offsets()/numpy.copy row is left out")
+        numpy = None
+        print("numpy is not importable: the offsets()/numpy.copy and crd2idx rows are left out")
+    if numpy is not None:
+        arr = numpy.arange(1 << 22, dtype=numpy.int64)
+        pairs = [(best(lambda: big_t.offsets(), 1), best(lambda: numpy.copy(arr), 1)) for _ in range(max(10, args.repeat))]
+        offsets, copy = min(p[0] for p in pairs), min(p[1] for p in pairs)  # interleaved: the same load on both
+        print(f"offsets() of 2^22 points: {offsets * 1e3:.2f} ms; numpy.copy of 2^22 int64: {copy * 1e3:.2f} ms; "
+              f"ratio {offsets / copy:.2f} (best of {len(pairs)}, interleaved)")
+        # crd2idx of 2^16 coordinates (i, j) in one call against pycute's loop over the same rows
+        coords = numpy.stack([numpy.arange(1 << 16) & 1023, numpy.arange(1 << 16) >> 10], axis=1)
+        rows_p = [tuple(int(x) for x in r) for r in coords]
+        assert t_l.crd2idx(coords)[:4096].tolist() == [p_l(r) for r in rows_p[:4096]], "the two disagree"
+        rows.append(("L.crd2idx(2^16 coordinates) (pycute: its loop)", best(lambda: t_l.crd2idx(coords), args.repeat),
+                     best(lambda: [p_l(r) for r in rows_p], args.repeat)))
 
     print(f"{'work':48} {'tfspec':>12} {'pycute':>12} {'pycute/tfspec':>14}")
     for name, t, p in rows:
