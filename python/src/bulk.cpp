@@ -6,6 +6,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -186,26 +187,48 @@ std::vector<int64_t> shape_arg(py::handle shape) {
   return out;
 }
 
-// The Split part of the instance index (ShardPlan::mesh_step) of the instance whose device is
-// `device`: the mesh layout's value at its coordinate (§5), as shard.owners names devices.
-int64_t split_part_of(const ShardLayout& sl, const gpu::ShardPlan& p, int64_t device) {
+// (device, mesh coordinate) of every instance, by device: the mesh layout's value at the
+// coordinate (§5), as shard.owners names devices.
+std::vector<std::pair<int64_t, std::vector<int64_t>>> devices_of(const ShardLayout& sl, const gpu::ShardPlan& p) {
   const gpu::FnPlan mesh = gpu::compile_layout(*sl.mesh().layout());
   if (mesh.domain_rank != p.mesh_rank) fail(rule::kResourceLimit, "device_offsets: a mesh layout over nested axes");
   int64_t instances = 1;
   for (int a = 0; a < p.mesh_rank; ++a) instances *= p.mesh_extent[a];
-  int64_t m[gpu::kMaxMeshAxes];
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> out;
   for (int64_t inst = 0; inst < instances; ++inst) {
+    std::vector<int64_t> m(static_cast<size_t>(p.mesh_rank));
     for (int a = 0; a < p.mesh_rank; ++a) m[a] = (inst / p.mesh_step[a]) % p.mesh_extent[a];  // row-major
     int64_t d = 0;
-    if (const gpu::Status st = gpu::eval_coord(mesh, m, d); st != gpu::kOk) gpu::raise_status(st, inst, "mesh device");
-    if (d != device) continue;
-    int64_t split = 0;
-    for (int a = 0; a < p.mesh_rank; ++a)
-      if (p.kind[a] == gpu::kAxisSplit) split += m[a] * p.mesh_step[a];
-    return split;
+    if (const gpu::Status st = gpu::eval_coord(mesh, m.data(), d); st != gpu::kOk) gpu::raise_status(st, inst, "mesh device");
+    out.emplace_back(d, std::move(m));
   }
-  throw py::value_error("device_offsets: no device " + std::to_string(device) + " in the mesh " + to_string(sl.mesh()) +
-                        " (its devices are the mesh layout's values)");
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The elements of the device at mesh coordinate m and their offsets: its box of G (a Split dim k
+// spans [m[a] * local[k], (m[a] + 1) * local[k]), every other dim all of g[k]) walked row-major,
+// so the row-major logical indices come out ascending (D2); each offset by the core's eval_coord.
+void device_box(const gpu::ShardPlan& p, const std::vector<int64_t>& m, std::vector<int64_t>& elements, std::vector<int64_t>& offsets) {
+  const int n = p.rank;
+  int64_t lo[gpu::kMaxModes], hi[gpu::kMaxModes], g[gpu::kMaxModes], step[gpu::kMaxModes];
+  for (int k = n; k-- > 0;) {
+    lo[k] = p.bind[k] >= 0 ? m[p.bind[k]] * p.local[k] : 0;
+    hi[k] = p.bind[k] >= 0 ? lo[k] + p.local[k] : p.g[k];
+    if (lo[k] >= hi[k]) return;  // an empty dim: nothing held
+    step[k] = k + 1 < n ? step[k + 1] * p.g[k + 1] : 1;
+    g[k] = lo[k];
+  }
+  for (;;) {
+    int64_t e = 0, off = 0;
+    for (int k = 0; k < n; ++k) e += g[k] * step[k];
+    if (const gpu::Status st = gpu::eval_coord(p.layout, g, off); st != gpu::kOk) gpu::raise_status(st, e, "device_offsets");
+    elements.push_back(e);
+    offsets.push_back(off);
+    int k = n - 1;
+    for (; k >= 0 && ++g[k] == hi[k]; --k) g[k] = lo[k];  // the odometer, last dim fastest
+    if (k < 0) return;
+  }
 }
 
 }  // namespace
@@ -252,26 +275,29 @@ py::object crd2idx_of(const PyLayout& l, py::handle coords) {
   return as_array(std::move(out));
 }
 
-py::tuple device_offsets_of(const PyShardLayout& s, int64_t device, py::handle shape, const std::string& storage) {
+py::object device_offsets_of(const PyShardLayout& s, py::object device, py::handle shape, const std::string& storage) {
   const auto& sl = static_cast<const ShardLayout&>(*s.ptr);
   const gpu::HostShardPlan hp = gpu::compile_shard(sl, parse_storage(storage), shape_arg(shape));
   const gpu::ShardPlan& p = hp.plan;
-  const int64_t split = split_part_of(sl, p, device);
-  std::vector<int64_t> elements, offsets;
-  {
-    py::gil_scoped_release unlocked;
-    int64_t total = 1, g[gpu::kMaxModes] = {};
-    for (int k = 0; k < p.rank; ++k) total *= p.g[k];
-    for (int64_t e = 0; e < total; ++e) {  // the device holds e when the Split part of e's instance is its own
-      gpu::logical_to_global(p, e, g);
-      if (gpu::split_instance(p, g) != split) continue;
-      int64_t off = 0;
-      if (const gpu::Status st = gpu::eval_coord(p.layout, g, off); st != gpu::kOk) gpu::raise_status(st, e, "device_offsets");
-      elements.push_back(e);
-      offsets.push_back(off);
+  const auto devices = devices_of(sl, p);
+  auto held_by = [&](const std::vector<int64_t>& m) {
+    std::vector<int64_t> elements, offsets;
+    {
+      py::gil_scoped_release unlocked;
+      device_box(p, m, elements, offsets);
     }
+    return py::make_tuple(as_array(std::move(elements)), as_array(std::move(offsets)));
+  };
+  if (device.is_none()) {  // every device, one plan
+    py::dict out;
+    for (const auto& [d, m] : devices) out[py::int_(d)] = held_by(m);
+    return out;
   }
-  return py::make_tuple(as_array(std::move(elements)), as_array(std::move(offsets)));
+  const int64_t wanted = device.cast<int64_t>();
+  for (const auto& [d, m] : devices)
+    if (d == wanted) return held_by(m);
+  throw py::value_error("device_offsets: no device " + std::to_string(wanted) + " in the mesh " + to_string(sl.mesh()) +
+                        " (its devices are the mesh layout's values)");
 }
 
 }  // namespace tfspec::python

@@ -21,7 +21,8 @@ py::object offsets_of(const PyLayout& l, int64_t start, std::optional<int64_t> s
 // colexicographic inside its mode).
 py::object crd2idx_of(const PyLayout& l, py::handle coords);
 // (elements, offsets): the row-major logical indices of T.shape that `device` holds (ascending,
-// as shard.owners lists them) and where each lies in that device's engine buffer (D3).
-py::tuple device_offsets_of(const PyShardLayout& s, int64_t device, py::handle shape, const std::string& storage);
+// as shard.owners lists them) and where each lies in that device's engine buffer (D3); for
+// device None, {device: (elements, offsets)} for every device from one plan.
+py::object device_offsets_of(const PyShardLayout& s, py::object device, py::handle shape, const std::string& storage);
 
 }  // namespace tfspec::python

@@ -184,11 +184,14 @@ void define_shard_layout(py::module_& m) {
              for (const auto& a : static_cast<const ShardLayout&>(*s.ptr).attrs()) out.append(to_string(a));
              return py::tuple(out);
            })
-      .def("device_offsets", [](const PyShardLayout& s, int64_t device, py::handle shape, const std::string& storage) {
+      .def("device_offsets", [](const PyShardLayout& s, py::object device, py::handle shape, const std::string& storage) {
+             if (!device.is_none() && (!PyLong_Check(device.ptr()) || PyBool_Check(device.ptr())))
+               throw py::type_error("device_offsets: device is an int (the mesh layout's value) or None (every device)");
              return device_offsets_of(s, device, shape, storage); }, py::arg("device"), py::arg("shape"), py::arg("storage"),
            "(elements, offsets) for one device (the mesh layout's value, as shard.owners names it) executing T.shape under "
            "a storage (rmem, smem, gmem): the row-major indices of T it holds, ascending, and each one's offset in that "
-           "device's engine buffer (D3; under gmem all devices share one engine); int64 NumPy arrays, by the optimized host backend")
+           "device's engine buffer (D3; under gmem all devices share one engine); int64 NumPy arrays, by the optimized host "
+           "backend's core. device=None: {device: (elements, offsets)} for every device, the shard layout validated once")
       .def_property_readonly("mesh", [](const PyShardLayout& s) {
              return plain_py(mesh_to_json(static_cast<const ShardLayout&>(*s.ptr).mesh()));
            });

@@ -216,9 +216,12 @@ def check_against_owners_and_distribute(sl, shape, storage):
     n = math.prod(shape)
     owners = tfspec.owners(sl, shape)["devices"]
     buffers = tfspec.distribute(sl, shape, storage, list(range(1, n + 1)))["buffers"]
+    every = sl.device_offsets(None, shape, storage)
+    assert sorted(every) == sorted(d["device"] for d in owners)
     for d in owners:
         elements, offsets = sl.device_offsets(d["device"], shape, storage)
         assert ints(elements) == list(d["elements"]), (str(sl), d)
+        assert (ints(every[d["device"]][0]), ints(every[d["device"]][1])) == (ints(elements), ints(offsets))
         buf = buffers[engine_key(buffers, d["device"], storage)]
         for e, o in zip(ints(elements), ints(offsets)):
             assert buf[o] == e + 1 or (d["partial"] and buf[o] == 0), (str(sl), d["device"], e, o)
@@ -259,3 +262,5 @@ def test_device_offsets_refuses_bad_input_clearly():
     assert e.value.rule == "partial-aliased"
     with pytest.raises(TypeError):
         sl.device_offsets(0, "two by four", "rmem")
+    with pytest.raises(TypeError, match="device is an int"):
+        sl.device_offsets("0", (2, 4), "rmem")
