@@ -59,10 +59,11 @@ std::pair<py::object, int64_t*> new_array(int64_t n) {
   return {a, static_cast<int64_t*>(py::buffer(a).request(true).ptr)};
 }
 
-// An integer table: rows of `cols` values (cols 0: a 1-D input, one value a row).
+// An integer table: rows of `cols` values; `indices`: a 1-D input, one index a row (cols 1).
 struct Table {
   std::vector<int64_t> v;
-  int64_t rows = 0, cols = 0;
+  int64_t rows = 0, cols = 1;
+  bool indices = true;
 };
 
 std::string shape_text(const py::tuple& shape) { return py::repr(shape).cast<std::string>(); }
@@ -71,7 +72,7 @@ Table table_from_numpy(py::handle coords) {
   py::object a = numpy().attr("asarray")(coords);
   const std::string kind = a.attr("dtype").attr("kind").cast<std::string>();
   const std::string dtype = py::str(a.attr("dtype")).cast<std::string>();
-  if (kind != "i" && kind != "u")
+  if (kind != "i" && kind != "u" && a.attr("size").cast<int64_t>() != 0)  // [] is float64 to NumPy: no rows, no values
     throw py::type_error("crd2idx takes integer coordinates; got an array of dtype " + dtype);
   if (kind == "u" && a.attr("dtype").attr("itemsize").cast<int>() == 8 && a.attr("size").cast<int64_t>() > 0 &&
       a.attr("max")().cast<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
@@ -83,10 +84,11 @@ Table table_from_numpy(py::handle coords) {
                           shape_text(shape));
   Table t;
   t.rows = shape[0].cast<int64_t>();
-  t.cols = shape.size() == 2 ? shape[1].cast<int64_t>() : 0;
+  t.indices = shape.size() == 1;
+  t.cols = t.indices ? 1 : shape[1].cast<int64_t>();
   const py::buffer_info info = py::buffer(a).request();
   const auto* p = static_cast<const int64_t*>(info.ptr);
-  t.v.assign(p, p + t.rows * (t.cols == 0 ? 1 : t.cols));
+  if (t.rows * t.cols > 0) t.v.assign(p, p + t.rows * t.cols);
   return t;
 }
 
@@ -105,14 +107,18 @@ Table table_from_sequence(py::handle coords) {
   t.rows = static_cast<int64_t>(seq.size());
   for (int64_t r = 0; r < t.rows; ++r) {
     py::object row = seq[static_cast<size_t>(r)];
-    if (!py::isinstance<py::sequence>(row)) {
-      if (r > 0 && t.cols != 0) throw py::value_error("crd2idx: row " + std::to_string(r) + " is not a coordinate like row 0");
+    const bool index = !py::isinstance<py::sequence>(row);
+    if (r == 0) t.indices = index;
+    if (index != t.indices)
+      throw py::value_error("crd2idx: row " + std::to_string(r) + " is " + (index ? "an index" : "a coordinate") + "; row 0 is " +
+                            (index ? "a coordinate" : "an index"));
+    if (index) {
       t.v.push_back(int_entry(row));
       continue;
     }
     const auto cs = py::reinterpret_borrow<py::sequence>(row);
     if (r == 0) t.cols = static_cast<int64_t>(cs.size());
-    if (t.cols == 0 || static_cast<int64_t>(cs.size()) != t.cols)
+    if (static_cast<int64_t>(cs.size()) != t.cols)
       throw py::value_error("crd2idx: row " + std::to_string(r) + " has " + std::to_string(cs.size()) + " entries; row 0 has " +
                             std::to_string(t.cols));
     for (py::handle x : cs) t.v.push_back(int_entry(x));
@@ -150,9 +156,9 @@ void check_entry(int64_t v, int64_t size, int64_t row, const std::string& what) 
 // The table as flat coordinates of the plan's domain (domain_rank values a row).
 std::vector<int64_t> flat_coords(const Table& t, const LayoutBase& l, const gpu::FnPlan& plan) {
   const int R = plan.domain_rank;
-  if (t.cols == R && R > 0) return t.v;
+  if (!t.indices && t.cols == R) return t.v;
   std::vector<int64_t> flat(static_cast<size_t>(t.rows * R));
-  if (t.cols == 0) {  // indices
+  if (t.indices) {
     for (int64_t r = 0; r < t.rows; ++r) {
       check_entry(t.v[r], plan.domain_size, r, "index");
       colex(t.v[r], plan.domain_extent, R, flat.data() + r * R);
@@ -163,7 +169,9 @@ std::vector<int64_t> flat_coords(const Table& t, const LayoutBase& l, const gpu:
   if (static_cast<int64_t>(modes.size()) != t.cols)
     throw py::value_error("crd2idx: rows of " + std::to_string(t.cols) + " coordinates; the domain " + to_string(l.shape()) +
                           " takes " + std::to_string(R) + " (flat)" +
-                          (modes.empty() ? std::string() : " or " + std::to_string(modes.size()) + " (one per mode)"));
+                          (modes.empty() || static_cast<int>(modes.size()) == R ? std::string()
+                                                                                : " or " + std::to_string(modes.size()) + " (one per mode)") +
+                          ", or a 1-D array of indices");
   for (int64_t r = 0; r < t.rows; ++r)
     for (int m = 0, at = 0; m < static_cast<int>(modes.size()); at += modes[m++]) {
       int64_t size = 1;

@@ -207,8 +207,11 @@ const Layout* concrete_plain_arg(py::handle h) {
   // (a hash of the C++ type's name per lookup, a fifth of a fast call's time).
   if (Py_TYPE(h.ptr()) == layout_type) {
     auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
-    if (inst->simple_layout && inst->simple_value_holder[0])
+    if (inst->simple_layout) {
+      if (!inst->simple_holder_constructed || !inst->simple_value_holder[0])  // Layout.__new__(Layout) alone
+        throw py::type_error("a tfspec.Layout whose __init__ never ran");
       return concrete_plain(*static_cast<const PyLayout*>(inst->simple_value_holder[0]));
+    }
   }
   if (!py::isinstance<PyLayout>(h)) return nullptr;
   return concrete_plain(h.cast<const PyLayout&>());

@@ -142,6 +142,9 @@ PyObject* fast_entry(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
         set.restore();
       }
       return nullptr;
+    } catch (const py::builtin_exception& e) {  // py::type_error and friends: their own Python type
+      e.set_error();
+      return nullptr;
     } catch (const std::exception& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
       return nullptr;

@@ -105,6 +105,14 @@ def test_compiled_functions_pass_every_other_call_on():
         tfspec.coalesce(a, nonsense=1)
 
 
+def test_a_layout_whose_init_never_ran_is_a_type_error_not_a_crash():
+    blank = tfspec.Layout.__new__(tfspec.Layout)
+    for call in (lambda: tfspec.coalesce(blank), lambda: tfspec.composition(tfspec.Layout("4:1"), blank),
+                 lambda: tfspec._tfspec._call("coalesce", blank)):
+        with pytest.raises(TypeError, match="__init__ never ran"):
+            call()
+
+
 def test_refusals_of_compiled_functions_carry_rule_clause_kind():
     # (4,6,8):(2,3,5) o 6:3: stride 3 does not divide the first mode's extent 4
     with pytest.raises(tfspec.SpecError) as e:
@@ -166,6 +174,7 @@ def test_crd2idx_by_hand():
     assert ints(a.crd2idx([(1, 3, 2)])) == [23]
     assert ints(a.crd2idx([(7, 2)])) == [23]
     assert ints(a.crd2idx([23, 0])) == [23, 0]
+    assert ints(a.crd2idx([])) == []  # no rows, no answers
     # docs/python.md: (2,3):(3,1) at (1,2) is 1*3 + 2*1 = 5, at (0,1) is 1
     assert ints(tfspec.Layout("(2,3):(3,1)").crd2idx([(1, 2), (0, 1)])) == [5, 1]
 
@@ -182,8 +191,13 @@ def test_crd2idx_refuses_bad_input_clearly():
     assert e.value.rule == "coord-in-domain"
     with pytest.raises(tfspec.SpecError, match=r"row 0: index 24 is outside \[0, 24\)"):
         a.crd2idx([24])
-    with pytest.raises((TypeError, ValueError)):
+    with pytest.raises(ValueError, match="row 1 has 1 entries; row 0 has 2|inhomogeneous"):  # ours, or NumPy's
         a.crd2idx([(0, 1), (2,)])  # ragged rows
+    with pytest.raises(ValueError, match="rows of 0 coordinates"):
+        a.crd2idx([()])
+    with pytest.raises(ValueError, match=r"takes 2 \(flat\), or a 1-D array of indices"):
+        tfspec.Layout("(2,3):(3,1)").crd2idx([(0,)])
+    assert ints(tfspec.Layout("():()").crd2idx([(), ()])) == [0, 0]  # a domain of rank 0: one point, the coordinate ()
     with pytest.raises(TypeError):
         a.crd2idx("0,1")
 
@@ -196,6 +210,8 @@ def test_crd2idx_takes_numpy_and_refuses_wrong_arrays():
     assert a.crd2idx(np.array([[7, 2]], dtype=np.uint16)).tolist() == [23]
     with pytest.raises(TypeError, match="dtype float64"):
         a.crd2idx(np.array([[1.0, 3.0, 2.0]]))
+    with pytest.raises(ValueError, match="rows of 0 coordinates"):
+        a.crd2idx(np.zeros((1, 0), dtype=np.int64))  # a (1, 0) array is no index array
     with pytest.raises(ValueError, match=r"shape \(1, 1, 3\)"):
         a.crd2idx(np.zeros((1, 1, 3), dtype=np.int64))
     with pytest.raises(ValueError, match="larger than int64"):
