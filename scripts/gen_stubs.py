@@ -8,6 +8,7 @@ parameters. Run after adding an op (ctest python_stubs_current fails when the st
     PYTHONPATH=build/python python3 scripts/gen_stubs.py --check    # exit 1 when it differs
 """
 import builtins
+import inspect
 import os
 import sys
 
@@ -31,7 +32,7 @@ def stub():
     lines = [HEADER]
     for name, fn in sorted(_api._op_functions().items()):
         params = []
-        for p in fn.__signature__.parameters.values():
+        for p in inspect.signature(fn).parameters.values():  # a compiled op's comes from its __text_signature__
             params.append("%s: Any = None" % p.name if p.default is None else "%s: Any" % p.name)
         params.append("**options: Any")
         first = (fn.__doc__ or "").split("\n")[0]

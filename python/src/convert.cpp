@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/shard_layout.hpp"
@@ -119,7 +120,15 @@ py::object from_json(const Json& j) {
 
 py::object wrap(LayoutPtr p) {
   if (p->kind() == LayoutKind::Shard) return py::cast(PyShardLayout{{std::move(p)}});
-  return py::cast(PyLayout{std::move(p)});
+  // Every fast op's result comes here (issue 31): py::cast would look the type up in pybind11's
+  // registry by the hash of its C++ name on each call; the type's record is looked up once.
+  static const py::detail::type_info* const layout_info = py::detail::get_type_info(typeid(PyLayout));
+  auto value = std::make_unique<PyLayout>(PyLayout{std::move(p)});
+  py::handle h = py::detail::type_caster_generic::cast(value.get(), py::return_value_policy::take_ownership, py::handle(),
+                                                       layout_info, nullptr, nullptr);
+  if (!h) throw py::error_already_set();
+  value.release();  // the instance owns it now
+  return py::reinterpret_steal<py::object>(h);
 }
 
 void raise_spec_error(const Json& e) {
@@ -135,6 +144,12 @@ void raise_spec_error(const Json& e) {
   throw py::error_already_set();
 }
 
+void raise_spec_error(const SpecError& e) {
+  Json err = protocol::error_json(e.diagnostic());
+  err["path"] = e.diagnostic().path;
+  raise_spec_error(err);
+}
+
 void register_errors(py::module_& m) {
   spec_error_class = py::handle(PyErr_NewExceptionWithDoc(
       "tfspec.SpecError",
@@ -148,9 +163,7 @@ void register_errors(py::module_& m) {
       if (p) std::rethrow_exception(p);
     } catch (const SpecError& e) {
       try {
-        Json err = protocol::error_json(e.diagnostic());
-        err["path"] = e.diagnostic().path;
-        raise_spec_error(err);
+        raise_spec_error(e);
       } catch (py::error_already_set& set) {
         set.restore();
       }

@@ -31,6 +31,7 @@ py::object wrap(LayoutPtr p);
 
 // Raises tfspec.SpecError (rule, clause, kind, message, path) from an error member or a SpecError.
 [[noreturn]] void raise_spec_error(const Json& error);
+[[noreturn]] void raise_spec_error(const SpecError& e);
 void register_errors(py::module_& m);
 
 }  // namespace tfspec::python

@@ -10,12 +10,10 @@
 #include <optional>
 #include <vector>
 
+#include "bulk.hpp"
 #include "convert.hpp"
 #include "ops.hpp"
 #include "tfspec/draw/draw.hpp"
-#include "tfspec/gpu/backend.hpp"
-#include "tfspec/gpu/core.hpp"
-#include "tfspec/gpu/plan.hpp"
 #include "tfspec/reference/canonical.hpp"
 #include "tfspec/reference/mesh.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -76,6 +74,8 @@ py::object op1(const char* op, const PyLayout& l) { return from_json(call_json(o
 // evaluated by the reference's C++ directly, without the JSON of the protocol path; anything
 // else (symbolic, composed, shard) takes the op, so every answer is still the CLI's. Errors are
 // the same SpecError either way (the translator of convert.cpp).
+PyTypeObject* layout_type = nullptr;  // tfspec.Layout itself (set once by define_layout)
+
 const Layout* concrete_plain(const PyLayout& l) {
   if (l.concrete_plain < 0) {  // a layout never changes: decided once per object
     const bool plain = l.ptr->kind() == LayoutKind::Layout;
@@ -110,56 +110,13 @@ std::optional<IntTuple> int_coord(py::handle h) {
   return IntTuple::tuple(std::move(c));
 }
 
-// Offsets as an int64 buffer (the buffer protocol: numpy.asarray and memoryview read it without a
-// copy). L.offsets() returns it as a NumPy array where NumPy is importable.
-struct OffsetBuffer {
-  std::vector<int64_t> values;
-};
-
-py::object as_array(OffsetBuffer&& b) {
-  py::object buf = py::cast(std::move(b));
-  try {
-    return py::module_::import("numpy").attr("frombuffer")(buf, py::str("int64"));
-  } catch (py::error_already_set&) {  // no NumPy: the buffer itself (memoryview(buf) reads it)
-    PyErr_Clear();
-    return buf;
-  }
-}
-
-// Every offset of [start, stop) by the optimized host backend of gpu/ (the fuzzed and
-// benchmarked core): the whole domain in its tiled odometer runs, a range element by element.
-py::object offsets_of(const PyLayout& l, int64_t start, std::optional<int64_t> stop) {
-  const gpu::FnPlan plan = gpu::compile_layout(*l.ptr);
-  const int64_t n = plan.domain_size, end = stop.value_or(n);
-  if (start < 0 || end > n || start > end)
-    fail(rule::kCoordInDomain, "offsets(" + std::to_string(start) + ", " + std::to_string(end) + ") of a layout of " + std::to_string(n) + " points");
-  OffsetBuffer out;
-  {
-    py::gil_scoped_release unlocked;
-    if (start == 0 && end == n) {
-      static const std::unique_ptr<gpu::Backend> host = gpu::make_host_backend();
-      out.values = host->offsets(plan);
-    } else {
-      out.values.resize(static_cast<size_t>(end - start));
-      for (int64_t i = start; i < end; ++i)
-        if (const gpu::Status st = gpu::eval_index(plan, i, out.values[static_cast<size_t>(i - start)]); st != gpu::kOk)
-          gpu::raise_status(st, i, "offsets");
-    }
-  }
-  return as_array(std::move(out));
-}
-
 void define_layout(py::module_& m) {
-  py::class_<OffsetBuffer>(m, "OffsetBuffer", py::buffer_protocol(), "int64 offsets (the buffer protocol: numpy.asarray, memoryview)")
-      .def_buffer([](OffsetBuffer& b) {
-        return py::buffer_info(b.values.data(), sizeof(int64_t), py::format_descriptor<int64_t>::format(), 1,
-                               {static_cast<py::ssize_t>(b.values.size())}, {static_cast<py::ssize_t>(sizeof(int64_t))});
-      })
-      .def("__len__", [](const OffsetBuffer& b) { return b.values.size(); });
-  py::class_<PyLayout>(m, "Layout", py::dynamic_attr(),
-                       "A layout (§3): Layout('(2,(3,4)):(1,(2,6))'), Layout(shape, stride), or any LayoutBase kind "
-                       "in the notation (composed `INNER o OFFSET o OUTER`, shard(...)).")
-      .def(py::init([](py::object a, py::object stride) { return PyLayout{from_args(a, stride)}; }), py::arg("layout"),
+  register_offset_buffer(m);
+  py::class_<PyLayout> layout(m, "Layout",
+                              "A layout (§3): Layout('(2,(3,4)):(1,(2,6))'), Layout(shape, stride), or any LayoutBase kind "
+                              "in the notation (composed `INNER o OFFSET o OUTER`, shard(...)).");
+  layout_type = reinterpret_cast<PyTypeObject*>(layout.ptr());
+  layout.def(py::init([](py::object a, py::object stride) { return PyLayout{from_args(a, stride)}; }), py::arg("layout"),
            py::arg("stride") = py::none())
       .def_property_readonly("kind", [](const PyLayout& l) { return kind_name(l.ptr->kind()); })
       .def_property_readonly("shape", [](const PyLayout& l) { return from_json(tfspec::to_json(l.ptr->shape())); })
@@ -176,6 +133,9 @@ void define_layout(py::module_& m) {
            py::arg("start") = 0, py::arg("stop") = py::none(),
            "L(i) for every index i of [start, stop) (default: the whole domain) as an int64 NumPy array (a buffer object "
            "where NumPy is absent), computed by the optimized host backend")
+      .def("crd2idx", [](const PyLayout& l, py::handle coords) { return crd2idx_of(l, coords); }, py::arg("coords"),
+           "L(c) for each row of an integer array: 1-D, each entry an index (colexicographic, D1); 2-D (n, r), each row a "
+           "coordinate, flat (r = flat rank) or one entry per top-level mode; an int64 NumPy array, by the optimized host backend")
       .def("rank", [](const PyLayout& l) { return from_json(call_json("rank", Json{{"t", tfspec::to_json(l.ptr->shape())}})); })
       .def("depth", [](const PyLayout& l) { return from_json(call_json("depth", Json{{"t", tfspec::to_json(l.ptr->shape())}})); })
       .def("__call__", [](const PyLayout& l, py::args coord) -> py::object {
@@ -224,6 +184,14 @@ void define_shard_layout(py::module_& m) {
              for (const auto& a : static_cast<const ShardLayout&>(*s.ptr).attrs()) out.append(to_string(a));
              return py::tuple(out);
            })
+      .def("device_offsets", [](const PyShardLayout& s, py::object device, py::handle shape, const std::string& storage) {
+             if (!device.is_none() && (!PyLong_Check(device.ptr()) || PyBool_Check(device.ptr())))
+               throw py::type_error("device_offsets: device is an int (the mesh layout's value) or None (every device)");
+             return device_offsets_of(s, device, shape, storage); }, py::arg("device"), py::arg("shape"), py::arg("storage"),
+           "(elements, offsets) for one device (the mesh layout's value, as shard.owners names it) executing T.shape under "
+           "a storage (rmem, smem, gmem): the row-major indices of T it holds, ascending, and each one's offset in that "
+           "device's engine buffer (D3; under gmem all devices share one engine); int64 NumPy arrays, by the optimized host "
+           "backend's core. device=None: {device: (elements, offsets)} for every device, the shard layout validated once")
       .def_property_readonly("mesh", [](const PyShardLayout& s) {
              return plain_py(mesh_to_json(static_cast<const ShardLayout&>(*s.ptr).mesh()));
            });
@@ -234,6 +202,17 @@ void define_shard_layout(py::module_& m) {
 Json protocol_coord(const std::string& text) { return tfspec::to_json(parse_coord(text)); }
 
 const Layout* concrete_plain_arg(py::handle h) {
+  // The hot path's own test (issue 31): an exact tfspec.Layout holds its PyLayout as the first
+  // value of a simple pybind11 instance, so neither check below needs pybind11's type registry
+  // (a hash of the C++ type's name per lookup, a fifth of a fast call's time).
+  if (Py_TYPE(h.ptr()) == layout_type) {
+    auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+    if (inst->simple_layout) {
+      if (!inst->simple_holder_constructed || !inst->simple_value_holder[0])  // Layout.__new__(Layout) alone
+        throw py::type_error("a tfspec.Layout whose __init__ never ran");
+      return concrete_plain(*static_cast<const PyLayout*>(inst->simple_value_holder[0]));
+    }
+  }
   if (!py::isinstance<PyLayout>(h)) return nullptr;
   return concrete_plain(h.cast<const PyLayout&>());
 }

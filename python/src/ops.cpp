@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "convert.hpp"
 #include "layout.hpp"
@@ -66,34 +67,120 @@ Json args_json(const protocol::Op& op, const py::tuple& args, const py::dict& kw
 // arguments (protocol/src/ops_layout.cpp: a Layout tiler, the strict domain, no profile), without
 // the protocol's JSON. Anything else (keywords, text, symbolic or composed layouts, by-mode
 // tilers, integers) takes the op. tests/test_module.py compares both paths on random layouts.
+using Unary = Layout (*)(const Layout&);
+using Binary = Layout (*)(const Layout&, const Tiler&, DomainPolicy);
+struct FastOp {
+  std::string name;  // the protocol name without the group ("logical_divide")
+  Unary unary = nullptr;
+  Binary binary = nullptr;  // neither: complement
+  PyObject* fallback = nullptr;  // the op's Python function (tfspec._api), for every other call
+  std::string doc;
+  PyMethodDef def{};
+  PyModuleDef module{};  // the function's __self__: a module, so it prints and helps as a built-in function
+};
+
+const std::map<std::string, FastOp>& fast_ops() {
+  static const std::map<std::string, FastOp> ops = [] {
+    std::map<std::string, FastOp> out;
+    auto op = [](const char* name, Unary u, Binary b) {
+      FastOp o;
+      o.name = name;
+      o.unary = u;
+      o.binary = b;
+      return o;
+    };
+    const std::pair<const char*, Unary> unary[] = {{"coalesce", coalesce}, {"filter", filter}, {"right_inverse", right_inverse},
+                                                   {"left_inverse", left_inverse}};
+    const std::pair<const char*, Binary> binary[] = {
+        {"composition", composition},       {"logical_divide", logical_divide}, {"zipped_divide", zipped_divide},
+        {"tiled_divide", tiled_divide},     {"flat_divide", flat_divide},       {"logical_product", logical_product},
+        {"zipped_product", zipped_product}, {"tiled_product", tiled_product},   {"flat_product", flat_product}};
+    for (const auto& [n, f] : unary) out[n] = op(n, f, nullptr);
+    for (const auto& [n, f] : binary) out[n] = op(n, nullptr, f);
+    out["complement"] = op("complement", nullptr, nullptr);
+    return out;
+  }();
+  return ops;
+}
+
+// The op's answer through the reference's C++, or null (no exception set) when the arguments
+// are not the fast path's.
+PyObject* fast_result(const FastOp& op, PyObject* const* args, Py_ssize_t n) {
+  if (n == 0) return nullptr;
+  const Layout* a = concrete_plain_arg(args[0]);
+  if (!a) return nullptr;
+  auto result = [](Layout l) { return wrap(std::make_shared<Layout>(std::move(l))).release().ptr(); };
+  if (op.unary) return n == 1 ? result(op.unary(*a)) : nullptr;
+  if (op.binary) {
+    const Layout* t = n == 2 ? concrete_plain_arg(args[1]) : nullptr;
+    return t ? result(op.binary(*a, Tiler(*t), DomainPolicy::Strict)) : nullptr;
+  }
+  if (n == 1) return result(complement(*a));
+  if (n != 2 || !PyLong_Check(args[1]) || PyBool_Check(args[1])) return nullptr;
+  int overflow = 0;
+  const long long c = PyLong_AsLongLongAndOverflow(args[1], &overflow);
+  if (overflow || (c == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  return result(complement(*a, c));
+}
+
+// A fast op as CPython calls it (METH_FASTCALL | METH_KEYWORDS: no argument tuple is built).
+PyObject* fast_entry(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  const FastOp* op = *static_cast<const FastOp**>(PyModule_GetState(self));
+  if (!kwnames) {
+    try {
+      if (PyObject* r = fast_result(*op, args, nargs)) return r;
+    } catch (py::error_already_set& e) {
+      e.restore();
+      return nullptr;
+    } catch (const SpecError& e) {
+      try {
+        raise_spec_error(e);
+      } catch (py::error_already_set& set) {
+        set.restore();
+      }
+      return nullptr;
+    } catch (const py::builtin_exception& e) {  // py::type_error and friends: their own Python type
+      e.set_error();
+      return nullptr;
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+      return nullptr;
+    }
+  }
+  return PyObject_Vectorcall(op->fallback, args, static_cast<size_t>(nargs), kwnames);
+}
+
 std::optional<py::object> fast_call(std::string name, const py::tuple& args, const py::dict& kwargs) {
   if (!kwargs.empty() || args.empty()) return std::nullopt;
   if (name.rfind("layout.", 0) == 0) name = name.substr(7);
-  using Unary = Layout (*)(const Layout&);
-  using Binary = Layout (*)(const Layout&, const Tiler&, DomainPolicy);
-  static const std::map<std::string, Unary> unary = {{"coalesce", coalesce}, {"filter", filter}, {"right_inverse", right_inverse},
-                                                     {"left_inverse", left_inverse}};
-  static const std::map<std::string, Binary> binary = {
-      {"composition", composition},     {"logical_divide", logical_divide},   {"zipped_divide", zipped_divide},
-      {"tiled_divide", tiled_divide},   {"flat_divide", flat_divide},         {"logical_product", logical_product},
-      {"zipped_product", zipped_product}, {"tiled_product", tiled_product}, {"flat_product", flat_product}};
-  const Layout* a = concrete_plain_arg(args[0]);
-  if (!a) return std::nullopt;
-  auto result = [](Layout l) { return wrap(std::make_shared<Layout>(std::move(l))); };
-  if (auto u = unary.find(name); u != unary.end() && args.size() == 1) return result(u->second(*a));
-  if (name == "complement" && args.size() == 1) return result(complement(*a));
-  if (name == "complement" && args.size() == 2 && PyLong_Check(args[1].ptr()) && !PyBool_Check(args[1].ptr())) {
-    int overflow = 0;
-    const long long c = PyLong_AsLongLongAndOverflow(args[1].ptr(), &overflow);
-    if (overflow || (c == -1 && PyErr_Occurred())) {
-      PyErr_Clear();
-      return std::nullopt;
-    }
-    return result(complement(*a, c));
-  }
-  if (auto b = binary.find(name); b != binary.end() && args.size() == 2)
-    if (const Layout* t = concrete_plain_arg(args[1])) return result(b->second(*a, Tiler(*t), DomainPolicy::Strict));
+  const auto op = fast_ops().find(name);
+  if (op == fast_ops().end()) return std::nullopt;
+  std::vector<PyObject*> a;
+  for (py::handle x : args) a.push_back(x.ptr());
+  if (PyObject* r = fast_result(op->second, a.data(), static_cast<Py_ssize_t>(a.size()))) return py::reinterpret_steal<py::object>(r);
   return std::nullopt;
+}
+
+// tfspec.<op> for a fast op: a builtin function over fast_entry whose other calls go to
+// `fallback`; `doc` starts with its text signature ("name(a, tiler, domain=None)\n--\n\n").
+py::object make_fast_op(const std::string& name, py::object fallback, const std::string& doc) {
+  const auto it = fast_ops().find(name);
+  if (it == fast_ops().end()) throw py::value_error("no fast op \"" + name + "\"");
+  auto* op = new FastOp(it->second);  // lives as long as the function: the process (never freed)
+  op->fallback = fallback.release().ptr();
+  op->doc = doc;
+  op->def = PyMethodDef{op->name.c_str(), reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fast_entry)),
+                        METH_FASTCALL | METH_KEYWORDS, op->doc.c_str()};
+  op->module = PyModuleDef{PyModuleDef_HEAD_INIT, "tfspec", nullptr, sizeof(FastOp*), nullptr, nullptr, nullptr, nullptr, nullptr};
+  py::object self = py::reinterpret_steal<py::object>(PyModule_Create(&op->module));
+  if (!self) throw py::error_already_set();
+  *static_cast<FastOp**>(PyModule_GetState(self.ptr())) = op;
+  PyObject* fn = PyCFunction_NewEx(&op->def, self.ptr(), py::str("tfspec").ptr());
+  if (!fn) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(fn);
 }
 
 }  // namespace
@@ -121,6 +208,14 @@ void register_ops(py::module_& m) {
   m.def("_call", [](const std::string& name, py::args args, py::kwargs kwargs) { return call(name, args, kwargs); },
         "Runs protocol op NAME (spec/PROTOCOL.md) with positional or keyword arguments: text in the "
         "notation, Layout objects, or JSON-like values; returns its result as Python values.");
+  m.def("_fast_op", &make_fast_op, py::arg("name"), py::arg("fallback"), py::arg("doc"),
+        "tfspec.NAME as a compiled function: concrete plain Layout arguments run the reference's C++ directly, any other "
+        "call goes to FALLBACK (the op's Python function); DOC begins with its text signature.");
+  m.def("_fast_ops", [] {
+    py::list out;
+    for (const auto& [name, op] : fast_ops()) out.append(py::str(name));
+    return out;
+  }, "The names of the ops _fast_op compiles.");
   m.def("_call_json", [](const std::string& name, const std::string& args) {
         return call_json(name, Json::parse(args)).dump(); },
         "Runs op NAME with JSON arguments (text) exactly as `tfspec serve` does; returns the result as JSON text.");

@@ -29,7 +29,8 @@ else:
 
     import builtins as _builtins
 
-    globals().update(_op_functions())
+    _functions = _op_functions()
+    globals().update(_functions)
     # `from tfspec import *` must not shadow eval, filter, slice: those stay tfspec.eval, ...
     __all__ = sorted(["Layout", "LinearLayout", "ShardLayout", "Symbolic", "SpecError", "CheckResult", "Verdict", "Violation", "check", "prove",
-                      "to_json"] + [n for n in _op_functions() if not hasattr(_builtins, n)])
+                      "to_json"] + [n for n in _functions if not hasattr(_builtins, n)])

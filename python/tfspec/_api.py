@@ -90,13 +90,25 @@ def _make(protocol_name: str, clause: str, summary: str, params: Sequence[Tuple[
     return fn
 
 
+def _compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The hot algebra ops (composition, the divides and products, complement, coalesce, ...) as
+    compiled functions (issue 31): a call with concrete plain Layout arguments runs the reference's
+    C++ with no Python frame in between; any other call goes on to `fn`. Same signature and doc."""
+    doc = "%s%s\n--\n\n%s" % (fn.__name__, inspect.signature(fn), fn.__doc__)
+    fast: Callable[..., Any] = _tfspec._fast_op(fn.__name__, fn, doc)
+    return fast
+
+
 def _op_functions() -> Dict[str, Callable[..., Any]]:
     """{python name: function} for the layout, shard, propagate and multigpu groups."""
     out: Dict[str, Callable[..., Any]] = {}
+    fast = set(_tfspec._fast_ops())
     for protocol_name, group, name, clause, summary, params in _tfspec._ops():
         if group == "prove" or protocol_name in _SPECIAL:
             continue
         fn = _make(protocol_name, clause, summary, params)
+        if group == "layout" and fn.__name__ in fast:
+            fn = _compiled(fn)
         out.setdefault(fn.__name__, fn)  # a layout op keeps its name when a shard op shares it
     return out
 
