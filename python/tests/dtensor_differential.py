@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Ownership differential against PyTorch DTensor's own splitting code (issue 33; spec/SHARD.md
-I2-I5). NOT RUN YET: torch is not installed where this was written (it is large); without torch
-this prints why and exits 77 (skipped). conformance/results/jax.md says what was checked.
+I2-I5). Run against torch 2.15 on 2026-12-02 (conformance/results/dtensor.md: 2,300 cases, no
+disagreement); torch is large and CI does not install it: without torch this prints why and exits
+77 (skipped).
 
 No process group is needed: DTensor places a tensor by applying its placements in mesh-dim order,
 each Shard / _StridedShard cutting the local tensor with its `_split_tensor` and the rank keeping
