@@ -158,6 +158,8 @@ class Planner {
     for (int a = 0; a < src_.mesh().rank(); ++a)
       if (partial_reduction(src_, a) && std::find(kept_.begin(), kept_.end(), a) == kept_.end()) reduced.insert(a);
     if (!reducible_first(reduced)) kept_.clear();
+    for (int a = 0; a < dst_.mesh().rank(); ++a)
+      fresh_partial_ = fresh_partial_ || (partial_reduction(dst_, a) && std::find(kept_.begin(), kept_.end(), a) == kept_.end());
     int64_t messages = messages_for_kept();
     if (!kept_.empty()) {
       kept_.clear();
@@ -169,6 +171,8 @@ class Planner {
   }
   // After lower_bound_messages(): whether reducing the Partial axes DST keeps would move less.
   bool reducing_is_cheaper() const { return reducing_is_cheaper_; }
+  // Whether DST has a Partial axis SRC's contributions do not travel along (kept, in the bound).
+  bool has_fresh_partial() const { return fresh_partial_; }
 
   // After run(): whether some DST slot is left unwritten (zero) by the new-sum rule of needs().
   bool leaves_slots_zero() const {
@@ -642,29 +646,88 @@ class Planner {
     }
     auto by_tag_device = [](const Held& x, const Held& y) { return std::tie(x.tag, x.device) < std::tie(y.tag, y.device); };
     std::sort(held.begin(), held.end(), by_tag_device);
-    std::vector<std::pair<Tag, int64_t>> need;  // (tag, DST device)
-    for (const auto& v : dv_)
-      for (const Need& n : needs(v)) need.push_back({n.tag, v.device});
+    // DST's new Partial axes (Partial in DST, not kept): any contributions that reduce to the value
+    // are correct there, not only D9's canonical ones (DTensor keeps each block in place), so each
+    // group of DST devices along them (one coordinate on the other axes) needs the value only
+    // among its members (the count below).
+    std::vector<int> fresh;
+    for (int a = 0; a < dst_.mesh().rank(); ++a)
+      if (partial_reduction(dst_, a) && std::find(kept_.begin(), kept_.end(), a) == kept_.end()) fresh.push_back(a);
+    std::set<std::string> reductions;  // of the reduced SRC axes and the fresh DST axes
+    for (int a : reduced) reductions.insert(*partial_reduction(src_, a));
+    for (int a : fresh) reductions.insert(*partial_reduction(dst_, a));
+    const bool one_reduction = reductions.size() <= 1;
+    struct Want {
+      Tag tag;
+      int64_t group, device;
+      auto key() const { return std::tie(tag, group, device); }
+      bool operator<(const Want& y) const { return key() < y.key(); }
+      bool operator==(const Want& y) const { return key() == y.key(); }
+    };
+    std::vector<Want> need;  // (tag, DST group, DST device): without fresh axes every device is its own group
+    const auto dst_mesh = mesh_extents(dst_.mesh());
+    for (const auto& v : dv_) {
+      int64_t group = 0;
+      for (int a = 0; a < dst_.mesh().rank(); ++a)
+        if (std::find(fresh.begin(), fresh.end(), a) == fresh.end()) group = group * dst_mesh[static_cast<size_t>(a)] + v.coord[static_cast<size_t>(a)];
+      if (fresh.empty()) {
+        for (const Need& n : needs(v)) need.push_back({n.tag, v.device, v.device});
+      } else {
+        for (const auto& h : v.held) need.push_back({tag_of(h.element, v.coord), group, v.device});
+      }
+    }
     std::sort(need.begin(), need.end());
     need.erase(std::unique(need.begin(), need.end()), need.end());
     int64_t messages = 0;
-    std::vector<int64_t> classes;
+    std::vector<int64_t> classes, held_by_group;
     for (size_t i = 0; i < need.size();) {
-      const Tag t = need[i].first;
+      const Tag t = need[i].tag;
       size_t j = i;
-      while (j < need.size() && need[j].first == t) ++j;
+      while (j < need.size() && need[j].tag == t) ++j;
       auto lo = std::lower_bound(held.begin(), held.end(), t, [](const Held& h, const Tag& x) { return h.tag < x; });
       auto hi = std::upper_bound(lo, held.end(), t, [](const Tag& x, const Held& h) { return x < h.tag; });
       if (lo == hi) fail(rule::kInternal, "no SRC device holds element " + std::to_string(t.first));
       classes.clear();
       for (auto it = lo; it != hi; ++it) classes.push_back(it->cls);
       std::sort(classes.begin(), classes.end());
-      const int64_t k = std::unique(classes.begin(), classes.end()) - classes.begin();
-      int64_t lacking = 0;
-      for (size_t q = i; q < j; ++q)
-        if (!std::binary_search(lo, hi, Held{t, need[q].second, 0}, by_tag_device)) ++lacking;
-      const int64_t d = static_cast<int64_t>(j - i);
-      messages += k == 1 ? lacking : k - 1 + d - (lacking < d ? 1 : 0);
+      classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+      const int64_t k = static_cast<int64_t>(classes.size());
+      auto holds = [&](int64_t device) -> const Held* {
+        auto f = std::lower_bound(lo, hi, Held{t, device, 0}, by_tag_device);
+        return f != hi && f->device == device ? &*f : nullptr;
+      };
+      if (fresh.empty()) {
+        int64_t lacking = 0;
+        for (size_t q = i; q < j; ++q)
+          if (!holds(need[q].device)) ++lacking;
+        const int64_t d = static_cast<int64_t>(j - i);
+        messages += k == 1 ? lacking : k - 1 + d - (lacking < d ? 1 : 0);
+      } else {
+        // Groups of DST devices along the fresh axes. One reduction throughout: a group missing
+        // a class needs a receive (distinct receivers), and a class some group lacks must be sent
+        // (distinct senders): the larger count. Otherwise (max contributions to a sum axis) the
+        // value is formed whole at some device first: k - 1 messages before (k when it holds no
+        // class), and every other group a receive after: k - 1 + G - [a member holds a class].
+        int64_t groups = 0, groups_missing = 0;
+        bool some_member_holds = false;
+        std::map<int64_t, int64_t> groups_holding;  // class -> the groups with a holder of it
+        for (size_t g = i; g < j;) {
+          size_t h = g;
+          held_by_group.clear();
+          for (; h < j && need[h].group == need[g].group; ++h)
+            if (const Held* x = holds(need[h].device)) held_by_group.push_back(x->cls);
+          std::sort(held_by_group.begin(), held_by_group.end());
+          held_by_group.erase(std::unique(held_by_group.begin(), held_by_group.end()), held_by_group.end());
+          ++groups;
+          groups_missing += static_cast<int64_t>(held_by_group.size()) < k ? 1 : 0;
+          some_member_holds = some_member_holds || !held_by_group.empty();
+          for (int64_t c : held_by_group) ++groups_holding[c];
+          g = h;
+        }
+        int64_t classes_sent = 0;
+        for (int64_t c : classes) classes_sent += groups_holding[c] < groups ? 1 : 0;
+        messages += one_reduction || k < 2 ? std::max(groups_missing, classes_sent) : k - 1 + groups - (some_member_holds ? 1 : 0);
+      }
       i = j;
     }
     return messages;
@@ -718,6 +781,7 @@ class Planner {
   bool same_mesh_;
   bool identical_;
   bool reducing_is_cheaper_ = false;
+  bool fresh_partial_ = false;
   std::vector<int64_t> mesh_;
   std::vector<int> kept_;
   Plan plan_;
@@ -1001,6 +1065,9 @@ Plan plan_reshard(const ShardLayout& src_in, const ShardLayout& dst_in, const st
     return plan;
   }
   auto add = [&](const std::string& w) { why += (why.empty() ? "" : "; ") + w; };
+  if (bound.has_fresh_partial())
+    add("DST's new Partial axes get D9's canonical contributions (the value at coordinate 0, zeros elsewhere, or the value "
+        "everywhere for max / min), where contributions kept in place (any that reduce to the value) would move less");
   if (bound.reducing_is_cheaper())
     add("DST's Partial axes keep SRC's contributions as they are; reducing them and leaving DST's canonical zeros (D9) would move less");
   if (!(src.mesh() == dst.mesh())) add("SRC and DST are on different meshes: planned as direct sends, with no staged search");

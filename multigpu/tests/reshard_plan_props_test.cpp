@@ -188,8 +188,11 @@ int64_t lower_bound_elements(const ShardLayout& src, const ShardLayout& dst, con
 // (not from the planner's views): per element and DST contribution tag, k SRC contribution classes
 // (coordinates on the SRC Partial axes DST does not keep) and D DST devices that need it: k == 1,
 // the devices of D lacking it; k >= 2, k - 1 + |D| - [a device of D holds a contribution]. With
-// kept axes (Partial in both, one reduction, one mesh, D9's nesting intact), the smaller of keeping
-// the contributions and reducing them all.
+// a DST Partial axis that is not kept, over the groups along such axes: one reduction throughout,
+// the larger of the groups missing a class and the classes some group lacks; else (the value is
+// formed whole at one device first) k - 1 + G - [a group member holds a class].
+// With kept axes (Partial in both, one reduction, one mesh, D9's nesting intact), the smaller of
+// keeping the contributions and reducing them all.
 int64_t lower_bound_messages(const ShardLayout& src, const ShardLayout& dst, const std::vector<int64_t>& shape) {
   auto extents = [](const ShardLayout& sl) {
     std::vector<int64_t> g;
@@ -230,12 +233,55 @@ int64_t lower_bound_messages(const ShardLayout& src, const ShardLayout& dst, con
           if (!reduction(src, a).empty() && !is_kept(k, a)) cls.push_back(m[a]);
         have[key(m)][cls].insert(src.mesh().device_of(m));
       }
-      std::map<std::vector<int64_t>, std::set<int64_t>> need;
-      for (const auto& m : holders(dst, cd)) {
-        bool zero = false;
-        for (size_t a = 0; a < m.size(); ++a) zero = zero || (reduction(dst, a) == "sum" && !is_kept(k, a) && m[a] != 0);
-        if (!zero) need[key(m)].insert(dst.mesh().device_of(m));
+      // DST Partial axes not kept ("fresh"): any contributions reducing to the value are right, so
+      // a group of DST devices along them (one coordinate on the other axes) needs, per class of
+      // the element's SRC contributions that no member holds, one message.
+      std::vector<size_t> fresh;
+      for (size_t a = 0; a < dst.attrs().size(); ++a)
+        if (!reduction(dst, a).empty() && !is_kept(k, a)) fresh.push_back(a);
+      if (!fresh.empty()) {
+        std::map<std::pair<std::vector<int64_t>, std::vector<int64_t>>, std::set<int64_t>> groups;  // (tag, group) -> devices
+        for (const auto& m : holders(dst, cd)) {
+          std::vector<int64_t> g;
+          for (size_t a = 0; a < m.size(); ++a)
+            if (!is_kept(fresh, a)) g.push_back(m[a]);
+          groups[{key(m), g}].insert(dst.mesh().device_of(m));
+        }
+        std::set<std::string> reductions;  // the reduced SRC axes' and the fresh DST axes'
+        for (size_t a = 0; a < rank; ++a)
+          if (!reduction(src, a).empty() && !is_kept(k, a)) reductions.insert(reduction(src, a));
+        for (size_t a : fresh) reductions.insert(reduction(dst, a));
+        // per tag: the groups, and for each class which groups hold it
+        std::map<std::vector<int64_t>, std::vector<std::set<std::vector<int64_t>>>> by_tag;  // tag -> per group, the classes its members hold
+        for (const auto& [tg, devs] : groups) {
+          std::set<std::vector<int64_t>> held;
+          for (const auto& [cls, ds] : have.at(tg.first))
+            for (int64_t d : devs)
+              if (ds.count(d)) held.insert(cls);
+          by_tag[tg.first].push_back(held);
+        }
+        for (const auto& [tag, per_group] : by_tag) {
+          const auto& classes = have.at(tag);
+          const int64_t kk = static_cast<int64_t>(classes.size()), gg = static_cast<int64_t>(per_group.size());
+          int64_t missing = 0, sent = 0;
+          bool holds = false;
+          for (const auto& held : per_group) {
+            missing += static_cast<int64_t>(held.size()) < kk ? 1 : 0;
+            holds = holds || !held.empty();
+          }
+          for (const auto& [cls, ds] : classes) {
+            int64_t in = 0;
+            for (const auto& held : per_group) in += held.count(cls) ? 1 : 0;
+            sent += in < gg ? 1 : 0;
+          }
+          // one reduction: max(groups missing a class, classes some group lacks); else the value
+          // is formed whole at one device first: k - 1 + G - [a member holds a class]
+          n += reductions.size() <= 1 || kk < 2 ? std::max(missing, sent) : kk - 1 + gg - (holds ? 1 : 0);
+        }
+        continue;
       }
+      std::map<std::vector<int64_t>, std::set<int64_t>> need;
+      for (const auto& m : holders(dst, cd)) need[key(m)].insert(dst.mesh().device_of(m));
       for (const auto& [tag, devs] : need) {
         const auto& classes = have.at(tag);
         int64_t lacking = 0, holding = 0;
