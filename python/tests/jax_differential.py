@@ -11,7 +11,8 @@ by tfspec exactly when `jax.device_put` refuses it; an order that is not affine 
 tfspec, checked affine-or-not here independently), the way back (`tfspec shard to-jax`'s
 sharding `is_equivalent_to` the original), and a reshard to a second random spec on the same
 mesh: `jax.device_put` against `tfspec shard reshard ... rmem rmem`, every device's local values
-in its buffer's order.
+in its buffer's order; and the bytes XLA's compiled reshard receives against `tfspec reshard-plan`'s
+lower bound (below it is a disagreement).
 
 Exit 0: all agree; 1: a disagreement (printed with a reproduction command); 77: jax is not
 installed (skipped, the reason printed).
@@ -24,6 +25,7 @@ import itertools
 import json
 import os
 import random
+import re
 import shlex
 import subprocess
 import sys
@@ -207,6 +209,86 @@ def reshard_check(cli, rng, names, ext, arr, src, src_spec, shape, shape_text, s
         dev = next(d for d in theirs if ours.get(d) != theirs[d])
         return "fail", (f"reshard {src_spec} -> {dst_spec}: device {dev} holds {theirs[dev]} in jax, {ours.get(dev)} in tfspec\n"
                         f"  {repro}\n  tfspec shard reshard {shlex.quote(src_layout)} {shlex.quote(dst_layout)} {shlex.quote(shape_text)} rmem rmem")
+    return xla_bytes_check(cli, src, NamedSharding(src.mesh, dst_spec), x, src_layout, dst_layout, shape_text, repro)
+
+
+BYTES = {}  # how XLA's reshard compares with tfspec's lower bound: a tally, printed at the end
+
+_SHAPE = re.compile(r"[a-z]+\d*\[([\d,]*)\]")
+
+
+def _numel(text):
+    """Elements of every array shape in an HLO type (a tuple counts each member)."""
+    total = 0
+    for dims in _SHAPE.findall(text):
+        n = 1
+        for d in filter(None, dims.split(",")):
+            n *= int(d)
+        total += n
+    return total
+
+
+def xla_received_elements(hlo, devices):
+    """Elements the devices receive, summed, in XLA's compiled reshard (its SPMD program, one copy
+    per device): an all-gather receives output - operand on each device; an all-to-all of n pieces
+    n - 1 of them; a collective-permute its operand per pair whose source is not its target. None
+    when the program holds a collective this does not price (an all-reduce, reduce-scatter)."""
+    total = 0
+    for line in hlo.splitlines():
+        line = line.strip()
+        m = re.match(r"(?:ROOT )?%[\w.\-]+ = (.+?) (all-gather|all-to-all|collective-permute|all-reduce|reduce-scatter)(?:-start)?\((.*)", line)
+        if not m:
+            continue
+        out_type, op, rest = m.groups()
+        if op == "all-gather":
+            operand = re.search(r"\(([^)]*)\)", "(" + rest)
+            # the operand's type is not on the line: output / group size = the operand; the group from the dims gathered
+            grow = re.search(r"dimensions=\{(\d+)\}", line)
+            out_dims = [int(d) for d in _SHAPE.findall(out_type)[0].split(",") if d]
+            in_numel = None
+            defs = {mm.group(1): mm.group(2) for mm in re.finditer(r"%([\w.\-]+) = (\S+)", hlo)}
+            name = re.match(r"\s*%([\w.\-]+)", rest)
+            if name and name.group(1) in defs:
+                in_numel = _numel(defs[name.group(1)])
+            if in_numel is None or not grow:
+                return None
+            total += devices * (_numel(out_type) - in_numel)
+        elif op == "all-to-all":
+            pieces = len(_SHAPE.findall(out_type))
+            if pieces < 2:
+                return None  # the array form (one operand split along a dimension): not priced here
+            total += devices * (pieces - 1) * (_numel(out_type) // pieces)
+        elif op == "collective-permute":
+            pairs = re.findall(r"\{(\d+),(\d+)\}", line.split("source_target_pairs=")[1])
+            total += sum(1 for a, b in pairs if a != b) * _numel(out_type)
+        else:
+            return None
+    return total
+
+
+def xla_bytes_check(cli, src, dst, x, src_layout, dst_layout, shape_text, repro):
+    """Where XLA moves data for the reshard (jax.jit with the two shardings), its received bytes
+    against `tfspec reshard-plan`'s lower bound and plan (int32): below the bound is a
+    disagreement (the bound would be wrong); at or above it is tallied."""
+    f = jax.jit(lambda a: a, in_shardings=src, out_shardings=dst)
+    hlo = f.lower(jax.device_put(x, src)).compile().as_text()
+    received = xla_received_elements(hlo, src.mesh.size)
+    if received is None:
+        BYTES["xla not priced"] = BYTES.get("xla not priced", 0) + 1
+        return None
+    rc, out, err = run(cli, "reshard-plan", src_layout, dst_layout, shape_text, "--dtype", "int32", "--json")
+    if rc != 0:
+        return "fail", f"reshard-plan refused a reshard jax runs: {err.strip()}\n  {repro}"
+    plan = json.loads(out)
+    xla = 4 * received
+    if xla < plan["lower_bound_bytes"]:
+        return "fail", f"XLA moves {xla} B, below tfspec's lower bound {plan['lower_bound_bytes']} B: {src.spec} -> {dst.spec}\n  {repro}"
+    key = "xla at the bound" if xla == plan["lower_bound_bytes"] else "xla above the bound"
+    BYTES[key] = BYTES.get(key, 0) + 1
+    if plan["bytes"] < xla:
+        BYTES["tfspec's plan below xla"] = BYTES.get("tfspec's plan below xla", 0) + 1
+    elif plan["bytes"] > xla:
+        BYTES["xla below tfspec's plan"] = BYTES.get("xla below tfspec's plan", 0) + 1
     return None
 
 
@@ -227,6 +309,7 @@ def main():
         if why:
             failures.append(f"case {i}: {why}")
     print(f"jax {jax.__version__}, seed {a.seed}, {a.cases} cases: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    print("reshard bytes, XLA's compiled program against tfspec: " + ", ".join(f"{k} {v}" for k, v in sorted(BYTES.items())))
     for f in failures[:20]:
         print(f)
     return 1 if failures else 0
