@@ -77,19 +77,21 @@ int tag_of(size_t step, int round) { return 1 + static_cast<int>((2 * step + sta
 
 // acc[i] = acc[i] op x[i] as MPI's predefined operations compute it (integers wrap: computed
 // unsigned; float16 / bfloat16 through float, rounded after each pair as half_op does).
+// One loop per operation (the operation chosen outside it, so the loop vectorizes: this file is
+// compiled with TFSPEC_VECTORIZE_FLAGS, multigpu/CMakeLists.txt).
+template <class T, class F>
+void combine_with(T* acc, const T* x, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = f(acc[i], x[i]);
+}
 template <class T>
 void combine(T* acc, const T* x, int64_t n, char op) {
-  for (int64_t i = 0; i < n; ++i) {
-    if (op == 's') {
-      if constexpr (std::is_integral_v<T>) {
-        using U = std::make_unsigned_t<T>;
-        acc[i] = static_cast<T>(static_cast<U>(static_cast<U>(acc[i]) + static_cast<U>(x[i])));
-      } else {
-        acc[i] = acc[i] + x[i];
-      }
-    } else {
-      acc[i] = op == 'M' ? std::max(acc[i], x[i]) : std::min(acc[i], x[i]);
-    }
+  if (op == 'M') return combine_with(acc, x, n, [](T a, T b) { return a < b ? b : a; });
+  if (op == 'm') return combine_with(acc, x, n, [](T a, T b) { return b < a ? b : a; });
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    combine_with(acc, x, n, [](T a, T b) { return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b))); });
+  } else {
+    combine_with(acc, x, n, [](T a, T b) { return a + b; });
   }
 }
 template <float (*To)(uint16_t), uint16_t (*From)(float)>
