@@ -33,9 +33,9 @@ std::string error_text(int rc) {
 }
 
 // Polls until `test` says done or the deadline passed; true when done. For the first 50 ms the
-// polls follow each other without yielding (measured on the 2-core machine with 4 and 8 ranks:
-// yielding between tests made plans 1.1-1.5x slower, a yielding rank giving its time slice to a
-// peer with nothing to do yet; spec/MULTIGPU.md "Running at the engine's limit"), reading the
+// polls follow each other without yielding (measured on the 2-core machine: yielding between
+// tests made the plans' time over the naive exchange's 1.15-1.45x higher with 4 ranks and up to
+// 1.3x with 8; spec/MULTIGPU.md "Running at the engine's limit"), reading the
 // clock every 64 polls; after that (a slow or stopped peer, not a step in progress) it sleeps
 // 200 us between polls, so a hung peer does not cost a busy core until the deadline.
 bool poll(const std::function<bool(int&)>& test, Clock::time_point deadline, int& rc) {
