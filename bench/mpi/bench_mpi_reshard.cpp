@@ -2,7 +2,8 @@
 // mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps]`;
 // --json prints one object per row (pattern: the row, plan: the plan's pattern, ranks, plan_ms,
 // naive_ms, plan_bytes, naive_bytes, lower_bound_bytes: the Plan's own figure, checked: values
-// and bytes agreed with the reference and the plan); --steps adds, under each row, the time of
+// and bytes agreed with the reference and the plan; naive_reduce_ms for a Partial SRC: the naive
+// exchange plus the receiver's sum of what it received, null otherwise); --steps adds, under each row, the time of
 // each step's run() and of finish() (the slowest rank's, median).
 //
 // For each plan: the bytes it moves (its byte model, as the executor counts them) and the wall
@@ -102,7 +103,7 @@ double median(std::vector<double> v) {
 // The naive exchange's buffers and counts on this rank.
 struct Naive {
   std::vector<int> sc, sd, rc, rd;
-  std::vector<float> send, recv;
+  std::vector<float> send, recv, acc;
   Naive(const std::vector<int>& counts, int p, int rank) : sc(static_cast<size_t>(p)), sd(sc), rc(sc), rd(sc) {
     int st = 0, rt = 0;
     for (size_t q = 0; q < static_cast<size_t>(p); ++q) {
@@ -110,12 +111,31 @@ struct Naive {
       rc[q] = counts[q * static_cast<size_t>(p) + static_cast<size_t>(rank)], rd[q] = rt, rt += rc[q];
     }
     send.assign(static_cast<size_t>(std::max(st, 1)), 1.0f), recv.assign(static_cast<size_t>(std::max(rt, 1)), 0.0f);
+    acc.assign(static_cast<size_t>(std::max(1, *std::max_element(rc.begin(), rc.end()))), 0.0f);
   }
-  double once() {
+  // With `reduce` (a Partial SRC: "naive + reduce"), the receiver also adds up the contributions
+  // it received (blocks of one size in the Partial rows: every holder sends the same elements in
+  // the same order), the work the plan's reduce-scatter / all-reduce does and the exchange skips.
+  double once(bool reduce) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_FLOAT, recv.data(), rc.data(), rd.data(), MPI_FLOAT, MPI_COMM_WORLD);
+    if (reduce) fold();
     return slowest(MPI_Wtime() - t0);
+  }
+  void fold() {
+    int first = -1;
+    for (size_t q = 0; q < rc.size(); ++q) {
+      if (rc[q] == 0) continue;
+      const float* in = recv.data() + rd[q];
+      if (first < 0) {
+        first = static_cast<int>(q);
+        std::copy(in, in + rc[q], acc.begin());
+        continue;
+      }
+      const int n = std::min(rc[q], rc[static_cast<size_t>(first)]);
+      for (int i = 0; i < n; ++i) acc[static_cast<size_t>(i)] += in[i];
+    }
   }
 };
 
@@ -184,8 +204,8 @@ int main(int argc, char** argv) {
   const Dtype dtype = dtype_of("float32");
   if (rank == 0 && !json) {
     std::printf("%d ranks, float32, median of %d repetitions (slowest rank), plan and naive alternating\n\n", p, reps);
-    std::printf("| plan | pattern | plan bytes | naive bytes | lower bound | bytes plan/naive | plan time | naive time | time plan/naive |\n"
-                "|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| plan | pattern | plan bytes | naive bytes | lower bound | bytes plan/naive | plan time | naive time | time plan/naive | naive + reduce: time, plan/it |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n");
   }
   for (const Case& c : cases(p)) try {
     const ShardLayout s0 = read_shard_layout(Json(c.src)), d0 = read_shard_layout(Json(c.dst));
@@ -197,29 +217,36 @@ int main(int argc, char** argv) {
     const mpi::RunOutcome checked = mpi::run_plan(world, *ex, spec);
     const std::vector<int> counts = shared_counts(world, spec, p);
     Naive naive(counts, p, rank);
-    std::vector<double> plan_times, naive_times;
+    bool partial = false;
+    for (const auto& a : spec.src.attrs()) partial = partial || std::holds_alternative<Partial>(a);
+    std::vector<double> plan_times, naive_times, reduce_times;
     std::vector<std::vector<double>> split;
     for (int i = 0; i < reps; ++i) {
       plan_times.push_back(plan_once(*ex, spec.plan, steps ? &split : nullptr));
-      naive_times.push_back(naive.once());
+      naive_times.push_back(naive.once(false));
+      if (partial) reduce_times.push_back(naive.once(true));
     }
-    const double plan_t = median(plan_times), naive_t = median(naive_times);
+    const double plan_t = median(plan_times), naive_t = median(naive_times), reduce_t = partial ? median(reduce_times) : 0.0;
     int64_t naive_bytes = 0;
     for (int n : counts) naive_bytes += int64_t{n} * dtype.bytes;
     const long long pb = static_cast<long long>(spec.plan.total_bytes()), nb = static_cast<long long>(naive_bytes);
     const long long lb = static_cast<long long>(spec.plan.lower_bound_bytes);
     if (rank == 0 && json)
       std::printf("%s\n", Json({{"pattern", c.name}, {"plan", spec.plan.pattern}, {"ranks", p}, {"plan_ms", plan_t * 1e3}, {"naive_ms", naive_t * 1e3},
-                                {"plan_bytes", pb}, {"naive_bytes", nb}, {"lower_bound_bytes", lb}, {"checked", checked.exit_code == 0}})
+                                {"plan_bytes", pb}, {"naive_bytes", nb}, {"lower_bound_bytes", lb}, {"checked", checked.exit_code == 0},
+                                {"naive_reduce_ms", partial ? Json(reduce_t * 1e3) : Json(nullptr)}})
                              .dump().c_str());
-    else if (rank == 0)
-      std::printf("| %s%s | %s | %lld | %lld | %lld | %.2f | %.3f ms | %.3f ms | %.2f |\n", c.name, checked.exit_code ? " (MISMATCH)" : "", spec.plan.pattern.c_str(),
-                  pb, nb, lb, nb ? static_cast<double>(pb) / static_cast<double>(nb) : 0.0, plan_t * 1e3, naive_t * 1e3, plan_t / naive_t);
+    char extra[64] = "";
+    if (partial) std::snprintf(extra, sizeof extra, "%.3f ms: %.2f", reduce_t * 1e3, plan_t / reduce_t);
+    if (rank == 0 && !json)
+      std::printf("| %s%s | %s | %lld | %lld | %lld | %.2f | %.3f ms | %.3f ms | %.2f | %s |\n", c.name, checked.exit_code ? " (MISMATCH)" : "",
+                  spec.plan.pattern.c_str(), pb, nb, lb, nb ? static_cast<double>(pb) / static_cast<double>(nb) : 0.0, plan_t * 1e3, naive_t * 1e3,
+                  plan_t / naive_t, extra);
     if (rank == 0 && steps) print_split(spec.plan, split);
     std::fflush(stdout);
   } catch (const std::exception& e) {  // the same on every rank: the plan is refused before any MPI call
     if (rank == 0 && json) std::printf("%s\n", Json({{"pattern", c.name}, {"ranks", p}, {"refused", e.what()}}).dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-    else if (rank == 0) std::printf("| %s | refused: %s | | | | | | | |\n", c.name, e.what());
+    else if (rank == 0) std::printf("| %s | refused: %s | | | | | | | | |\n", c.name, e.what());
   }
   return 0;
 }
