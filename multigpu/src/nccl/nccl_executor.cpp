@@ -109,7 +109,7 @@ class NcclExecutor final : public Executor {
       if (c.kind == CollectiveKind::SendRecv || c.kind == CollectiveKind::AllToAll) transfers(c, what);
       else ring_collective(c, what);
     }
-    finish(what);
+    await_stream(what);
   }
 
  private:
@@ -202,7 +202,7 @@ class NcclExecutor final : public Executor {
 
   // The step is over when the stream is idle. Past the deadline, or on an asynchronous NCCL
   // error (a peer died), every communicator is aborted so no kernel spins for ever.
-  void finish(const std::string& what) {
+  void await_stream(const std::string& what) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(w_.timeout_seconds());
     for (;;) {
       const cudaError_t q = cudaStreamQuery(stream_);
