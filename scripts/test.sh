@@ -25,7 +25,7 @@ stage "release build" cmake --build --preset default -j "$JOBS"
 NVCC=$(command -v nvcc || true)
 if [ -n "$NVCC" ] && [ -f "$(dirname "$NVCC")/../include/nccl.h" ]; then
   [ -f build/multigpu/libtfspec_multigpu_nccl.a ] || { echo "test.sh: the CUDA toolkit ships NCCL but the NCCL executor was not built"; exit 1; }
-  ldd build/cli/tfspec | grep -q libnccl || { echo "test.sh: build/cli/tfspec does not link libnccl (reshard-run --executor nccl)"; exit 1; }
+  ldd build/cli/tfspec | grep libnccl >/dev/null || { echo "test.sh: build/cli/tfspec does not link libnccl (reshard-run --executor nccl)"; exit 1; }
   echo "== NCCL executor built and linked into build/cli/tfspec"
 fi
 stage "release tests" ctest --preset default -j "$JOBS"
