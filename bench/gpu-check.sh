@@ -9,6 +9,9 @@
 #   fuzz-props-cuda.log    props_tests FuzzCuda.* (every op, fixed seed, against the reference)
 #   bench_gpu.json/.log    GPU benchmarks with cudaMemcpy device-to-device in the same run, 2^26+
 #                          elements: offset tables, gather, contiguous-run reshard
+#   nccl-reshard-run-*.log `tfspec reshard-run --executor nccl` under `mpiexec -n 1` (issue 35): a
+#                          1-rank NCCL communicator runs a plan end to end on this GPU (an
+#                          ncclAllReduce on a 1-rank communicator, local copies as cudaMemcpyAsync)
 # Needs nvcc and the Debian packages of scripts/setup.sh already installed (no network there).
 # Without a usable device it prints why, skips the device steps and exits 3 (a skip is never a
 # pass); any failed step makes it exit 1.
@@ -69,6 +72,25 @@ for op in offsets crd2idx gather scatter reshard; do
     --junit "$OUT/fuzz-cuda-$op.xml"
 done
 step fuzz-host 120 "$BUILD/cli/tfspec" fuzz --backend host --seconds 20 --seed 1
+# The NCCL executor (issue 35, spec/MULTIGPU.md "An NCCL executor: build and test"): built when
+# CMake found NCCL (the CUDA toolkit ships it) and MPI. One GPU: one rank, so the plans' groups
+# have one device and the collectives degenerate (NCCL still runs their kernels on the stream).
+if ! grep -q "^TFSPEC_NCCL_LIBRARY:FILEPATH=/" "$BUILD/CMakeCache.txt"; then
+  echo "== nccl-reshard-run: SKIP: this build has no NCCL executor (CMake found no nccl.h / libnccl; see $OUT/configure.log)" | tee -a "$OUT/summary.txt"
+  status=1
+elif ! command -v mpiexec >/dev/null; then
+  echo "== nccl-reshard-run: SKIP: no mpiexec on PATH (openmpi-bin, scripts/setup.sh)" | tee -a "$OUT/summary.txt"
+  status=1
+else
+  nccl_run() {  # nccl_run NAME SRC DST SHAPE DTYPE: must exit 0 with the OK line
+    step "nccl-reshard-run-$1" 120 mpiexec --allow-run-as-root -n 1 "$BUILD/cli/tfspec" reshard-run "$2" "$3" "$4" --dtype "$5" --executor nccl &&
+      { grep -q "^OK: every rank's DST equals the reference's reshard" "$OUT/nccl-reshard-run-$1.log" ||
+        { echo "== nccl-reshard-run-$1: no OK line" | tee -a "$OUT/summary.txt"; status=1; }; }
+  }
+  nccl_run allreduce-sum '(64, 1024) where x=P("sum") on x=1' '(64, 1024) on x=1' '(64,1024)' float32
+  nccl_run allreduce-max 'shard((64,1024):None; P(max); device(1)|x=1)' 'shard((64,1024):None; B; device(1)|x=1)' '(64,1024)' int8
+  nccl_run local-copies '(64 @ m.x, 1024) on x=1' '(64, 1024 @ m.x) on x=1' '(64,1024)' bfloat16
+fi
 step bench-gpu 420 "$BUILD/bench/bench_gpu" --benchmark_filter='Cuda' --benchmark_out="$OUT/bench_gpu.json" --benchmark_out_format=json
 echo "gpu-check: $([ $status -eq 0 ] && echo PASS || echo FAIL); results in $OUT" | tee -a "$OUT/summary.txt"
 exit $status

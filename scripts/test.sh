@@ -20,6 +20,14 @@ stage() {  # stage NAME COMMAND...: runs it and records its wall time
 echo "== release build and tests"
 stage "release configure" cmake --preset default -DTFSPEC_WERROR=ON >/dev/null
 stage "release build" cmake --build --preset default -j "$JOBS"
+# The NCCL executor (issue 35) is compiled and linked wherever the CUDA toolkit ships NCCL (this
+# project's machines: nccl.h beside nvcc's include/): a build that lost it fails here, not silently.
+NVCC=$(command -v nvcc || true)
+if [ -n "$NVCC" ] && [ -f "$(dirname "$NVCC")/../include/nccl.h" ]; then
+  [ -f build/multigpu/libtfspec_multigpu_nccl.a ] || { echo "test.sh: the CUDA toolkit ships NCCL but the NCCL executor was not built"; exit 1; }
+  ldd build/cli/tfspec | grep libnccl >/dev/null || { echo "test.sh: build/cli/tfspec does not link libnccl (reshard-run --executor nccl)"; exit 1; }
+  echo "== NCCL executor built and linked into build/cli/tfspec"
+fi
 stage "release tests" ctest --preset default -j "$JOBS"
 SAN=asan-gcc
 command -v clang++ >/dev/null && SAN=asan

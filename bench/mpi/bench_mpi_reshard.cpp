@@ -1,5 +1,10 @@
-// Reshard plans on MPI against one naive MPI_Alltoallv (issue 24; bench/RESULTS.md). Run under
-// mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N]`.
+// Reshard plans on MPI against one naive MPI_Alltoallv (issues 24, 35; bench/RESULTS.md). Run under
+// mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps]`;
+// --json prints one object per row (pattern: the row, plan: the plan's pattern, ranks, plan_ms,
+// naive_ms, plan_bytes, naive_bytes, lower_bound_bytes: the Plan's own figure, checked: values
+// and bytes agreed with the reference and the plan; naive_reduce_ms for a Partial SRC: the naive
+// exchange plus the receiver's sum of what it received, null otherwise); --steps adds, under each row, the time of
+// each step's run() and of finish() (the slowest rank's, median).
 //
 // For each plan: the bytes it moves (its byte model, as the executor counts them) and the wall
 // time of its steps, against a naive exchange of the same destination data: every DST slot that
@@ -95,31 +100,101 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The naive exchange's median time (slowest rank) over `reps`.
-double naive_seconds(const std::vector<int>& counts, int p, int rank, int reps) {
-  std::vector<int> sc(static_cast<size_t>(p)), rc(static_cast<size_t>(p)), sd(static_cast<size_t>(p)), rd(static_cast<size_t>(p));
-  int st = 0, rt = 0;
-  for (int q = 0; q < p; ++q) {
-    sc[static_cast<size_t>(q)] = counts[static_cast<size_t>(rank * p + q)], sd[static_cast<size_t>(q)] = st, st += sc[static_cast<size_t>(q)];
-    rc[static_cast<size_t>(q)] = counts[static_cast<size_t>(q * p + rank)], rd[static_cast<size_t>(q)] = rt, rt += rc[static_cast<size_t>(q)];
+// The naive exchange's buffers and counts on this rank.
+struct Naive {
+  std::vector<int> sc, sd, rc, rd;
+  std::vector<float> send, recv, acc;
+  Naive(const std::vector<int>& counts, int p, int rank) : sc(static_cast<size_t>(p)), sd(sc), rc(sc), rd(sc) {
+    int st = 0, rt = 0;
+    for (size_t q = 0; q < static_cast<size_t>(p); ++q) {
+      sc[q] = counts[static_cast<size_t>(rank * p) + q], sd[q] = st, st += sc[q];
+      rc[q] = counts[q * static_cast<size_t>(p) + static_cast<size_t>(rank)], rd[q] = rt, rt += rc[q];
+    }
+    send.assign(static_cast<size_t>(std::max(st, 1)), 1.0f), recv.assign(static_cast<size_t>(std::max(rt, 1)), 0.0f);
+    acc.assign(static_cast<size_t>(std::max(1, *std::max_element(rc.begin(), rc.end()))), 0.0f);
   }
-  std::vector<float> send(static_cast<size_t>(std::max(st, 1)), 1.0f), recv(static_cast<size_t>(std::max(rt, 1)));
-  std::vector<double> times;
-  for (int i = 0; i < reps; ++i) {
+  // With `reduce` (a Partial SRC: "naive + reduce"), the receiver also adds up the contributions
+  // it received (blocks of one size in the Partial rows: every holder sends the same elements in
+  // the same order), the work the plan's reduce-scatter / all-reduce does and the exchange skips.
+  double once(bool reduce) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_FLOAT, recv.data(), rc.data(), rd.data(), MPI_FLOAT, MPI_COMM_WORLD);
-    times.push_back(slowest(MPI_Wtime() - t0));
+    if (reduce) fold();
+    return slowest(MPI_Wtime() - t0);
   }
-  return median(times);
+  void fold() {
+    int first = -1;
+    for (size_t q = 0; q < rc.size(); ++q) {
+      if (rc[q] == 0) continue;
+      const float* in = recv.data() + rd[q];
+      if (first < 0) {
+        first = static_cast<int>(q);
+        std::copy(in, in + rc[q], acc.begin());
+        continue;
+      }
+      const int n = std::min(rc[q], rc[static_cast<size_t>(first)]);
+      for (int i = 0; i < n; ++i) acc[static_cast<size_t>(i)] += in[i];
+    }
+  }
+};
+
+// The plan's steps on loaded buffers, until every posted call completed (the slowest rank).
+// `split` (--steps): this rank's time in each run() call and in finish(), the slowest rank's each.
+double plan_once(Executor& ex, const Plan& plan, std::vector<std::vector<double>>* split) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  std::vector<double> marks{t0};
+  for (size_t k = 0; k < plan.steps.size(); ++k) {
+    ex.run(plan, k);
+    if (split) marks.push_back(MPI_Wtime());
+  }
+  ex.finish();
+  const double t = MPI_Wtime() - t0;
+  if (split) {
+    marks.push_back(MPI_Wtime());
+    std::vector<double> d(marks.size() - 1), m(d.size());
+    for (size_t k = 0; k < d.size(); ++k) d[k] = marks[k + 1] - marks[k];
+    MPI_Allreduce(d.data(), m.data(), static_cast<int>(d.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    split->resize(m.size());
+    for (size_t k = 0; k < m.size(); ++k) (*split)[k].push_back(m[k]);
+  }
+  return slowest(t);
+}
+
+// --steps: where the plan's time goes, each step's (and finish()'s) median over the repetitions
+// of the slowest rank in it; steps under 1 us on every rank are left out.
+void print_split(const Plan& plan, const std::vector<std::vector<double>>& split) {
+  std::printf("  where the time goes (median of the slowest rank per call):");
+  for (size_t k = 0; k < split.size(); ++k) {
+    const double t = median(split[k]) * 1e3;
+    if (t < 0.001) continue;
+    std::printf(" %s %.3f ms;", k < plan.steps.size() ? describe_step(plan, k).c_str() : "finish()", t);
+  }
+  std::printf("\n");
+}
+
+// Rank 0's naive counts on every rank; the others wait in the world's poll (which sleeps after
+// 50 ms), so rank 0 has the cores while it computes them.
+std::vector<int> shared_counts(mpi::World& world, const mpi::RunSpec& spec, int p) {
+  std::vector<int> counts(static_cast<size_t>(p * p));
+  if (world.rank() == 0) counts = naive_counts(spec.src, spec.dst, spec.shape[0] * spec.shape[1], p);
+  std::vector<MPI_Request> req(1);
+  MPI_Ibcast(counts.data(), p * p, MPI_INT, 0, world.comm(), &req[0]);
+  world.wait(req, "the naive counts' broadcast");
+  return counts;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 20;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
+  int reps = 50;
+  bool json = false, steps = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--steps") steps = true;
+    if (std::string(argv[i]) == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (std::string(argv[i]) == "--json") json = true;
+  }
   mpi::World world(120);
   const int p = world.size(), rank = world.rank();
   if (p < 4 || p % 2) {
@@ -127,38 +202,51 @@ int main(int argc, char** argv) {
     return 3;
   }
   const Dtype dtype = dtype_of("float32");
-  if (rank == 0) {
-    std::printf("%d ranks, float32, median of %d repetitions (slowest rank)\n\n", p, reps);
-    std::printf("| plan | pattern | plan bytes | naive bytes | bytes plan/naive | plan time | naive time | time plan/naive |\n|---|---|---|---|---|---|---|---|\n");
+  if (rank == 0 && !json) {
+    std::printf("%d ranks, float32, median of %d repetitions (slowest rank), plan and naive alternating\n\n", p, reps);
+    std::printf("| plan | pattern | plan bytes | naive bytes | lower bound | bytes plan/naive | plan time | naive time | time plan/naive | naive + reduce: time, plan/it |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n");
   }
   for (const Case& c : cases(p)) try {
     const ShardLayout s0 = read_shard_layout(Json(c.src)), d0 = read_shard_layout(Json(c.dst));
     mpi::RunSpec spec{plan_reshard(s0, d0, c.shape, dtype.bytes), materialize_for_devices(s0, c.shape), materialize_for_devices(d0, c.shape), c.shape, dtype, 1, {}};
     spec.expected = spec.plan.bytes;
-    // Checked once (values and bytes), then timed: the steps alone, on loaded buffers.
+    // Checked once (values and bytes), then timed: the steps alone, on loaded buffers, the plan's
+    // repetitions alternating with the naive exchange's so that both see the same machine.
     auto ex = mpi::make_mpi_executor(world, dtype);
     const mpi::RunOutcome checked = mpi::run_plan(world, *ex, spec);
-    std::vector<double> times;
+    const std::vector<int> counts = shared_counts(world, spec, p);
+    Naive naive(counts, p, rank);
+    bool partial = false;
+    for (const auto& a : spec.src.attrs()) partial = partial || std::holds_alternative<Partial>(a);
+    std::vector<double> plan_times, naive_times, reduce_times;
+    std::vector<std::vector<double>> split;
     for (int i = 0; i < reps; ++i) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      const double t0 = MPI_Wtime();
-      for (size_t k = 0; k < spec.plan.steps.size(); ++k) ex->run(spec.plan, k);
-      times.push_back(slowest(MPI_Wtime() - t0));
+      plan_times.push_back(plan_once(*ex, spec.plan, steps ? &split : nullptr));
+      naive_times.push_back(naive.once(false));
+      if (partial) reduce_times.push_back(naive.once(true));
     }
-    const double plan_t = median(times);
-    std::vector<int> counts(static_cast<size_t>(p * p));
-    if (rank == 0) counts = naive_counts(spec.src, spec.dst, spec.shape[0] * spec.shape[1], p);
-    MPI_Bcast(counts.data(), p * p, MPI_INT, 0, MPI_COMM_WORLD);
-    const double naive_t = naive_seconds(counts, p, rank, reps);
+    const double plan_t = median(plan_times), naive_t = median(naive_times), reduce_t = partial ? median(reduce_times) : 0.0;
     int64_t naive_bytes = 0;
     for (int n : counts) naive_bytes += int64_t{n} * dtype.bytes;
-    if (rank == 0)
-      std::printf("| %s%s | %s | %lld | %lld | %.2f | %.3f ms | %.3f ms | %.2f |\n", c.name, checked.exit_code ? " (MISMATCH)" : "", spec.plan.pattern.c_str(),
-                  static_cast<long long>(spec.plan.total_bytes()), static_cast<long long>(naive_bytes),
-                  naive_bytes ? static_cast<double>(spec.plan.total_bytes()) / static_cast<double>(naive_bytes) : 0.0, plan_t * 1e3, naive_t * 1e3,
-                  plan_t / naive_t);
+    const long long pb = static_cast<long long>(spec.plan.total_bytes()), nb = static_cast<long long>(naive_bytes);
+    const long long lb = static_cast<long long>(spec.plan.lower_bound_bytes);
+    if (rank == 0 && json)
+      std::printf("%s\n", Json({{"pattern", c.name}, {"plan", spec.plan.pattern}, {"ranks", p}, {"plan_ms", plan_t * 1e3}, {"naive_ms", naive_t * 1e3},
+                                {"plan_bytes", pb}, {"naive_bytes", nb}, {"lower_bound_bytes", lb}, {"checked", checked.exit_code == 0},
+                                {"naive_reduce_ms", partial ? Json(reduce_t * 1e3) : Json(nullptr)}})
+                             .dump().c_str());
+    char extra[64] = "";
+    if (partial) std::snprintf(extra, sizeof extra, "%.3f ms: %.2f", reduce_t * 1e3, plan_t / reduce_t);
+    if (rank == 0 && !json)
+      std::printf("| %s%s | %s | %lld | %lld | %lld | %.2f | %.3f ms | %.3f ms | %.2f | %s |\n", c.name, checked.exit_code ? " (MISMATCH)" : "",
+                  spec.plan.pattern.c_str(), pb, nb, lb, nb ? static_cast<double>(pb) / static_cast<double>(nb) : 0.0, plan_t * 1e3, naive_t * 1e3,
+                  plan_t / naive_t, extra);
+    if (rank == 0 && steps) print_split(spec.plan, split);
+    std::fflush(stdout);
   } catch (const std::exception& e) {  // the same on every rank: the plan is refused before any MPI call
-    if (rank == 0) std::printf("| %s | refused: %s | | | | | | |\n", c.name, e.what());
+    if (rank == 0 && json) std::printf("%s\n", Json({{"pattern", c.name}, {"ranks", p}, {"refused", e.what()}}).dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+    else if (rank == 0) std::printf("| %s | refused: %s | | | | | | | | |\n", c.name, e.what());
   }
   return 0;
 }

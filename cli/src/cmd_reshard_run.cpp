@@ -4,6 +4,7 @@
 // Built without MPI, the command exists and says so (mpi-unavailable, exit 5).
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -48,6 +49,25 @@ std::vector<int64_t> parse_shape(const std::string& text) {
   return shape;
 }
 
+#ifdef TFSPEC_HAVE_NCCL
+// --executor nccl needs a CUDA device on every rank; the ranks agree on it first (one without a
+// device would otherwise leave the others waiting in the NCCL setup until the timeout). Where one
+// is missing: why, once, and exit 5 (unavailable: a skip, never a pass), as `fuzz --backend cuda`.
+bool nccl_devices_everywhere(multigpu::mpi::World& world) {
+  const std::optional<std::string> why = multigpu::nccl::unavailable();
+  int64_t missing = why ? 1 : 0, any = 0;
+  std::vector<MPI_Request> req(1);
+  world.check(MPI_Iallreduce(&missing, &any, 1, MPI_INT64_T, MPI_MAX, world.comm(), &req[0]), "MPI_Iallreduce", "the CUDA device check");
+  world.wait(req, "the CUDA device check of --executor nccl");
+  if (any == 0) return true;
+  if (world.rank() == 0)
+    std::cerr << "unavailable: [" << rule::kCudaError.id << " -] reshard-run --executor nccl needs one CUDA device per rank, and "
+              << (why ? "this machine has none usable: " + *why : std::string("another rank has none usable")) << " (exit " << kUnavailable
+              << ", never a pass; --executor mpi runs the same plan on the host)\n";
+  return false;
+}
+#endif
+
 int run_checked(multigpu::mpi::World& world, const ReshardRunArgs& a) {
   using namespace multigpu;
   const Dtype dtype = dtype_of(a.dtype);
@@ -65,7 +85,10 @@ int run_checked(multigpu::mpi::World& world, const ReshardRunArgs& a) {
   std::unique_ptr<Executor> ex;
   if (a.executor == "mpi") ex = mpi::make_mpi_executor(world, dtype);
 #ifdef TFSPEC_HAVE_NCCL
-  else if (a.executor == "nccl") ex = nccl::make_nccl_executor(world, dtype);
+  else if (a.executor == "nccl") {
+    if (!nccl_devices_everywhere(world)) return kUnavailable;
+    ex = nccl::make_nccl_executor(world, dtype);
+  }
 #endif
   else fail(rule::kUsage, "--executor is mpi" + std::string(nccl_built() ? " or nccl" : " (this tfspec was built without NCCL)") + ", not '" + a.executor + "'");
   const mpi::RunOutcome out = mpi::run_plan(world, *ex, spec, fault);

@@ -1,6 +1,7 @@
 // Packed engine buffers (D3: engine ids come from the plan's instance table) and the Engines
 // form of reshard over the packed one (§7.4): one implementation per backend, reshard_packed.
 #include "tfspec/gpu/backend.hpp"
+#include "tfspec/pack/pack.hpp"
 
 namespace tfspec::gpu {
 
@@ -45,9 +46,9 @@ std::vector<int64_t> pack(const PackedLayout& layout, const Engines& engines) {
   for (size_t e = 0; e < layout.base.size(); ++e)
     if (layout.base[e] >= 0) {
       if (layout.base[e] < static_cast<int64_t>(data.size())) fail(rule::kInternal, "pack: engines out of id order in the layout");
-      data.resize(static_cast<size_t>(layout.base[e]));
       const auto& b = engines.buffers.at(static_cast<int64_t>(e));
-      data.insert(data.end(), b.begin(), b.end());
+      data.resize(static_cast<size_t>(layout.base[e]) + b.size());
+      pack::copy_elements(data.data() + layout.base[e], b.data(), static_cast<int64_t>(b.size()), sizeof(int64_t));
     }
   data.resize(static_cast<size_t>(layout.total));
   return data;
@@ -57,8 +58,9 @@ Engines unpack(const HostShardPlan& side, const int64_t* data) {
   Engines out{side.storage, {}};
   for (size_t e = 0; e < side.packed.base.size(); ++e)
     if (side.packed.base[e] >= 0) {
-      const int64_t* first = data + side.packed.base[e];
-      out.buffers[static_cast<int64_t>(e)].assign(first, first + side.packed.size[e]);
+      auto& b = out.buffers[static_cast<int64_t>(e)];
+      b.resize(static_cast<size_t>(side.packed.size[e]));
+      pack::copy_elements(b.data(), data + side.packed.base[e], side.packed.size[e], sizeof(int64_t));
     }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "tfspec/gpu/backend.hpp"
+#include "tfspec/pack/pack.hpp"
 
 namespace tfspec::gpu {
 namespace {
@@ -80,20 +81,6 @@ TFSPEC_CLONES void tiled_run64(const Stage& s, const StageTile<int64_t>& t, int6
   layout_stage_tiled_run(s, t, i, count, out);
 }
 
-// out[t] = src[off[t]] for t < count when every offset lies in [0, n) (checked first, as a
-// min / max the compiler vectorizes, then the gather itself, AVX2's where the CPU has it);
-// false, having written nothing, otherwise (the caller then finds the first bad offset).
-TFSPEC_CLONES bool gather_in_bounds(const int64_t* off, int64_t count, const int64_t* src, int64_t n, int64_t* out) {
-  int64_t lo = 0, hi = 0;
-  for (int64_t t = 0; t < count; ++t) {
-    lo = off[t] < lo ? off[t] : lo;
-    hi = off[t] > hi ? off[t] : hi;
-  }
-  if (lo < 0 || (count > 0 && hi >= n)) return false;
-  for (int64_t t = 0; t < count; ++t) out[t] = src[off[t]];
-  return true;
-}
-
 // L(i) for i in [b, e) into out[0, e - b), in blocks: the first stage by tiled odometer runs (no
 // division per element), the remaining stages per element. Checked plans go element by element.
 void offsets_block(const FnPlan& p, const Tiles& tiles, int64_t b, int64_t e, int64_t* out, FirstError& err) {
@@ -119,6 +106,11 @@ void offsets_block(const FnPlan& p, const Tiles& tiles, int64_t b, int64_t e, in
     if (st != kOk) return err.take(i, st);
   }
 }
+
+// A segment's copy through the packing core (pack/), the code the plan executors copy with too.
+struct PackCopy {
+  static void run(int64_t* dst, const int64_t* src, int64_t count) { pack::copy_elements(dst, src, count, sizeof(int64_t)); }
+};
 
 class HostBackend final : public Backend {
  public:
@@ -153,7 +145,7 @@ class HostBackend final : public Backend {
         FirstError local;
         offsets_block(p, tiles, blk, end, off, local);
         const int64_t good = std::min(end, local.index) - blk;  // offsets computed without a failure
-        if (gather_in_bounds(off, good, src.data(), n, out.data() + blk)) {
+        if (pack::gather_in_bounds(off, good, src.data(), n, out.data() + blk)) {
           if (local.status != kOk) return err.take(local.index, local.status);
           continue;
         }
@@ -228,7 +220,7 @@ class HostBackend final : public Backend {
     FirstError first = run_chunks(threads_, n, [&](int64_t b, int64_t e, FirstError& err) {
       for (int64_t l = b; l < e;) {
         const int64_t len = std::min(e - l, run - l % run);
-        if (!reshard_segment(sp, src, dp, dst, l, len))
+        if (!reshard_segment<PackCopy>(sp, src, dp, dst, l, len))
           for (int64_t t = l; t < l + len; ++t) {
             bool late = false;
             if (Status st = reshard_element(sp, src, dp, dst, t, late); st != kOk) {

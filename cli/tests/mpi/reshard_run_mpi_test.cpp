@@ -129,3 +129,26 @@ TEST(ReshardRunMpi, ABadFaultSpecOrTimeoutIsAUsageError) {
   EXPECT_EQ(timeout.r.out.find("mpi-timeout"), std::string::npos) << timeout.r.out;
 }
 
+
+#ifdef TFSPEC_NCCL_BUILT
+// --executor nccl (built wherever CMake finds NCCL: the CUDA toolkit ships it). A 1-rank run of a
+// plan whose one collective is an ncclAllReduce on a 1-rank communicator (a Partial(sum) axis of
+// extent 1 reduced, then a local copy). Without a usable CUDA device it must say why and exit 5
+// (never a crash, a hang or a pass); with one it must run end to end and agree with the
+// reference (bench/gpu-check.sh runs it on a GPU).
+TEST(ReshardRunMpi, NcclExecutorRunsOrSaysWhyNot) {
+  const Timed t = mpirun(1, " reshard-run '(8, 16) where x=P(\"sum\") on x=1' '(8, 16) on x=1' '(8,16)' --executor nccl", "", 60);
+  if (t.r.rc == 0) {
+    EXPECT_NE(t.r.out.find("reshard-run: all-reduce on 1 MPI ranks"), std::string::npos) << t.r.out;
+    EXPECT_NE(t.r.out.find("OK: every rank's DST equals the reference's reshard"), std::string::npos) << t.r.out;
+    return;
+  }
+  EXPECT_EQ(t.r.rc, 5) << t.r.out;
+  EXPECT_NE(t.r.out.find("unavailable: [cuda-error -] reshard-run --executor nccl needs one CUDA device per rank, and this machine has none "
+                         "usable: cudaGetDeviceCount: cudaError"),
+            std::string::npos)
+      << t.r.out;
+  EXPECT_EQ(t.r.out.find("this tfspec was built without NCCL"), std::string::npos) << t.r.out;
+  EXPECT_EQ(t.r.out.find("internal"), std::string::npos) << t.r.out;
+}
+#endif

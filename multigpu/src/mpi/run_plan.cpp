@@ -119,6 +119,7 @@ RunOutcome run_plan(World& world, Executor& ex, const RunSpec& spec, const Fault
     inject(world, fault, i, describe_step(spec.plan, i));
     ex.run(spec.plan, i);
   }
+  ex.finish();
   RunOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   inject(world, fault, spec.plan.steps.size(), "the gather to rank 0");

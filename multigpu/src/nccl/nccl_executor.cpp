@@ -1,7 +1,8 @@
 // The NCCL executor (spec/MULTIGPU.md "An NCCL executor: build and test"): the same Executor
 // interface as the MPI one, one process per GPU, MPI only to start (the ncclUniqueId) and for the
 // driver's gather; the steps run on the GPU. Built only when CMake finds nccl.h, libnccl and the
-// CUDA toolkit (TFSPEC_HAVE_NCCL); not built on the project's CI machines, which have no NCCL.
+// CUDA toolkit (TFSPEC_HAVE_NCCL): CMake finds both in the CUDA toolkit's own folders on the
+// project's machines, so CI compiles and links it (no GPU needed for that); running needs a GPU.
 //
 // What differs from MPI: (1) streams: every step is enqueued on one CUDA stream; the step is over
 // when the stream is idle (cudaStreamQuery polled against the deadline), and a stuck collective is
@@ -108,7 +109,7 @@ class NcclExecutor final : public Executor {
       if (c.kind == CollectiveKind::SendRecv || c.kind == CollectiveKind::AllToAll) transfers(c, what);
       else ring_collective(c, what);
     }
-    finish(what);
+    await_stream(what);
   }
 
  private:
@@ -201,7 +202,7 @@ class NcclExecutor final : public Executor {
 
   // The step is over when the stream is idle. Past the deadline, or on an asynchronous NCCL
   // error (a peer died), every communicator is aborted so no kernel spins for ever.
-  void finish(const std::string& what) {
+  void await_stream(const std::string& what) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(w_.timeout_seconds());
     for (;;) {
       const cudaError_t q = cudaStreamQuery(stream_);
@@ -236,10 +237,18 @@ class NcclExecutor final : public Executor {
 
 }  // namespace
 
+std::optional<std::string> unavailable() {
+  int gpus = 0;
+  const cudaError_t e = cudaGetDeviceCount(&gpus);
+  if (e != cudaSuccess) return std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+  if (gpus == 0) return std::string("cudaGetDeviceCount: no CUDA device");
+  return std::nullopt;
+}
+
 std::unique_ptr<Executor> make_nccl_executor(mpi::World& world, const Dtype& dtype) {
+  if (auto why = unavailable()) fail(rule::kCudaError, "the NCCL executor needs a CUDA device: " + *why);
   int gpus = 0;
   cuda_check(cudaGetDeviceCount(&gpus), "cudaGetDeviceCount");
-  if (gpus == 0) fail(rule::kCudaError, "no CUDA device");
   // One rank per GPU: the node-local rank picks the GPU (OpenMPI sets OMPI_COMM_WORLD_LOCAL_RANK).
   const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
   const int gpu = (local ? std::atoi(local) : world.rank()) % gpus;

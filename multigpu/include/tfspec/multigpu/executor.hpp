@@ -49,7 +49,11 @@ class Executor {
   virtual void load(const Plan& plan, const std::vector<unsigned char>& src) = 0;
   // Step `index` of the plan: this device's LocalCopy, or its part of a collective (none if it is
   // in no group). Every device calls it for every step, in order.
+  // An executor may return before the step's data has moved (a non-blocking call in flight);
+  // it keeps the plan's order for every buffer range a later step touches.
   virtual void run(const Plan& plan, size_t index) = 0;
+  // Waits until every step run so far has completed on this device (dst() waits too).
+  virtual void finish() {}
   virtual std::vector<unsigned char> dst() = 0;  // this device's DST buffer
   // Bytes this device moved to and from other devices, counted from the calls it issued.
   virtual DeviceBytes moved() const = 0;

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -34,6 +35,10 @@ class World {
   // Waits for the requests, at most the timeout. Past it: mpi-timeout naming this rank, `what`,
   // and the ranks that did not answer a last round of messages (exited or hung), then abort.
   void wait(std::vector<MPI_Request>& requests, const std::string& what);
+  // The same for the calls of a plan's step: polls `test` (true when done; an MPI error code in
+  // its argument) until done or the timeout; the step's description (describe_step) is built only
+  // for a report, never on the way of a step that completes.
+  void wait_until(const std::function<bool(int&)>& test, const Plan& plan, size_t step);
   // Rank 0 receives every rank's bytes, in rank order (others get an empty vector).
   std::vector<std::vector<unsigned char>> gather(const std::vector<unsigned char>& mine, const std::string& what);
   int64_t broadcast(int64_t value, const std::string& what);  // rank 0's value, on every rank
@@ -50,7 +55,9 @@ class World {
 
 // The MPI executor: buffers on the host; step groups as communicators from MPI_Comm_split
 // (created in load(), before the first step, so a rank that stops mid-plan leaves no peer
-// blocked in a split); collectives as non-blocking MPI calls waited for with the deadline.
+// blocked in a split); collectives as non-blocking MPI calls, left in flight until a later step
+// touches their buffer ranges (or finish()), waited for with the deadline; local copies through
+// the packing core, compiled in load().
 std::unique_ptr<Executor> make_mpi_executor(World& world, const Dtype& dtype);
 
 // A test-only fault (spec/MULTIGPU.md "Faults"): rank `rank` exits (code 9), hangs, or sees an
