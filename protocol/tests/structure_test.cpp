@@ -164,7 +164,7 @@ TEST(Layering, NoIncludeGoesUp) {
       {"kernel", {"reference", "solver"}},  // kernel pipelines (issue 34): bounds conditions go to `prove divides`
       {"multigpu", {"reference", "pack"}},
       {"props", {"reference", "solver", "gpu", "propagation", "multigpu"}},
-      {"protocol", {"reference", "solver", "gpu", "propagation", "multigpu"}},
+      {"protocol", {"reference", "solver", "gpu", "propagation", "multigpu", "kernel"}},  // kernel: the kernel.check op (issue 34), in tfspec_protocol_prove
       {"draw", {"reference"}},
       {"conformance", {"reference", "solver", "gpu", "props", "protocol", "draw"}},
       {"cli", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "draw",
