@@ -831,6 +831,17 @@ class StageSearch {
   // The changed axes, when a staged plan is worth searching: one mesh, 2 to 4 changed axes.
   bool applies() const { return src_.mesh() == dst_.mesh() && changed_.size() >= 2 && changed_.size() <= 4; }
 
+  // The search plans every edge of the subset graph (2 changed axes: 5 stages; 3: 16; 4: 43), each
+  // over up to max(SRC, DST) pairs: it runs only while that work stays within about two plans of
+  // 2^20 pairs (the planner's own limit), so a large reshard costs what one plan costs, not 43.
+  static constexpr int64_t kSearchPairBudget = int64_t{1} << 21;
+  int64_t edges() const {
+    const int64_t k = static_cast<int64_t>(changed_.size());
+    const int64_t single = k * (int64_t{1} << (k - 1)) - k;  // edges adding one axis, into a proper subset
+    return single + ((int64_t{1} << k) - 1);  // plus one edge to DST from every other subset
+  }
+  bool within_budget() const { return max_pairs_ * edges() <= kSearchPairBudget; }
+
   // The cheapest sequence of stages by bytes (then by fewer stages): a shortest path over the
   // subsets of changed axes, from none to all; an edge changes one more axis (to an intermediate
   // ownership) or all the remaining ones (to DST). Returns the masks along the path.
@@ -1041,7 +1052,8 @@ Plan plan_reshard(const ShardLayout& src_in, const ShardLayout& dst_in, const st
   for (int64_t e : shape) elements = checked_mul(elements, e);
   Plan plan;
   StageSearch search(s, sv, d, dv, elements, elem_bytes);
-  if (search.applies()) {
+  const bool searched = search.applies() && search.within_budget();
+  if (searched) {
     const auto path = search.best_path();
     std::vector<Plan> stages;
     std::vector<std::string> descriptions;
@@ -1071,6 +1083,9 @@ Plan plan_reshard(const ShardLayout& src_in, const ShardLayout& dst_in, const st
   if (bound.reducing_is_cheaper())
     add("DST's Partial axes keep SRC's contributions as they are; reducing them and leaving DST's canonical zeros (D9) would move less");
   if (!(src.mesh() == dst.mesh())) add("SRC and DST are on different meshes: planned as direct sends, with no staged search");
+  if (search.applies() && !searched)
+    add("no staged search: " + std::to_string(search.edges()) + " stages of up to " + std::to_string(std::max(pair_count(sv), pair_count(dv))) +
+        " (device, element) pairs each are past the search's budget of 2^21 pairs");
   if (why.empty()) add("no sequence of the recognized collectives (one mesh axis per stage) reaches DST at the bound");
   return plan;
 }
