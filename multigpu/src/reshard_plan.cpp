@@ -824,6 +824,7 @@ class StageSearch {
   StageSearch(const Side& src, const std::vector<DeviceView>& sv, const Side& dst, const std::vector<DeviceView>& dv, int64_t elements, int64_t elem_bytes)
       : src_(src), dst_(dst), sv_(sv), dv_(dv), elements_(elements), elem_bytes_(elem_bytes),
         max_pairs_(std::max(pair_count(sv), pair_count(dv))) {
+    if (!(src.mesh() == dst.mesh())) return;  // no staged search across meshes (their axes differ)
     for (int a = 0; a < src.mesh().rank(); ++a)
       if (!(src.attrs()[a] == dst.attrs()[a])) changed_.push_back(a);
   }
