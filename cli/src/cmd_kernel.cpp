@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "input_file.hpp"
 #include "run_control.hpp"
 #include "tfspec/draw/draw.hpp"
 #include "tfspec/kernel/check.hpp"
@@ -28,22 +29,6 @@ struct KernelState {
   bool json = false;
 };
 
-std::string read_description(const std::string& file) {
-  std::stringstream text;
-  if (file == "-") {
-    text << std::cin.rdbuf();
-    return text.str();
-  }
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(file, ec);
-  if (!fs::exists(st)) fail(rule::kUsage, "cannot read the pipeline file '" + file + "': no such file");
-  if (fs::is_directory(st)) fail(rule::kUsage, "the pipeline path '" + file + "' is a directory, not a JSON file");
-  std::ifstream in(file);
-  if (!in) fail(rule::kUsage, "cannot read the pipeline file '" + file + "': " + std::strerror(errno));
-  text << in.rdbuf();
-  return text.str();
-}
 
 // One SVG per stage's partition, the cells the violations name marked (draw::partition_svg).
 void write_pictures(const kernel::Pipeline& p, const kernel::KernelReport& r, const std::string& dir) {
@@ -80,7 +65,7 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
       // One code path with `tfspec serve`: the protocol op `kernel.check` (protocol/src/ops_kernel.cpp).
       const protocol::Op* op = protocol::OpRegistry::instance().find("kernel", "check");
       if (!op) fail(rule::kInternal, "the kernel.check op is not registered");
-      const std::string text = read_description(st->file);
+      const std::string text = read_input_file(st->file, "pipeline");
       Json args{{"pipeline", text}};
       if (!st->smem_limit.empty()) args["smem_limit"] = protocol::smem_limit_bytes(Json(st->smem_limit), "--smem-limit", rule::kUsage);
       const protocol::OpResult r = op->run(args);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "input_file.hpp"
 #include "tfspec/propagation/program.hpp"
 #include "tfspec/protocol/ops.hpp"
 #include "tfspec/protocol/wire.hpp"
@@ -25,25 +26,6 @@ struct PropagateState {
   uint64_t seed = 1;
 };
 
-// The program's text from a file or stdin ('-'). A path that is not a readable regular file is
-// an input error naming what the path is (a directory would otherwise read as empty text).
-std::string read_program_text(const std::string& file) {
-  std::stringstream text;
-  if (file == "-") {
-    text << std::cin.rdbuf();
-    return text.str();
-  }
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(file, ec);
-  if (!fs::exists(st)) fail(rule::kUsage, "cannot read the program file '" + file + "': no such file");
-  if (fs::is_directory(st)) fail(rule::kUsage, "the program path '" + file + "' is a directory, not a JSON file");
-  std::ifstream in(file);
-  if (!in) fail(rule::kUsage, "cannot read the program file '" + file + "': " + std::strerror(errno));
-  text << in.rdbuf();
-  if (in.bad()) fail(rule::kUsage, "cannot read the program file '" + file + "': " + std::strerror(errno));
-  return text.str();
-}
 }  // namespace
 
 void add_propagate_command(CLI::App& app, int& exit_code) {
@@ -58,7 +40,7 @@ void add_propagate_command(CLI::App& app, int& exit_code) {
     try {
       // A seed without --check would change nothing: refused rather than silently ignored.
       if (seed->count() > 0 && !st->check) fail(rule::kUsage, "--seed sets the data of --check: give --check too");
-      Json program = propagation::read_program_json(read_program_text(st->file));
+      Json program = propagation::read_program_json(read_input_file(st->file, "program"));
       const protocol::Op* op = protocol::OpRegistry::instance().find("layout", "propagate");
       if (!op) fail(rule::kInternal, "the propagate op is not registered");
       Json args{{"insert_reshards", st->insert}, {"check", st->check}, {"seed", st->seed}};
