@@ -13,6 +13,10 @@ Conventions (docs/testing.md, "Examples that cannot drift"):
   - durations (`0.861 s`, `51 ms`) compare as durations, not values;
   - a trailing `# exit N` comment checks the exit code (`; echo $?` shows it in the output);
   - `<!-- doctest: skip REASON -->` on the line before a block skips the block's examples;
+  - `<!-- doctest: needs MODULE ... -->` runs the block only where `python3` imports every MODULE
+    (a peer library: jax, torch), and says so where it does not; in such a block every `$` line is
+    an example (a script that uses the library, e.g. `python3 docs/examples/jax_owners.py`),
+    with the tfspec binary in the environment as $TFSPEC;
   - a file the example writes under docs/ must equal the committed one byte for byte;
     docs/kernels/ (the kernel pipeline cases, inputs only) is linked into the scratch docs/.
 
@@ -30,12 +34,13 @@ import tempfile
 DURATION = re.compile(r"\b\d+(\.\d+)? ?(s|ms)\b")
 EXIT_COMMENT = re.compile(r"\s+#\s*exit\s+(\d+)\s*$")
 SKIP = re.compile(r"<!--\s*doctest:\s*skip\b(.*?)-->")
+NEEDS = re.compile(r"<!--\s*doctest:\s*needs\s+([\w. ]+?)\s*-->")
 RUNS_TFSPEC = re.compile(r"(^|[|;&(]\s*)tfspec\b")
 
 
 class Example:
-    def __init__(self, path, line, command, expected):
-        self.path, self.line, self.command, self.expected = path, line, command, expected
+    def __init__(self, path, line, command, expected, needs=()):
+        self.path, self.line, self.command, self.expected, self.needs = path, line, command, expected, needs
 
 
 def indent_of(line):
@@ -44,13 +49,15 @@ def indent_of(line):
 
 def examples_in(path):
     lines = open(path, encoding="utf-8").read().split("\n")
-    found, skip_block, i = [], False, 0
+    found, skip_block, needs, i = [], False, (), 0
     while i < len(lines):
         line = lines[i]
         if SKIP.search(line):
             skip_block = True
+        elif NEEDS.search(line):
+            needs = tuple(NEEDS.search(line).group(1).split())
         elif line.strip() and indent_of(line) < 4:
-            skip_block = False  # prose ends the block a skip marker applies to
+            skip_block, needs = False, ()  # prose ends the block a marker applies to
         stripped = line.strip()
         if indent_of(line) >= 4 and stripped.startswith("$ "):
             start, ind = i + 1, indent_of(line)
@@ -65,8 +72,8 @@ def examples_in(path):
                     break
                 expected.append(nxt[ind:])
                 i += 1
-            if RUNS_TFSPEC.search(command) and not skip_block:
-                found.append(Example(path, start, command, expected))
+            if (RUNS_TFSPEC.search(command) or needs) and not skip_block:
+                found.append(Example(path, start, command, expected, needs))
         i += 1
     return found
 
@@ -97,7 +104,7 @@ def output_matches(expected, actual):
     return match(0, 0)
 
 
-INPUT_DIRS = ("kernels",)  # folders of docs/ that examples read (never write)
+INPUT_DIRS = ("kernels", "examples")  # folders of docs/ that examples read (never write)
 
 
 def mirror(repo, scratch):
@@ -118,7 +125,7 @@ def run(example, tfspec, repo):
         mirror(repo, scratch)
         try:
             p = subprocess.run(["bash", "-c", command], cwd=scratch, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, timeout=120)
+                               stderr=subprocess.STDOUT, timeout=120, env=dict(os.environ, TFSPEC=tfspec))
         except subprocess.TimeoutExpired:
             return ["timed out after 120 s"]
         actual = p.stdout.decode("utf-8", "replace").rstrip("\n").split("\n") if p.stdout.strip() else []
@@ -148,9 +155,15 @@ def main():
     if not os.access(tfspec, os.X_OK):
         print("doctest: %s is not an executable" % tfspec)
         return 3
-    total, failed = 0, 0
+    total, failed, skipped, importable = 0, 0, 0, {}
     for path in args.files:
         for ex in examples_in(path):
+            missing = [m for m in ex.needs if not importable.setdefault(
+                m, subprocess.run(["python3", "-c", "import " + m], capture_output=True).returncode == 0)]
+            if missing:
+                skipped += 1
+                print("skipped %s:%d: needs %s, which python3 does not import" % (os.path.relpath(ex.path, args.repo), ex.line, ", ".join(missing)))
+                continue
             total += 1
             problems = run(ex, tfspec, os.path.abspath(args.repo))
             if problems:
@@ -158,7 +171,7 @@ def main():
                 print("FAIL %s:%d: $ %s" % (os.path.relpath(ex.path, args.repo), ex.line, ex.command))
                 for p in problems:
                     print("  " + p.rstrip("\n").replace("\n", "\n  "))
-    print("doctest: %d examples, %d failed" % (total, failed))
+    print("doctest: %d examples, %d failed" % (total, failed) + (", %d skipped (a peer library is missing)" % skipped if skipped else ""))
     if total == 0:
         print("doctest: no example found: nothing was tested")
         return 1
