@@ -65,6 +65,23 @@ void one_value_per_option(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) one_value_per_option(*sub);
 }
 
+// CLI11 reads a positional vector's word written `[a,b]` as its array syntax and splits it into
+// several values; tfspec's JSON arguments (data "[1,2,3]", a shape "[8,16]") must each stay the
+// one word the shell gave. main() marks such words before the parse, and every option that takes
+// values takes the mark off again (and the error messages never show it).
+constexpr char kWordMark = '\x1f';
+
+std::string unmarked(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), kWordMark), s.end());
+  return s;
+}
+
+void unmark_values(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options())
+    if (opt->get_type_size() != 0) opt->transform([](std::string s) { return unmarked(std::move(s)); });
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) unmark_values(*sub);
+}
+
 bool known_command(CLI::App& app, const std::string& word) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     if (sub->check_name(word)) return true;
@@ -144,14 +161,21 @@ int main(int argc, char** argv) {
               << " (tfspec --help lists them)\n";
     return checked_stdout(kInputError);
   }
+  unmark_values(app);
+  std::vector<std::string> words(argv, argv + argc);
+  for (size_t i = 1; i < words.size(); ++i)
+    if (words[i].size() >= 2 && words[i].front() == '[' && words[i].back() == ']') words[i].insert(words[i].begin(), kWordMark);
+  std::vector<char*> marked_argv;
+  for (auto& w : words) marked_argv.push_back(w.data());
   try {
-    app.parse(argc, argv);
+    app.parse(argc, marked_argv.data());
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {  // --help, --version: CLI11 prints them
       app.exit(e);
       exit_code = kOk;
     } else {
-      std::cerr << "error: [" << tfspec::rule::kUsage.id << " -] " << e.what() << option_suggestions(app, e.what()) << " (" << help_hint(app) << ")\n";
+      const std::string what = unmarked(e.what());
+      std::cerr << "error: [" << tfspec::rule::kUsage.id << " -] " << what << option_suggestions(app, what) << " (" << help_hint(app) << ")\n";
       exit_code = kInputError;
     }
   } catch (const std::exception& e) {

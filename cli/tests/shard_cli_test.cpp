@@ -90,3 +90,21 @@ TEST(ShardCli, ServeReachesShardOps) {
 }
 
 }  // namespace
+
+// A tuple argument written in the protocol's JSON form stays one argument (CLI11 would read a
+// word `[a,b]` as its own array syntax and split it): the data and shape of §7.5-style
+// distribute, `[1,2,3,4,5,6]` and `[6]`, give the engines `(1,2,3)` and `(4,5,6)` that instance
+// x = 0 and x = 1 hold (row x of the (2,3) layout, Split on dim 0), exactly as the notation does.
+TEST(ShardCli, JsonArrayArgumentsStayOneWord) {
+  Ran json = tfspec_run("shard distribute 'shard((2,3):(0,1); S(0); x=2)' '[6]' rmem '[1, 2, 3, 4, 5, 6]'");
+  EXPECT_EQ(json.rc, 0) << json.out;
+  EXPECT_EQ(json.out, "rmem engine 0: (1,2,3)\nrmem engine 1: (4,5,6)\n");
+  Ran text = tfspec_run("shard distribute 'shard((2,3):(0,1); S(0); x=2)' '(6)' rmem '(1,2,3,4,5,6)'");
+  EXPECT_EQ(text.out, json.out);
+  Ran bad = tfspec_run("shard distribute 'shard((2,3):(0,1); S(0); x=2)' '[6]' rmem '[1,2,x]'");
+  EXPECT_EQ(bad.rc, 3) << bad.out;
+  EXPECT_NE(bad.out.find("[json-malformed"), std::string::npos) << bad.out;
+  Ran extra = tfspec_run("layout size '[1,2]' '[3]'");  // two words, two arguments
+  EXPECT_EQ(extra.rc, 3) << extra.out;
+  EXPECT_NE(extra.out.find("takes 1 argument (layout); 2 given"), std::string::npos) << extra.out;
+}

@@ -55,6 +55,10 @@ Op* OpRegistry::find_mutable(std::string_view group, std::string_view name) {
 }
 
 Json arg_from_text(ParamType type, const std::string& text) {
+  // A tuple argument may also be written in the protocol's JSON form, `[8,16]` or `[1,[2,3]]`
+  // (what a script that speaks the protocol has at hand); the op validates it as it does a request's.
+  const bool json_array = !text.empty() && text.front() == '[';
+  if (json_array && (type == ParamType::IntTuple || type == ParamType::Coord)) return arg_from_text(ParamType::Json, text);
   switch (type) {
     case ParamType::Layout: return to_json(parse_layout(text));
     case ParamType::AnyLayout: return to_json(*parse_any_layout(text));
