@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convert.hpp"
+#include "fast_algebra.hpp"
 #include "layout.hpp"
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/protocol/serve.hpp"
@@ -110,6 +111,24 @@ PyObject* fast_result(const FastOp& op, PyObject* const* args, Py_ssize_t n) {
   const Layout* a = concrete_plain_arg(args[0]);
   if (!a) return nullptr;
   auto result = [](Layout l) { return wrap(std::make_shared<Layout>(std::move(l))).release().ptr(); };
+  // coalesce and complement: the optimized flat functions (fast_algebra.hpp), which decline (then
+  // the reference answers, or raises its SpecError) wherever the reference would refuse.
+  if (op.unary == static_cast<Unary>(coalesce) && n == 1) {
+    if (const auto f = fast::flat(*a))
+      if (const auto r = fast::coalesce(*f)) return result(fast::to_layout(*r));
+  }
+  if (!op.unary && !op.binary && (n == 1 || n == 2)) {
+    std::optional<int64_t> cotarget;
+    if (n == 2 && PyLong_Check(args[1]) && !PyBool_Check(args[1])) {
+      int overflow = 0;
+      const long long c = PyLong_AsLongLongAndOverflow(args[1], &overflow);
+      if (!overflow && !(c == -1 && PyErr_Occurred())) cotarget = c;
+      PyErr_Clear();
+    }
+    if (const auto f = (n == 1 || cotarget) ? fast::flat(*a) : std::nullopt)
+      if (const auto c = n == 1 ? fast::cosize(*f) : cotarget)
+        if (const auto r = fast::complement(*f, *c)) return result(fast::to_layout(*r));
+  }
   if (op.unary) return n == 1 ? result(op.unary(*a)) : nullptr;
   if (op.binary) {
     const Layout* t = n == 2 ? concrete_plain_arg(args[1]) : nullptr;

@@ -231,3 +231,19 @@ def test_out_of_domain_and_symbolic_calls_keep_their_answers():
     assert tfspec.Layout("(2,3):(1,2)")((1, 2)) == 5
     assert tfspec.Layout("(M,4):(1,M)").size()["result"] == "4*M"  # symbolic: the op's answer
     assert tfspec.Layout(((32, 32), (32, 32)), ((1, 1024), (32, 32768)))(1 << 19) == 32768 * 16
+
+
+def test_coalesce_and_complement_fast_paths_keep_the_references_answers():
+    # hand-derived (§3, pycute's rules): 2:1 then (1,6):(6,2) -> the 6:2 continues 2:1 (2*1 = 2): 12:1
+    assert tfspec.coalesce(tfspec.Layout((2, (1, 6)), (1, (6, 2)))) == "12:1"
+    assert tfspec.coalesce(tfspec.Layout((1, 1), (3, 5))) == "1:0"              # only size-1 modes
+    assert tfspec.coalesce(tfspec.Layout((2, 3), (0, 0))) == "6:0"              # 2*0 == 0: merged
+    # complement((4,8,16):(8,1,32), 8192): sorted 8:1, 4:8, 16:32 span 0..511 without gaps; 16 copies reach 8192
+    assert tfspec.complement(tfspec.Layout((4, 8, 16), (8, 1, 32)), 8192) == "16:512"
+    assert tfspec.complement(tfspec.Layout(4, 2)) == "2:1"                      # cotarget cosize 7: the gap 2:1, then ceil(7/8) = 1
+    # refusals keep the reference's rule, clause and kind
+    for args, rule in (((tfspec.Layout((2, 2), (1, 1)), 8), "complement-disjoint"), ((tfspec.Layout(4, -1), 8), "complement-negative-stride"),
+                       ((tfspec.Layout(4, 2), 0), "complement-cotarget"), ((tfspec.Layout((2, 3), (1 << 62, 1)),), "int64-overflow")):
+        with pytest.raises(tfspec.SpecError) as e:
+            (tfspec.complement if len(args) == 2 else tfspec.coalesce)(*args)
+        assert e.value.rule == rule and e.value.clause and e.value.kind, (args, rule)
