@@ -118,6 +118,16 @@ py::object from_json(const Json& j) {
   }
 }
 
+void require_initialised(py::handle h) {
+  static const py::detail::type_info* const layout_info = py::detail::get_type_info(typeid(PyLayout));
+  if (!h || !layout_info || !PyObject_TypeCheck(h.ptr(), layout_info->type)) return;
+  for (auto vh : py::detail::values_and_holders(reinterpret_cast<py::detail::instance*>(h.ptr())))
+    if (!vh.holder_constructed())
+      throw py::type_error("a " + std::string(Py_TYPE(h.ptr())->tp_name) +
+                           " whose __init__ never ran (Layout.__new__ alone): make layouts with Layout(...), e.g. "
+                           "Layout((4, 8), (8, 1))");
+}
+
 py::object wrap(LayoutPtr p) {
   if (p->kind() == LayoutKind::Shard) return py::cast(PyShardLayout{{std::move(p)}});
   // Every fast op's result comes here (issue 31): py::cast would look the type up in pybind11's

@@ -19,6 +19,36 @@ struct PyLayout {
 };
 struct PyShardLayout : PyLayout {};
 
+// Raises TypeError when `h` is a tfspec.Layout (or a subclass) whose __init__ never ran
+// (`Layout.__new__(Layout)`, a subclass __init__ that skips Layout's): pybind11 would otherwise
+// hand the methods raw, unconstructed memory (it allocates a missing value lazily).
+void require_initialised(py::handle h);
+
+}  // namespace tfspec::python
+
+// Every argument cast to a PyLayout / PyShardLayout (the methods' `self`, Layout arguments of
+// the ops) goes through require_initialised first.
+namespace pybind11::detail {
+template <>
+class type_caster<tfspec::python::PyLayout> : public type_caster_base<tfspec::python::PyLayout> {
+ public:
+  bool load(handle src, bool convert) {
+    tfspec::python::require_initialised(src);
+    return type_caster_base<tfspec::python::PyLayout>::load(src, convert);
+  }
+};
+template <>
+class type_caster<tfspec::python::PyShardLayout> : public type_caster_base<tfspec::python::PyShardLayout> {
+ public:
+  bool load(handle src, bool convert) {
+    tfspec::python::require_initialised(src);
+    return type_caster_base<tfspec::python::PyShardLayout>::load(src, convert);
+  }
+};
+}  // namespace pybind11::detail
+
+namespace tfspec::python {
+
 // A Python value as JSON: Layout objects as layout JSON, anything with .shape and .stride (pycute)
 // as a plain layout, ints beyond 2^53 as decimal strings, tuples and lists as arrays.
 Json to_json(py::handle v);

@@ -209,7 +209,7 @@ const Layout* concrete_plain_arg(py::handle h) {
     auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
     if (inst->simple_layout) {
       if (!inst->simple_holder_constructed || !inst->simple_value_holder[0])  // Layout.__new__(Layout) alone
-        throw py::type_error("a tfspec.Layout whose __init__ never ran");
+        require_initialised(h);  // raises its TypeError
       return concrete_plain(*static_cast<const PyLayout*>(inst->simple_value_holder[0]));
     }
   }

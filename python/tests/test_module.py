@@ -233,6 +233,18 @@ def test_out_of_domain_and_symbolic_calls_keep_their_answers():
     assert tfspec.Layout(((32, 32), (32, 32)), ((1, 1024), (32, 32768)))(1 << 19) == 32768 * 16
 
 
+def test_an_uninitialised_layout_raises_instead_of_crashing():
+    # Layout.__new__ without __init__ (what copy/pickle machinery and careless subclasses do): every
+    # use is a TypeError naming the problem, never pybind11 reading unconstructed memory.
+    for cls in (tfspec.Layout, tfspec.ShardLayout, tfspec.LinearLayout):
+        bare = cls.__new__(cls)
+        for use in (str, repr, hash, lambda x: x.size(), lambda x: x(1), lambda x: x.shape, lambda x: x == x,
+                    tfspec.coalesce, lambda x: tfspec.complement(x, 8), lambda x: tfspec.composition(tfspec.Layout("4:1"), x),
+                    lambda x: tfspec.logical_divide(tfspec.Layout((4, 8), (8, 1)), (x, 2)), tfspec.to_json):
+            with pytest.raises(TypeError, match="__init__ never ran"):
+                use(bare)
+
+
 def test_coalesce_and_complement_fast_paths_keep_the_references_answers():
     # hand-derived (§3, pycute's rules): 2:1 then (1,6):(6,2) -> the 6:2 continues 2:1 (2*1 = 2): 12:1
     assert tfspec.coalesce(tfspec.Layout((2, (1, 6)), (1, (6, 2)))) == "12:1"
