@@ -28,7 +28,7 @@ Json int_json(py::handle v) {
 Json to_json_at(py::handle v, int depth) {
   if (depth > kMaxNesting) throw py::value_error("argument nested more than 256 levels deep");
   if (v.is_none()) return Json(nullptr);
-  if (py::isinstance<PyLayout>(v)) return tfspec::to_json(*v.cast<const PyLayout&>().ptr);
+  if (py::isinstance<PyLayout>(v)) return tfspec::to_json(*v.cast<const PyLayout&>().layout());
   if (py::isinstance<py::bool_>(v)) return Json(v.cast<bool>());
   if (py::isinstance<py::int_>(v)) return int_json(v);
   if (py::isinstance<py::float_>(v)) return Json(v.cast<double>());
@@ -128,17 +128,47 @@ void require_initialised(py::handle h) {
                            "Layout((4, 8), (8, 1))");
 }
 
-py::object wrap(LayoutPtr p) {
-  if (p->kind() == LayoutKind::Shard) return py::cast(PyShardLayout{{std::move(p)}});
-  // Every fast op's result comes here (issue 31): py::cast would look the type up in pybind11's
-  // registry by the hash of its C++ name on each call; the type's record is looked up once.
+PyLayout::PyLayout(const fast::Flat& f) : concrete_plain(1), flat_n(static_cast<uint8_t>(f.n)) {
+  std::copy(f.shape, f.shape + f.n, flat_shape);
+  std::copy(f.stride, f.stride + f.n, flat_stride);
+}
+
+bool PyLayout::flat(fast::Flat& out) const {
+  if (flat_n == 0) return false;
+  out.n = flat_n;
+  std::copy(flat_shape, flat_shape + flat_n, out.shape);
+  std::copy(flat_stride, flat_stride + flat_n, out.stride);
+  return true;
+}
+
+void PyLayout::materialize() const {
+  fast::Flat f;
+  if (!flat(f)) throw std::logic_error("a tfspec.Layout that holds no layout");
+  held = std::make_shared<Layout>(fast::to_layout(f));
+}
+
+namespace {
+// A new tfspec.Layout owning `value` (issue 31: every fast op's result comes here). py::cast would
+// look the type up in pybind11's registry by the hash of its C++ name on each call; the type's
+// record is looked up once.
+py::object own(std::unique_ptr<PyLayout> value) {
   static const py::detail::type_info* const layout_info = py::detail::get_type_info(typeid(PyLayout));
-  auto value = std::make_unique<PyLayout>(PyLayout{std::move(p)});
   py::handle h = py::detail::type_caster_generic::cast(value.get(), py::return_value_policy::take_ownership, py::handle(),
                                                        layout_info, nullptr, nullptr);
   if (!h) throw py::error_already_set();
   value.release();  // the instance owns it now
   return py::reinterpret_steal<py::object>(h);
+}
+}  // namespace
+
+py::object wrap(LayoutPtr p) {
+  if (p->kind() == LayoutKind::Shard) return py::cast(PyShardLayout{{std::move(p)}});
+  return own(std::make_unique<PyLayout>(std::move(p)));
+}
+
+py::object wrap(const fast::Flat& f) {
+  if (f.n <= PyLayout::kFlatModes) return own(std::make_unique<PyLayout>(f));
+  return wrap(std::make_shared<Layout>(fast::to_layout(f)));
 }
 
 void raise_spec_error(const Json& e) {

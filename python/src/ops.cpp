@@ -108,16 +108,10 @@ const std::map<std::string, FastOp>& fast_ops() {
 // are not the fast path's.
 PyObject* fast_result(const FastOp& op, PyObject* const* args, Py_ssize_t n) {
   if (n == 0) return nullptr;
-  const Layout* a = concrete_plain_arg(args[0]);
-  if (!a) return nullptr;
-  auto result = [](Layout l) { return wrap(std::make_shared<Layout>(std::move(l))).release().ptr(); };
   // coalesce and complement: the optimized flat functions (fast_algebra.hpp), which decline (then
-  // the reference answers, or raises its SpecError) wherever the reference would refuse.
-  if (op.unary == static_cast<Unary>(coalesce) && n == 1) {
-    if (const auto f = fast::flat(*a))
-      if (const auto r = fast::coalesce(*f)) return result(fast::to_layout(*r));
-  }
-  if (!op.unary && !op.binary && (n == 1 || n == 2)) {
+  // the reference below answers, or raises its SpecError) wherever the reference would refuse.
+  const bool is_coalesce = op.unary == static_cast<Unary>(coalesce), is_complement = !op.unary && !op.binary;
+  if ((is_coalesce && n == 1) || (is_complement && n <= 2)) {
     std::optional<int64_t> cotarget;
     if (n == 2 && PyLong_Check(args[1]) && !PyBool_Check(args[1])) {
       int overflow = 0;
@@ -125,10 +119,18 @@ PyObject* fast_result(const FastOp& op, PyObject* const* args, Py_ssize_t n) {
       if (!overflow && !(c == -1 && PyErr_Occurred())) cotarget = c;
       PyErr_Clear();
     }
-    if (const auto f = (n == 1 || cotarget) ? fast::flat(*a) : std::nullopt)
-      if (const auto c = n == 1 ? fast::cosize(*f) : cotarget)
-        if (const auto r = fast::complement(*f, *c)) return result(fast::to_layout(*r));
+    fast::Flat f;
+    if ((n == 1 || cotarget) && concrete_flat_arg(args[0], f)) {
+      if (is_coalesce) {
+        if (const auto r = fast::coalesce(f)) return wrap(*r).release().ptr();
+      } else if (const auto c = n == 1 ? fast::cosize(f) : cotarget) {
+        if (const auto r = fast::complement(f, *c)) return wrap(*r).release().ptr();
+      }
+    }
   }
+  const Layout* a = concrete_plain_arg(args[0]);
+  if (!a) return nullptr;
+  auto result = [](Layout l) { return wrap(std::make_shared<Layout>(std::move(l))).release().ptr(); };
   if (op.unary) return n == 1 ? result(op.unary(*a)) : nullptr;
   if (op.binary) {
     const Layout* t = n == 2 ? concrete_plain_arg(args[1]) : nullptr;

@@ -253,6 +253,21 @@ def test_coalesce_and_complement_fast_paths_keep_the_references_answers():
     # complement((4,8,16):(8,1,32), 8192): sorted 8:1, 4:8, 16:32 span 0..511 without gaps; 16 copies reach 8192
     assert tfspec.complement(tfspec.Layout((4, 8, 16), (8, 1, 32)), 8192) == "16:512"
     assert tfspec.complement(tfspec.Layout(4, 2)) == "2:1"                      # cotarget cosize 7: the gap 2:1, then ceil(7/8) = 1
+    # a result held flat (not yet a reference layout) answers everything a built one does, and
+    # feeds the next fast call: against the protocol path on chains over random layouts
+    rng = random.Random(31)
+    for _ in range(200):
+        a = _random_layout(rng)
+        for chain in ((tfspec.coalesce, tfspec.coalesce), (tfspec.complement, tfspec.coalesce), (tfspec.coalesce, tfspec.complement)):
+            try:
+                mid = chain[0](a)
+            except tfspec.SpecError:
+                continue
+            assert _by_module(chain[1], mid) == _by_protocol(chain[1].__name__, tfspec.Layout(str(mid))), (str(a), chain)
+            fresh = tfspec.Layout(str(mid))
+            assert (mid == fresh, hash(mid) == hash(fresh), mid.size(), mid.cosize(), mid.shape, mid.stride) == \
+                   (True, True, fresh.size(), fresh.cosize(), fresh.shape, fresh.stride)
+            assert [mid(i) for i in range(min(mid.size(), 64))] == [fresh(i) for i in range(min(fresh.size(), 64))]
     # refusals keep the reference's rule, clause and kind
     for args, rule in (((tfspec.Layout((2, 2), (1, 1)), 8), "complement-disjoint"), ((tfspec.Layout(4, -1), 8), "complement-negative-stride"),
                        ((tfspec.Layout(4, 2), 0), "complement-cotarget"), ((tfspec.Layout((2, 3), (1 << 62, 1)),), "int64-overflow")):
