@@ -43,6 +43,15 @@ Json to_json_at(py::handle v, int depth) {
     for (auto x : v) out.push_back(to_json_at(x, depth + 1));
     return out;
   }
+  static PyObject* const mapping = py::object(py::module_::import("collections.abc").attr("Mapping")).release().ptr();  // kept for the process
+  if (PyObject_IsInstance(v.ptr(), mapping) == 1) {  // tfspec.Symbolic and other read-only mappings
+    Json out = Json::object();
+    for (auto item : v.attr("items")()) {
+      auto kv = py::reinterpret_borrow<py::tuple>(item);
+      out[py::str(kv[0]).cast<std::string>()] = to_json_at(kv[1], depth + 1);
+    }
+    return out;
+  }
   if (py::hasattr(v, "shape") && py::hasattr(v, "stride"))  // duck-typed: pycute and friends
     return Json{{"kind", "layout"}, {"shape", to_json_at(v.attr("shape"), depth + 1)}, {"stride", to_json_at(v.attr("stride"), depth + 1)}};
   throw py::type_error("no protocol form for a " + py::str(py::type::of(v).attr("__name__")).cast<std::string>());

@@ -165,7 +165,22 @@ void define_layout(py::module_& m) {
              return std::string(l.layout()->kind() == LayoutKind::Shard ? "ShardLayout" : "Layout") + "('" + to_string(*l.layout()) + "')"; })
       .def("to_json", [](const PyLayout& l) { return plain_py(json_of(l)); }, "the protocol JSON object (spec/PROTOCOL.md)")
       .def("svg", [](const PyLayout& l) { return picture(l); }, "the picture `tfspec draw` makes (SVG text)")
-      .def("_repr_svg_", [](const PyLayout& l) { return svg_or_none([&] { return picture(l); }); });
+      .def("_repr_svg_", [](const PyLayout& l) -> py::object {
+             // What a notebook embeds stays small (issue 31): a picture of at most kReprCells
+             // domain points and kReprBytes of text, else None (Jupyter shows the text repr);
+             // .svg() draws the full picture (up to draw's own limit).
+             constexpr int64_t kReprCells = 1024;     // a 32 x 32 tile
+             constexpr size_t kReprBytes = 512 * 1024;
+             if (l.layout()->kind() != LayoutKind::Shard) {  // a shard picture is stripes: small at any size
+               try {
+                 if (product_int(l.layout()->shape(), "size") > kReprCells) return py::none();
+               } catch (const SpecError&) {  // symbolic: draw refuses it below
+               }
+             }
+             py::object svg = svg_or_none([&] { return picture(l); });
+             if (!svg.is_none() && py::len(svg) > kReprBytes) return py::none();
+             return svg;
+           }, "the picture a notebook embeds: None past 1024 domain points or 512 KiB of SVG (.svg() draws it whole)");
 }
 
 void define_shard_layout(py::module_& m) {

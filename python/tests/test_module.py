@@ -128,6 +128,10 @@ def test_svg_repr_parses():
         root = ET.fromstring(obj._repr_svg_())
         assert root.tag.endswith("svg")
         assert root.findall(".//{http://www.w3.org/2000/svg}rect") or root.findall(".//rect")
+    # what a notebook embeds is capped at 1024 domain points (a 32 x 32 tile); .svg() draws past it
+    assert ET.fromstring(tfspec.Layout((32, 32), (32, 1))._repr_svg_()).tag.endswith("svg")
+    middle = tfspec.Layout((64, 64), (64, 1))  # 4096 cells: more than the repr's cap, within draw's
+    assert middle._repr_svg_() is None and ET.fromstring(middle.svg()).tag.endswith("svg")
     big = tfspec.Layout("(256,256):(256,1)")  # 65536 cells, past draw's 16384
     assert big._repr_svg_() is None
     with pytest.raises(tfspec.SpecError) as e:
@@ -274,3 +278,13 @@ def test_coalesce_and_complement_fast_paths_keep_the_references_answers():
         with pytest.raises(tfspec.SpecError) as e:
             (tfspec.complement if len(args) == 2 else tfspec.coalesce)(*args)
         assert e.value.rule == rule and e.value.clause and e.value.kind, (args, rule)
+
+
+def test_a_symbolic_size_is_a_size_object_not_a_dict():
+    # (M,N):(1,M) has M*N points (§3: the product of the extents) and reaches 1 + (M-1)*1 + (N-1)*M = M*N
+    n = tfspec.Layout("(M,N):(1,M)").size()
+    assert isinstance(n, tfspec.Symbolic) and not isinstance(n, dict)
+    assert n == "M*N" and str(n) == "M*N" and n.expression == "M*N" and repr(n) == "Symbolic('M*N')"
+    assert n["result"] == "M*N" and "conditions" in n and n == tfspec.cosize("(M,N):(1,M)")
+    assert json.loads(tfspec.to_json(n))["result"] == "M*N"  # its protocol form, as before
+    assert tfspec.Layout((4, 8), (8, 1)).size() == 32 and isinstance(tfspec.Layout((4, 8), (8, 1)).size(), int)
