@@ -35,6 +35,37 @@ def test_star_import_leaves_builtins_alone():
     assert tfspec.filter("(2,1):(1,5)") == "2:1"  # still there by its name: the size-1 mode dropped
 
 
+def _python_c_examples(path):
+    """(code, expected output) of each indented `$ ... python[3] -c "CODE"` line of a Markdown file,
+    the output being the indented lines after it up to the next `$` or a blank line."""
+    import re
+    import shlex
+    lines = open(path, encoding="utf-8").read().splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = re.match(r"^    \$ .*\bpython3? -c (\".*\")\s*$", line)
+        if not m:
+            continue
+        expected = []
+        for nxt in lines[i + 1:]:
+            if not nxt.startswith("    ") or nxt.startswith("    $"):
+                break
+            expected.append(nxt[4:])
+        out.append((shlex.split(m.group(1))[0], "\n".join(expected)))
+    return out
+
+
+def test_the_python_examples_of_the_readme_and_docs_print_what_they_say():
+    # README "From Python" and docs/python.md: the commands a reader copies, run against this module
+    import subprocess
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    examples = _python_c_examples(os.path.join(root, "README.md")) + _python_c_examples(os.path.join(root, "docs", "python.md"))
+    assert len(examples) >= 5 and any("logical_divide(L, (128, 64))" in code for code, _ in examples)
+    for code, expected in examples:
+        got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert got.returncode == 0 and got.stdout.rstrip("\n") == expected, (code, got.stdout, got.stderr)
+
+
 def test_the_readme_example():
     # mode by mode (§3): 4:8 / 2:1 = (2,2):(8,16); 8:1 / 4:1 = (4,2):(1,4)
     got = tfspec.logical_divide(tfspec.Layout("(4,8):(8,1)"), "(2:1,4:1)")
