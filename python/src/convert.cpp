@@ -157,16 +157,22 @@ void PyLayout::materialize() const {
 }
 
 namespace {
-// A new tfspec.Layout owning `value` (issue 31: every fast op's result comes here). py::cast would
-// look the type up in pybind11's registry by the hash of its C++ name on each call; the type's
-// record is looked up once.
+// A new tfspec.Layout owning `value` (issue 31: every fast op's result comes here). What
+// type_caster_generic::cast and class_::init_instance do for a new value taken over, without
+// their two look-ups: of an instance already wrapping this pointer (there is none: it is new)
+// and of the type's record by the hash of its C++ name (looked up once here).
 py::object own(std::unique_ptr<PyLayout> value) {
   static const py::detail::type_info* const layout_info = py::detail::get_type_info(typeid(PyLayout));
-  py::handle h = py::detail::type_caster_generic::cast(value.get(), py::return_value_policy::take_ownership, py::handle(),
-                                                       layout_info, nullptr, nullptr);
-  if (!h) throw py::error_already_set();
-  value.release();  // the instance owns it now
-  return py::reinterpret_steal<py::object>(h);
+  auto* inst = reinterpret_cast<py::detail::instance*>(py::detail::make_new_instance(layout_info->type));
+  py::object self = py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(inst));
+  inst->owned = true;
+  auto v_h = inst->get_value_and_holder(layout_info);
+  v_h.value_ptr() = value.get();
+  py::detail::register_instance(inst, v_h.value_ptr(), v_h.type);
+  v_h.set_instance_registered();
+  new (std::addressof(v_h.holder<std::unique_ptr<PyLayout>>())) std::unique_ptr<PyLayout>(value.release());  // class_'s holder
+  v_h.set_holder_constructed();
+  return self;
 }
 }  // namespace
 

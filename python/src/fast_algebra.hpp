@@ -72,12 +72,15 @@ inline bool coalesce(const int64_t* s, const int64_t* d, size_t n, Flat& out) {
 
 }  // namespace detail
 
-// The flat view (leaves, colexicographic order) of a layout's shape and stride; nullopt unless
-// every leaf is an integer and there are at most kMaxModes of them.
+// The flat view (leaves, colexicographic order) of a layout's shape and stride into `out`; false
+// unless every leaf is an integer and there are at most kMaxModes of them.
+inline bool flat_into(const Layout& l, Flat& out) {
+  out.n = 0;
+  return l.materialized() && detail::push_leaves(l.shape_ref(), l.stride(), out);
+}
 inline std::optional<Flat> flat(const Layout& l) {
-  if (!l.materialized()) return std::nullopt;
   Flat f;
-  if (!detail::push_leaves(l.shape_ref(), l.stride(), f)) return std::nullopt;
+  if (!flat_into(l, f)) return std::nullopt;
   return f;
 }
 
@@ -88,10 +91,11 @@ inline Layout to_layout(const Flat& f) {
   return Layout(IntTuple::tuple(std::move(s)), IntTuple::tuple(std::move(d)));
 }
 
-// coalesce(L) (§3, pycute's): nullopt where the reference refuses or the layout is not flat-able.
+// coalesce(L) (§3, pycute's) into `out`: false where the reference refuses (an overflow).
+inline bool coalesce_into(const Flat& f, Flat& out) { return detail::coalesce(f.shape, f.stride, f.n, out); }
 inline std::optional<Flat> coalesce(const Flat& f) {
   Flat r;
-  if (!detail::coalesce(f.shape, f.stride, f.n, r)) return std::nullopt;
+  if (!coalesce_into(f, r)) return std::nullopt;
   return r;
 }
 

@@ -245,10 +245,7 @@ bool concrete_flat_arg(py::handle h, fast::Flat& out) {
   if (!l) return false;
   if (l->flat(out)) return true;  // a fast path's result, still flat
   const Layout* L = concrete_plain(*l);
-  if (!L) return false;
-  const auto f = fast::flat(*L);
-  if (f) out = *f;
-  return f.has_value();
+  return L && fast::flat_into(*L, out);
 }
 
 void register_layouts(py::module_& m) {

@@ -122,7 +122,8 @@ PyObject* fast_result(const FastOp& op, PyObject* const* args, Py_ssize_t n) {
     fast::Flat f;
     if ((n == 1 || cotarget) && concrete_flat_arg(args[0], f)) {
       if (is_coalesce) {
-        if (const auto r = fast::coalesce(f)) return wrap(*r).release().ptr();
+        fast::Flat r;
+        if (fast::coalesce_into(f, r)) return wrap(r).release().ptr();
       } else if (const auto c = n == 1 ? fast::cosize(f) : cotarget) {
         if (const auto r = fast::complement(f, *c)) return wrap(*r).release().ptr();
       }
