@@ -1,4 +1,4 @@
-// An optimized coalesce and complement for concrete plain layouts (issue 31): the Python module's
+// An optimized coalesce, complement and L(i) for concrete plain layouts (issue 31): the Python module's
 // hot path for the two ops whose reference functions cost as much as pycute's whole call. Flat
 // fixed-size arrays on the stack, no IntTuple trees until the result, no exceptions: where the
 // reference would refuse (overflow, a negative stride, overlapping modes, a cotarget below 1) or
@@ -89,6 +89,26 @@ inline Layout to_layout(const Flat& f) {
   if (f.n == 1) return Layout(IntTuple(f.shape[0]), IntTuple(f.stride[0]));
   std::vector<IntTuple> s(f.shape, f.shape + f.n), d(f.stride, f.stride + f.n);
   return Layout(IntTuple::tuple(std::move(s)), IntTuple::tuple(std::move(d)));
+}
+
+// L(i) (§3, D1: i read colexicographically over the flat modes) for 0 <= i < size(L); nullopt
+// outside the domain, where size(L) overflows int64, or where the sum of the terms' magnitudes
+// does: then no order of summing (the reference's is by nested modes) can overflow, so an answer
+// here is the reference's answer, and a refusal of the reference is never answered.
+inline std::optional<int64_t> apply(const int64_t* s, const int64_t* d, size_t n, int64_t i) {
+  int64_t size = 1;
+  for (size_t k = 0; k < n; ++k)
+    if (__builtin_mul_overflow(size, s[k], &size)) return std::nullopt;  // the reference refuses every L(i)
+  if (i < 0 || i >= size) return std::nullopt;
+  int64_t offset = 0, magnitude = 0;
+  for (size_t k = 0; k < n; ++k) {
+    int64_t term;
+    if (__builtin_mul_overflow(i % s[k], d[k], &term) || term == INT64_MIN) return std::nullopt;
+    if (__builtin_add_overflow(magnitude, term < 0 ? -term : term, &magnitude)) return std::nullopt;
+    offset += term;  // |offset| <= magnitude: no overflow
+    i /= s[k];
+  }
+  return offset;
 }
 
 // coalesce(L) (§3, pycute's) into `out`: false where the reference refuses (an overflow).

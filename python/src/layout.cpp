@@ -139,6 +139,11 @@ void define_layout(py::module_& m) {
       .def("rank", [](const PyLayout& l) { return from_json(call_json("rank", Json{{"t", tfspec::to_json(l.layout()->shape())}})); })
       .def("depth", [](const PyLayout& l) { return from_json(call_json("depth", Json{{"t", tfspec::to_json(l.layout()->shape())}})); })
       .def("__call__", [](const PyLayout& l, py::args coord) -> py::object {
+             if (l.flat_n > 0 && coord.size() == 1) {  // a fast path's result, still flat: L(i) inside the domain
+               if (auto i = small_int(coord[0])) {
+                 if (auto v = fast::apply(l.flat_shape, l.flat_stride, l.flat_n, *i)) return py::int_(*v);
+               }
+             }
              if (const Layout* L = concrete_plain(l); L && coord.size() == 1) {  // the fast path: L(i), L((i, j))
                if (auto i = small_int(coord[0])) return py::int_((*L)(*i));
                if (auto c = int_coord(coord[0])) return py::int_(L->apply(*c));

@@ -8,6 +8,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -120,6 +121,36 @@ RC_GTEST_PROP(python_fast_algebra, complement_is_the_references, ()) {
     if (cot) got = fast::complement(*f, *cot);
   }
   agree(l, got, want, rule);
+}
+
+RC_GTEST_PROP(python_fast_algebra, apply_is_the_references, ()) {
+  const Layout l = random_layout(*rc::gen::element(3, 6, 12));
+  const auto f = fast::flat(l);
+  RC_PRE(f.has_value());
+  int64_t size = INT64_MAX;  // the reference's size, where it fits int64
+  try {
+    size = l.size();
+  } catch (const SpecError&) {
+  }
+  const int64_t i = *rc::gen::weightedOneOf<int64_t>({{6, rc::gen::inRange<int64_t>(0, std::min<int64_t>(size, 1 << 20))},
+                                                      {1, rc::gen::element<int64_t>(-1, size, INT64_MAX)}});
+  std::optional<int64_t> want;
+  try {
+    want = l(i);
+  } catch (const SpecError&) {
+  }
+  const auto got = fast::apply(f->shape, f->stride, f->n, i);
+  RC_CLASSIFY(!want, "refused");
+  RC_CLASSIFY(want && !got, "declined, the reference answers");
+  if (got) {
+    RC_ASSERT(want == got);
+  } else if (want) {
+    // A decline only costs speed (the module then asks the reference); it may happen only where
+    // the terms' magnitudes add up past int64: some stride beyond 2^40 here.
+    bool huge = false;
+    for (size_t k = 0; k < f->n; ++k) huge = huge || f->stride[k] > (int64_t{1} << 40) || f->stride[k] < -(int64_t{1} << 40);
+    RC_ASSERT(huge);
+  }
 }
 
 // Hand-derived values (pycute's rules, §3), independent of both implementations.
