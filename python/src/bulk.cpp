@@ -252,7 +252,7 @@ void register_offset_buffer(py::module_& m) {
 
 // The whole domain by the host backend's tiled odometer runs, a range element by element.
 py::object offsets_of(const PyLayout& l, int64_t start, std::optional<int64_t> stop) {
-  const gpu::FnPlan plan = gpu::compile_layout(*l.ptr);
+  const gpu::FnPlan plan = gpu::compile_layout(*l.layout());
   const int64_t n = plan.domain_size, end = stop.value_or(n);
   if (start < 0 || end > n || start > end)
     fail(rule::kCoordInDomain, "offsets(" + std::to_string(start) + ", " + std::to_string(end) + ") of a layout of " + std::to_string(n) + " points");
@@ -271,9 +271,9 @@ py::object offsets_of(const PyLayout& l, int64_t start, std::optional<int64_t> s
 }
 
 py::object crd2idx_of(const PyLayout& l, py::handle coords) {
-  const gpu::FnPlan plan = gpu::compile_layout(*l.ptr);
+  const gpu::FnPlan plan = gpu::compile_layout(*l.layout());
   const Table t = numpy().is_none() ? table_from_sequence(coords) : table_from_numpy(coords);
-  std::vector<int64_t> flat = flat_coords(t, *l.ptr, plan);
+  std::vector<int64_t> flat = flat_coords(t, *l.layout(), plan);
   std::vector<int64_t> out;
   {
     py::gil_scoped_release unlocked;
@@ -284,7 +284,7 @@ py::object crd2idx_of(const PyLayout& l, py::handle coords) {
 }
 
 py::object device_offsets_of(const PyShardLayout& s, py::object device, py::handle shape, const std::string& storage) {
-  const auto& sl = static_cast<const ShardLayout&>(*s.ptr);
+  const auto& sl = static_cast<const ShardLayout&>(*s.layout());
   const gpu::HostShardPlan hp = gpu::compile_shard(sl, parse_storage(storage), shape_arg(shape));
   const gpu::ShardPlan& p = hp.plan;
   const auto devices = devices_of(sl, p);

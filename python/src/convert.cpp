@@ -28,7 +28,7 @@ Json int_json(py::handle v) {
 Json to_json_at(py::handle v, int depth) {
   if (depth > kMaxNesting) throw py::value_error("argument nested more than 256 levels deep");
   if (v.is_none()) return Json(nullptr);
-  if (py::isinstance<PyLayout>(v)) return tfspec::to_json(*v.cast<const PyLayout&>().ptr);
+  if (py::isinstance<PyLayout>(v)) return tfspec::to_json(*v.cast<const PyLayout&>().layout());
   if (py::isinstance<py::bool_>(v)) return Json(v.cast<bool>());
   if (py::isinstance<py::int_>(v)) return int_json(v);
   if (py::isinstance<py::float_>(v)) return Json(v.cast<double>());
@@ -41,6 +41,15 @@ Json to_json_at(py::handle v, int depth) {
   if (py::isinstance<py::tuple>(v) || py::isinstance<py::list>(v)) {
     Json out = Json::array();
     for (auto x : v) out.push_back(to_json_at(x, depth + 1));
+    return out;
+  }
+  static PyObject* const mapping = py::object(py::module_::import("collections.abc").attr("Mapping")).release().ptr();  // kept for the process
+  if (PyObject_IsInstance(v.ptr(), mapping) == 1) {  // tfspec.Symbolic and other read-only mappings
+    Json out = Json::object();
+    for (auto item : v.attr("items")()) {
+      auto kv = py::reinterpret_borrow<py::tuple>(item);
+      out[py::str(kv[0]).cast<std::string>()] = to_json_at(kv[1], depth + 1);
+    }
     return out;
   }
   if (py::hasattr(v, "shape") && py::hasattr(v, "stride"))  // duck-typed: pycute and friends
@@ -118,17 +127,63 @@ py::object from_json(const Json& j) {
   }
 }
 
+void require_initialised(py::handle h) {
+  static const py::detail::type_info* const layout_info = py::detail::get_type_info(typeid(PyLayout));
+  if (!h || !layout_info || !PyObject_TypeCheck(h.ptr(), layout_info->type)) return;
+  for (auto vh : py::detail::values_and_holders(reinterpret_cast<py::detail::instance*>(h.ptr())))
+    if (!vh.holder_constructed())
+      throw py::type_error("a " + std::string(Py_TYPE(h.ptr())->tp_name) +
+                           " whose __init__ never ran (Layout.__new__ alone): make layouts with Layout(...), e.g. "
+                           "Layout((4, 8), (8, 1))");
+}
+
+PyLayout::PyLayout(const fast::Flat& f) : concrete_plain(1), flat_n(static_cast<uint8_t>(f.n)) {
+  std::copy(f.shape, f.shape + f.n, flat_shape);
+  std::copy(f.stride, f.stride + f.n, flat_stride);
+}
+
+bool PyLayout::flat(fast::Flat& out) const {
+  if (flat_n == 0) return false;
+  out.n = flat_n;
+  std::copy(flat_shape, flat_shape + flat_n, out.shape);
+  std::copy(flat_stride, flat_stride + flat_n, out.stride);
+  return true;
+}
+
+void PyLayout::materialize() const {
+  fast::Flat f;
+  if (!flat(f)) throw std::logic_error("a tfspec.Layout that holds no layout");
+  held = std::make_shared<Layout>(fast::to_layout(f));
+}
+
+namespace {
+// A new tfspec.Layout owning `value` (issue 31: every fast op's result comes here). What
+// type_caster_generic::cast and class_::init_instance do for a new value taken over, without
+// their two look-ups: of an instance already wrapping this pointer (there is none: it is new)
+// and of the type's record by the hash of its C++ name (looked up once here).
+py::object own(std::unique_ptr<PyLayout> value) {
+  static const py::detail::type_info* const layout_info = py::detail::get_type_info(typeid(PyLayout));
+  auto* inst = reinterpret_cast<py::detail::instance*>(py::detail::make_new_instance(layout_info->type));
+  py::object self = py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(inst));
+  inst->owned = true;
+  auto v_h = inst->get_value_and_holder(layout_info);
+  v_h.value_ptr() = value.get();
+  py::detail::register_instance(inst, v_h.value_ptr(), v_h.type);
+  v_h.set_instance_registered();
+  new (std::addressof(v_h.holder<std::unique_ptr<PyLayout>>())) std::unique_ptr<PyLayout>(value.release());  // class_'s holder
+  v_h.set_holder_constructed();
+  return self;
+}
+}  // namespace
+
 py::object wrap(LayoutPtr p) {
   if (p->kind() == LayoutKind::Shard) return py::cast(PyShardLayout{{std::move(p)}});
-  // Every fast op's result comes here (issue 31): py::cast would look the type up in pybind11's
-  // registry by the hash of its C++ name on each call; the type's record is looked up once.
-  static const py::detail::type_info* const layout_info = py::detail::get_type_info(typeid(PyLayout));
-  auto value = std::make_unique<PyLayout>(PyLayout{std::move(p)});
-  py::handle h = py::detail::type_caster_generic::cast(value.get(), py::return_value_policy::take_ownership, py::handle(),
-                                                       layout_info, nullptr, nullptr);
-  if (!h) throw py::error_already_set();
-  value.release();  // the instance owns it now
-  return py::reinterpret_steal<py::object>(h);
+  return own(std::make_unique<PyLayout>(std::move(p)));
+}
+
+py::object wrap(const fast::Flat& f) {
+  if (f.n <= PyLayout::kFlatModes) return own(std::make_unique<PyLayout>(f));
+  return wrap(std::make_shared<Layout>(fast::to_layout(f)));
 }
 
 void raise_spec_error(const Json& e) {

@@ -22,7 +22,7 @@
 namespace tfspec::python {
 namespace {
 
-Json json_of(const PyLayout& l) { return tfspec::to_json(*l.ptr); }
+Json json_of(const PyLayout& l) { return tfspec::to_json(*l.layout()); }
 
 const char* kind_name(LayoutKind k) {
   switch (k) {
@@ -36,16 +36,16 @@ const char* kind_name(LayoutKind k) {
 }
 
 const Layout& plain(const PyLayout& l, const char* what) {
-  if (l.ptr->kind() != LayoutKind::Layout)
-    throw py::type_error(std::string("a ") + kind_name(l.ptr->kind()) + " layout has no single " + what);
-  return static_cast<const Layout&>(*l.ptr);
+  if (l.layout()->kind() != LayoutKind::Layout)
+    throw py::type_error(std::string("a ") + kind_name(l.layout()->kind()) + " layout has no single " + what);
+  return static_cast<const Layout&>(*l.layout());
 }
 
 // A plain Python value (dicts, lists) of a JSON document, without wrapping layouts.
 py::object plain_py(const Json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
 
 LayoutPtr from_args(py::handle a, py::handle stride) {
-  if (py::isinstance<PyLayout>(a) && stride.is_none()) return a.cast<const PyLayout&>().ptr;
+  if (py::isinstance<PyLayout>(a) && stride.is_none()) return a.cast<const PyLayout&>().layout();
   if (py::isinstance<py::str>(a) && stride.is_none()) return parse_any_layout(a.cast<std::string>());
   if (py::isinstance<py::dict>(a) && stride.is_none()) return any_layout_from_json(to_json(a));
   if (stride.is_none() && py::hasattr(a, "shape") && py::hasattr(a, "stride"))  // pycute, duck-typed
@@ -64,8 +64,8 @@ py::object svg_or_none(const std::function<std::string()>& draw) {
 }
 
 std::string picture(const PyLayout& l) {
-  if (l.ptr->kind() == LayoutKind::Shard) return draw::shard_check_svg(static_cast<const ShardLayout&>(*l.ptr), {});
-  return draw::layout_svg(*l.ptr);
+  if (l.layout()->kind() == LayoutKind::Shard) return draw::shard_check_svg(static_cast<const ShardLayout&>(*l.layout()), {});
+  return draw::layout_svg(*l.layout());
 }
 
 py::object op1(const char* op, const PyLayout& l) { return from_json(call_json(op, Json{{"layout", json_of(l)}})); }
@@ -78,11 +78,11 @@ PyTypeObject* layout_type = nullptr;  // tfspec.Layout itself (set once by defin
 
 const Layout* concrete_plain(const PyLayout& l) {
   if (l.concrete_plain < 0) {  // a layout never changes: decided once per object
-    const bool plain = l.ptr->kind() == LayoutKind::Layout;
-    const auto* L = plain ? static_cast<const Layout*>(l.ptr.get()) : nullptr;
+    const bool plain = l.layout()->kind() == LayoutKind::Layout;
+    const auto* L = plain ? static_cast<const Layout*>(l.layout().get()) : nullptr;
     l.concrete_plain = L && L->materialized() && is_concrete(L->shape_ref()) && is_concrete(L->stride());
   }
-  return l.concrete_plain ? static_cast<const Layout*>(l.ptr.get()) : nullptr;
+  return l.concrete_plain ? static_cast<const Layout*>(l.layout().get()) : nullptr;
 }
 
 // A Python int that fits int64 (not a bool), or nullopt.
@@ -118,8 +118,8 @@ void define_layout(py::module_& m) {
   layout_type = reinterpret_cast<PyTypeObject*>(layout.ptr());
   layout.def(py::init([](py::object a, py::object stride) { return PyLayout{from_args(a, stride)}; }), py::arg("layout"),
            py::arg("stride") = py::none())
-      .def_property_readonly("kind", [](const PyLayout& l) { return kind_name(l.ptr->kind()); })
-      .def_property_readonly("shape", [](const PyLayout& l) { return from_json(tfspec::to_json(l.ptr->shape())); })
+      .def_property_readonly("kind", [](const PyLayout& l) { return kind_name(l.layout()->kind()); })
+      .def_property_readonly("shape", [](const PyLayout& l) { return from_json(tfspec::to_json(l.layout()->shape())); })
       .def_property_readonly("stride", [](const PyLayout& l) { return from_json(tfspec::to_json(plain(l, "stride").stride())); })
       .def("size", [](const PyLayout& l) -> py::object {
              if (const Layout* L = concrete_plain(l)) return py::int_(L->size());
@@ -136,9 +136,14 @@ void define_layout(py::module_& m) {
       .def("crd2idx", [](const PyLayout& l, py::handle coords) { return crd2idx_of(l, coords); }, py::arg("coords"),
            "L(c) for each row of an integer array: 1-D, each entry an index (colexicographic, D1); 2-D (n, r), each row a "
            "coordinate, flat (r = flat rank) or one entry per top-level mode; an int64 NumPy array, by the optimized host backend")
-      .def("rank", [](const PyLayout& l) { return from_json(call_json("rank", Json{{"t", tfspec::to_json(l.ptr->shape())}})); })
-      .def("depth", [](const PyLayout& l) { return from_json(call_json("depth", Json{{"t", tfspec::to_json(l.ptr->shape())}})); })
+      .def("rank", [](const PyLayout& l) { return from_json(call_json("rank", Json{{"t", tfspec::to_json(l.layout()->shape())}})); })
+      .def("depth", [](const PyLayout& l) { return from_json(call_json("depth", Json{{"t", tfspec::to_json(l.layout()->shape())}})); })
       .def("__call__", [](const PyLayout& l, py::args coord) -> py::object {
+             if (l.flat_n > 0 && coord.size() == 1) {  // a fast path's result, still flat: L(i) inside the domain
+               if (auto i = small_int(coord[0])) {
+                 if (auto v = fast::apply(l.flat_shape, l.flat_stride, l.flat_n, *i)) return py::int_(*v);
+               }
+             }
              if (const Layout* L = concrete_plain(l); L && coord.size() == 1) {  // the fast path: L(i), L((i, j))
                if (auto i = small_int(coord[0])) return py::int_((*L)(*i));
                if (auto c = int_coord(coord[0])) return py::int_(L->apply(*c));
@@ -160,12 +165,27 @@ void define_layout(py::module_& m) {
              return py::reinterpret_borrow<py::object>(Py_NotImplemented);
            })
       .def("__hash__", [](const PyLayout& l) { return py::hash(py::str(json_of(l).dump())); })
-      .def("__str__", [](const PyLayout& l) { return to_string(*l.ptr); })
+      .def("__str__", [](const PyLayout& l) { return to_string(*l.layout()); })
       .def("__repr__", [](const PyLayout& l) {
-             return std::string(l.ptr->kind() == LayoutKind::Shard ? "ShardLayout" : "Layout") + "('" + to_string(*l.ptr) + "')"; })
+             return std::string(l.layout()->kind() == LayoutKind::Shard ? "ShardLayout" : "Layout") + "('" + to_string(*l.layout()) + "')"; })
       .def("to_json", [](const PyLayout& l) { return plain_py(json_of(l)); }, "the protocol JSON object (spec/PROTOCOL.md)")
       .def("svg", [](const PyLayout& l) { return picture(l); }, "the picture `tfspec draw` makes (SVG text)")
-      .def("_repr_svg_", [](const PyLayout& l) { return svg_or_none([&] { return picture(l); }); });
+      .def("_repr_svg_", [](const PyLayout& l) -> py::object {
+             // What a notebook embeds stays small (issue 31): a picture of at most kReprCells
+             // domain points and kReprBytes of text, else None (Jupyter shows the text repr);
+             // .svg() draws the full picture (up to draw's own limit).
+             constexpr int64_t kReprCells = 1024;     // a 32 x 32 tile
+             constexpr size_t kReprBytes = 512 * 1024;
+             if (l.layout()->kind() != LayoutKind::Shard) {  // a shard picture is stripes: small at any size
+               try {
+                 if (product_int(l.layout()->shape(), "size") > kReprCells) return py::none();
+               } catch (const SpecError&) {  // symbolic: draw refuses it below
+               }
+             }
+             py::object svg = svg_or_none([&] { return picture(l); });
+             if (!svg.is_none() && py::len(svg) > kReprBytes) return py::none();
+             return svg;
+           }, "the picture a notebook embeds: None past 1024 domain points or 512 KiB of SVG (.svg() draws it whole)");
 }
 
 void define_shard_layout(py::module_& m) {
@@ -178,10 +198,10 @@ void define_shard_layout(py::module_& m) {
              else if (!mesh.is_none()) me = mesh_from_json(to_json(mesh));
              return PyShardLayout{{std::make_shared<ShardLayout>(read_shard_layout(to_json(text), me))}};
            }), py::arg("layout"), py::arg("mesh") = py::none())
-      .def_property_readonly("layout", [](const PyShardLayout& s) { return wrap(static_cast<const ShardLayout&>(*s.ptr).layout()); })
+      .def_property_readonly("layout", [](const PyShardLayout& s) { return wrap(static_cast<const ShardLayout&>(*s.layout()).layout()); })
       .def_property_readonly("attrs", [](const PyShardLayout& s) {
              py::list out;
-             for (const auto& a : static_cast<const ShardLayout&>(*s.ptr).attrs()) out.append(to_string(a));
+             for (const auto& a : static_cast<const ShardLayout&>(*s.layout()).attrs()) out.append(to_string(a));
              return py::tuple(out);
            })
       .def("device_offsets", [](const PyShardLayout& s, py::object device, py::handle shape, const std::string& storage) {
@@ -193,7 +213,7 @@ void define_shard_layout(py::module_& m) {
            "device's engine buffer (D3; under gmem all devices share one engine); int64 NumPy arrays, by the optimized host "
            "backend's core. device=None: {device: (elements, offsets)} for every device, the shard layout validated once")
       .def_property_readonly("mesh", [](const PyShardLayout& s) {
-             return plain_py(mesh_to_json(static_cast<const ShardLayout&>(*s.ptr).mesh()));
+             return plain_py(mesh_to_json(static_cast<const ShardLayout&>(*s.layout()).mesh()));
            });
 }
 
@@ -201,7 +221,9 @@ void define_shard_layout(py::module_& m) {
 
 Json protocol_coord(const std::string& text) { return tfspec::to_json(parse_coord(text)); }
 
-const Layout* concrete_plain_arg(py::handle h) {
+namespace {
+// The PyLayout of a tfspec.Layout argument (a subclass too), or null for anything else.
+const PyLayout* layout_arg(py::handle h) {
   // The hot path's own test (issue 31): an exact tfspec.Layout holds its PyLayout as the first
   // value of a simple pybind11 instance, so neither check below needs pybind11's type registry
   // (a hash of the C++ type's name per lookup, a fifth of a fast call's time).
@@ -209,12 +231,26 @@ const Layout* concrete_plain_arg(py::handle h) {
     auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
     if (inst->simple_layout) {
       if (!inst->simple_holder_constructed || !inst->simple_value_holder[0])  // Layout.__new__(Layout) alone
-        throw py::type_error("a tfspec.Layout whose __init__ never ran");
-      return concrete_plain(*static_cast<const PyLayout*>(inst->simple_value_holder[0]));
+        require_initialised(h);  // raises its TypeError
+      return static_cast<const PyLayout*>(inst->simple_value_holder[0]);
     }
   }
   if (!py::isinstance<PyLayout>(h)) return nullptr;
-  return concrete_plain(h.cast<const PyLayout&>());
+  return &h.cast<const PyLayout&>();
+}
+}  // namespace
+
+const Layout* concrete_plain_arg(py::handle h) {
+  const PyLayout* l = layout_arg(h);
+  return l ? concrete_plain(*l) : nullptr;
+}
+
+bool concrete_flat_arg(py::handle h, fast::Flat& out) {
+  const PyLayout* l = layout_arg(h);
+  if (!l) return false;
+  if (l->flat(out)) return true;  // a fast path's result, still flat
+  const Layout* L = concrete_plain(*l);
+  return L && fast::flat_into(*L, out);
 }
 
 void register_layouts(py::module_& m) {

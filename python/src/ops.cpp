@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convert.hpp"
+#include "fast_algebra.hpp"
 #include "layout.hpp"
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/protocol/serve.hpp"
@@ -107,6 +108,27 @@ const std::map<std::string, FastOp>& fast_ops() {
 // are not the fast path's.
 PyObject* fast_result(const FastOp& op, PyObject* const* args, Py_ssize_t n) {
   if (n == 0) return nullptr;
+  // coalesce and complement: the optimized flat functions (fast_algebra.hpp), which decline (then
+  // the reference below answers, or raises its SpecError) wherever the reference would refuse.
+  const bool is_coalesce = op.unary == static_cast<Unary>(coalesce), is_complement = !op.unary && !op.binary;
+  if ((is_coalesce && n == 1) || (is_complement && n <= 2)) {
+    std::optional<int64_t> cotarget;
+    if (n == 2 && PyLong_Check(args[1]) && !PyBool_Check(args[1])) {
+      int overflow = 0;
+      const long long c = PyLong_AsLongLongAndOverflow(args[1], &overflow);
+      if (!overflow && !(c == -1 && PyErr_Occurred())) cotarget = c;
+      PyErr_Clear();
+    }
+    fast::Flat f;
+    if ((n == 1 || cotarget) && concrete_flat_arg(args[0], f)) {
+      if (is_coalesce) {
+        fast::Flat r;
+        if (fast::coalesce_into(f, r)) return wrap(r).release().ptr();
+      } else if (const auto c = n == 1 ? fast::cosize(f) : cotarget) {
+        if (const auto r = fast::complement(f, *c)) return wrap(*r).release().ptr();
+      }
+    }
+  }
   const Layout* a = concrete_plain_arg(args[0]);
   if (!a) return nullptr;
   auto result = [](Layout l) { return wrap(std::make_shared<Layout>(std::move(l))).release().ptr(); };

@@ -35,6 +35,37 @@ def test_star_import_leaves_builtins_alone():
     assert tfspec.filter("(2,1):(1,5)") == "2:1"  # still there by its name: the size-1 mode dropped
 
 
+def _python_c_examples(path):
+    """(code, expected output) of each indented `$ ... python[3] -c "CODE"` line of a Markdown file,
+    the output being the indented lines after it up to the next `$` or a blank line."""
+    import re
+    import shlex
+    lines = open(path, encoding="utf-8").read().splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        m = re.match(r"^    \$ .*\bpython3? -c (\".*\")\s*$", line)
+        if not m:
+            continue
+        expected = []
+        for nxt in lines[i + 1:]:
+            if not nxt.startswith("    ") or nxt.startswith("    $"):
+                break
+            expected.append(nxt[4:])
+        out.append((shlex.split(m.group(1))[0], "\n".join(expected)))
+    return out
+
+
+def test_the_python_examples_of_the_readme_and_docs_print_what_they_say():
+    # README "From Python" and docs/python.md: the commands a reader copies, run against this module
+    import subprocess
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    examples = _python_c_examples(os.path.join(root, "README.md")) + _python_c_examples(os.path.join(root, "docs", "python.md"))
+    assert len(examples) >= 5 and any("logical_divide(L, (128, 64))" in code for code, _ in examples)
+    for code, expected in examples:
+        got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        assert got.returncode == 0 and got.stdout.rstrip("\n") == expected, (code, got.stdout, got.stderr)
+
+
 def test_the_readme_example():
     # mode by mode (§3): 4:8 / 2:1 = (2,2):(8,16); 8:1 / 4:1 = (4,2):(1,4)
     got = tfspec.logical_divide(tfspec.Layout("(4,8):(8,1)"), "(2:1,4:1)")
@@ -128,6 +159,10 @@ def test_svg_repr_parses():
         root = ET.fromstring(obj._repr_svg_())
         assert root.tag.endswith("svg")
         assert root.findall(".//{http://www.w3.org/2000/svg}rect") or root.findall(".//rect")
+    # what a notebook embeds is capped at 1024 domain points (a 32 x 32 tile); .svg() draws past it
+    assert ET.fromstring(tfspec.Layout((32, 32), (32, 1))._repr_svg_()).tag.endswith("svg")
+    middle = tfspec.Layout((64, 64), (64, 1))  # 4096 cells: more than the repr's cap, within draw's
+    assert middle._repr_svg_() is None and ET.fromstring(middle.svg()).tag.endswith("svg")
     big = tfspec.Layout("(256,256):(256,1)")  # 65536 cells, past draw's 16384
     assert big._repr_svg_() is None
     with pytest.raises(tfspec.SpecError) as e:
@@ -231,3 +266,56 @@ def test_out_of_domain_and_symbolic_calls_keep_their_answers():
     assert tfspec.Layout("(2,3):(1,2)")((1, 2)) == 5
     assert tfspec.Layout("(M,4):(1,M)").size()["result"] == "4*M"  # symbolic: the op's answer
     assert tfspec.Layout(((32, 32), (32, 32)), ((1, 1024), (32, 32768)))(1 << 19) == 32768 * 16
+
+
+def test_an_uninitialised_layout_raises_instead_of_crashing():
+    # Layout.__new__ without __init__ (what copy/pickle machinery and careless subclasses do): every
+    # use is a TypeError naming the problem, never pybind11 reading unconstructed memory.
+    for cls in (tfspec.Layout, tfspec.ShardLayout, tfspec.LinearLayout):
+        bare = cls.__new__(cls)
+        for use in (str, repr, hash, lambda x: x.size(), lambda x: x(1), lambda x: x.shape, lambda x: x == x,
+                    tfspec.coalesce, lambda x: tfspec.complement(x, 8), lambda x: tfspec.composition(tfspec.Layout("4:1"), x),
+                    lambda x: tfspec.logical_divide(tfspec.Layout((4, 8), (8, 1)), (x, 2)), tfspec.to_json):
+            with pytest.raises(TypeError, match="__init__ never ran"):
+                use(bare)
+
+
+def test_coalesce_and_complement_fast_paths_keep_the_references_answers():
+    # hand-derived (§3, pycute's rules): 2:1 then (1,6):(6,2) -> the 6:2 continues 2:1 (2*1 = 2): 12:1
+    assert tfspec.coalesce(tfspec.Layout((2, (1, 6)), (1, (6, 2)))) == "12:1"
+    assert tfspec.coalesce(tfspec.Layout((1, 1), (3, 5))) == "1:0"              # only size-1 modes
+    assert tfspec.coalesce(tfspec.Layout((2, 3), (0, 0))) == "6:0"              # 2*0 == 0: merged
+    # complement((4,8,16):(8,1,32), 8192): sorted 8:1, 4:8, 16:32 span 0..511 without gaps; 16 copies reach 8192
+    assert tfspec.complement(tfspec.Layout((4, 8, 16), (8, 1, 32)), 8192) == "16:512"
+    assert tfspec.complement(tfspec.Layout(4, 2)) == "2:1"                      # cotarget cosize 7: the gap 2:1, then ceil(7/8) = 1
+    # a result held flat (not yet a reference layout) answers everything a built one does, and
+    # feeds the next fast call: against the protocol path on chains over random layouts
+    rng = random.Random(31)
+    for _ in range(200):
+        a = _random_layout(rng)
+        for chain in ((tfspec.coalesce, tfspec.coalesce), (tfspec.complement, tfspec.coalesce), (tfspec.coalesce, tfspec.complement)):
+            try:
+                mid = chain[0](a)
+            except tfspec.SpecError:
+                continue
+            assert _by_module(chain[1], mid) == _by_protocol(chain[1].__name__, tfspec.Layout(str(mid))), (str(a), chain)
+            fresh = tfspec.Layout(str(mid))
+            assert (mid == fresh, hash(mid) == hash(fresh), mid.size(), mid.cosize(), mid.shape, mid.stride) == \
+                   (True, True, fresh.size(), fresh.cosize(), fresh.shape, fresh.stride)
+            assert [mid(i) for i in range(min(mid.size(), 64))] == [fresh(i) for i in range(min(fresh.size(), 64))]
+    # refusals keep the reference's rule, clause and kind
+    for args, rule in (((tfspec.Layout((2, 2), (1, 1)), 8), "complement-disjoint"), ((tfspec.Layout(4, -1), 8), "complement-negative-stride"),
+                       ((tfspec.Layout(4, 2), 0), "complement-cotarget"), ((tfspec.Layout((2, 3), (1 << 62, 1)),), "int64-overflow")):
+        with pytest.raises(tfspec.SpecError) as e:
+            (tfspec.complement if len(args) == 2 else tfspec.coalesce)(*args)
+        assert e.value.rule == rule and e.value.clause and e.value.kind, (args, rule)
+
+
+def test_a_symbolic_size_is_a_size_object_not_a_dict():
+    # (M,N):(1,M) has M*N points (§3: the product of the extents) and reaches 1 + (M-1)*1 + (N-1)*M = M*N
+    n = tfspec.Layout("(M,N):(1,M)").size()
+    assert isinstance(n, tfspec.Symbolic) and not isinstance(n, dict)
+    assert n == "M*N" and str(n) == "M*N" and n.expression == "M*N" and repr(n) == "Symbolic('M*N')"
+    assert n["result"] == "M*N" and "conditions" in n and n == tfspec.cosize("(M,N):(1,M)")
+    assert json.loads(tfspec.to_json(n))["result"] == "M*N"  # its protocol form, as before
+    assert tfspec.Layout((4, 8), (8, 1)).size() == 32 and isinstance(tfspec.Layout((4, 8), (8, 1)).size(), int)

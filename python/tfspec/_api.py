@@ -2,7 +2,7 @@
 check(), the verdict and check result objects, pycute interop. Every op runs through the same
 registry as `tfspec serve` and the CLI, so a result here is the CLI's result."""
 import inspect
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from . import _tfspec
 from ._tfspec import Layout, ShardLayout, SpecError, _call
@@ -11,29 +11,44 @@ from ._tfspec import Layout, ShardLayout, SpecError, _call
 _SPECIAL = {"check", "shard.check", "layout.rules", "rules", "shard.rules"}
 
 
-class Symbolic(Dict[str, Any]):
+class Symbolic(Mapping[str, Any]):
     """A scalar with symbolic dims (`Layout("(M,N):(1,M)").size()`, spec/ALGEBRA.md S1-S8): str(v)
     is its expression ("M*N") where one expression is right for every case, else the cases joined
-    with `;`. It is the protocol's answer (a dict: "result", "cases", "conditions", "validated"),
-    with .expression, .cases, .conditions and .validated, and compares equal to its expression's
-    text: `Layout("(M,N):(1,M)").size() == "M*N"`."""
+    with `;`; it compares equal to that text: `Layout("(M,N):(1,M)").size() == "M*N"`. Not a dict:
+    .expression, .cases, .conditions and .validated, and v["result"] etc. read the protocol's
+    answer (a read-only mapping: "result", "cases", "conditions", "validated")."""
+
+    __slots__ = ("_answer",)
+
+    def __init__(self, answer: Mapping[str, Any]) -> None:
+        self._answer: Dict[str, Any] = dict(answer)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._answer[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._answer)
+
+    def __len__(self) -> int:
+        return len(self._answer)
 
     @property
     def expression(self) -> Optional[str]:
-        r = self.get("result")
+        r = self._answer.get("result")
         return r if isinstance(r, str) else None
 
     @property
     def cases(self) -> Sequence[Dict[str, Any]]:
-        return tuple(self.get("cases", ()))
+        return tuple(self._answer.get("cases", ()))
 
     @property
     def conditions(self) -> Sequence[Dict[str, Any]]:
-        return tuple(self.get("conditions", ()))
+        return tuple(self._answer.get("conditions", ()))
 
     @property
     def validated(self) -> Optional[Dict[str, Any]]:
-        return self.get("validated")
+        v: Optional[Dict[str, Any]] = self._answer.get("validated")
+        return v
 
     def __str__(self) -> str:
         if self.expression is not None:
@@ -46,12 +61,17 @@ class Symbolic(Dict[str, Any]):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             return str(self).replace(" ", "") == other.replace(" ", "")
-        return dict.__eq__(self, other)
+        if isinstance(other, Symbolic):
+            return self._answer == other._answer
+        if isinstance(other, Mapping):
+            return self._answer == dict(other)
+        return NotImplemented
 
     def __ne__(self, other: object) -> bool:
-        return not self == other
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
 
-    def __hash__(self) -> int:  # type: ignore[override]
+    def __hash__(self) -> int:
         return hash(str(self))
 
 
