@@ -30,8 +30,13 @@ const protocol::Op& find_op(const std::string& name) {
 }
 
 // A Python argument for one parameter: text in the notation the CLI reads, anything else as JSON.
+// A shape where a layout is expected (`size((4, 8))`, `blocked_product(L, (2, 2))`, as pycute and
+// CuTe DSL users write) is the compact layout of that shape, exactly what `Layout(shape)` makes.
 Json arg_json(const protocol::Param& p, py::handle v) {
   if (py::isinstance<py::str>(v)) return protocol::arg_from_text(p.type, v.cast<std::string>());
+  const bool layout_param = p.type == protocol::ParamType::Layout || p.type == protocol::ParamType::AnyLayout;
+  if (layout_param && !py::isinstance<py::bool_>(v) && (py::isinstance<py::tuple>(v) || py::isinstance<py::list>(v) || py::isinstance<py::int_>(v)))
+    return to_json(py::type::of<PyLayout>()(v));
   return to_json(v);
 }
 

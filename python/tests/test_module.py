@@ -319,3 +319,19 @@ def test_a_symbolic_size_is_a_size_object_not_a_dict():
     assert n["result"] == "M*N" and "conditions" in n and n == tfspec.cosize("(M,N):(1,M)")
     assert json.loads(tfspec.to_json(n))["result"] == "M*N"  # its protocol form, as before
     assert tfspec.Layout((4, 8), (8, 1)).size() == 32 and isinstance(tfspec.Layout((4, 8), (8, 1)).size(), int)
+
+
+def test_a_shape_where_a_layout_is_expected_is_its_compact_layout():
+    # pycute / CuTe DSL habits: `size((4, 8))`, `blocked_product(L, (2, 2))`. A shape there is
+    # Layout(shape), column-major compact: (4,8) is (4,8):(1,4), size 32, cosize 32.
+    assert tfspec.size((4, 8)) == 32 and tfspec.size(((2, 2), 8)) == 32 and tfspec.size(6) == 6
+    assert tfspec.cosize([4, 8]) == 32
+    L = tfspec.Layout((4, 8), (8, 1))
+    # blocked_product(a, b): b = (2,2):(1,2) scaled by cosize(a) = 32 is (2,2):(32,64), each of
+    # its modes placed outside a's mode of the same index: ((4,2),(8,2)):((8,32),(1,64)).
+    assert str(tfspec.blocked_product(L, (2, 2))) == "((4,2),(8,2)):((8,32),(1,64))"
+    assert tfspec.blocked_product(L, (2, 2)) == tfspec.blocked_product(L, tfspec.Layout((2, 2)))
+    # A tiler keeps its by-mode meaning: (2, 4) divides mode 0 by 2 and mode 1 by 4.
+    assert str(tfspec.logical_divide(L, (2, 4))) == "((2,2),(4,2)):((8,16),(1,4))"
+    with pytest.raises(tfspec.SpecError):
+        tfspec.size(True)  # a bool is no shape
