@@ -3,6 +3,7 @@
 // of offsets). First the width: each access is one vector at the atom's width; then the banks.
 #include "s2r.hpp"
 #include "tfspec/kernel/check.hpp"
+#include "tfspec/kernel/tma.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/smem.hpp"
 
@@ -125,7 +126,8 @@ void s2r_banks(const Pipeline& p, const Operand& o, std::vector<Finding>& out) {
 
 void check_banks(const Pipeline& p, std::vector<Finding>& out) {
   for (const Operand* o : {&p.a, &p.b}) {
-    g2s_banks(p, *o, out);
+    if (o->tma) out.push_back(tma_banks(p, *o));
+    else g2s_banks(p, *o, out);
     if (o->s2r) s2r_banks(p, *o, out);
   }
 }

@@ -26,11 +26,15 @@
 //   (n, k) at n + 8 k; C rows t1, t1 + 8, columns 2 t0 + {0,1}: ((4,8),(2,2)):((32,1),(16,8)).
 // - wgmma 64xN: warp w of the warpgroup holds rows 16 w .. 16 w + 15 of C, each as m16n8's C per
 //   8 columns: ((4,8,4),(2,2,N/8)):((128,1,16),(64,8,512)) over (m, n) at m + 64 n.
+// - TMA modes: 128B xors the byte address's bits 7..9 into 4..6, 64B two bits, 32B one: CuTe's
+//   get_tma_swizzle_bits maps Swizzle<B,4,3> to the mode of span 16 * 2^B (B = 0: none). A box
+//   lands dense along its contiguous mode, so a GMMA atom is also what a TMA of that mode writes.
 // - GMMA atoms: 8 x W bytes; the byte swizzle Sw<B,4,3> moves bits 4.. and 7.. of a byte address,
 //   which are bits 3.. and 6.. of a 2-byte element's offset: Sw<B,3,3> on elements.
 #include <cute/atom/copy_traits_sm75.hpp>
 #include <cute/atom/copy_traits_sm80.hpp>
 #include <cute/atom/mma_traits_sm80.hpp>
+#include <cute/atom/copy_traits_sm90_tma_swizzle.hpp>
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cute/tensor.hpp>
 #include <cutlass/version.h>
@@ -41,6 +45,7 @@
 #include <string>
 
 #include "tfspec/kernel/gmma.hpp"
+#include "tfspec/kernel/tma.hpp"
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
 
@@ -181,6 +186,44 @@ void check_gmma(const Json& atoms) {
   check_gmma_atom<Layout_MN_SW128_Atom<cute::half_t>>(atoms, "MN_SW128", K::MN, 128);
 }
 
+int64_t span_of(cute::TMA::SmemSwizzleBits bits) {
+  switch (bits) {
+    case cute::TMA::SmemSwizzleBits::B32: return 32;
+    case cute::TMA::SmemSwizzleBits::B64: return 64;
+    case cute::TMA::SmemSwizzleBits::B128: return 128;
+    default: return 0;
+  }
+}
+
+// CuTe's TMA mode for the atom's swizzle, and tfspec's placement under that mode (the atom's
+// dense offsets through tma_element_swizzle) against CuTe's addresses.
+template <class Atom>
+void check_tma_mode(const char* key, tfspec::kernel::GmmaMajor major, int64_t bytes) {
+  const int64_t span = span_of(cute::detail::get_tma_swizzle_bits(Atom{}));
+  const tfspec::Swizzle ours = tfspec::kernel::tma_byte_swizzle(span);
+  using S = decltype(cute::get_swizzle_portion(Atom{}));
+  const bool same = ours.bits() == S::num_bits && ours.base() == S::num_base && ours.shift() == S::num_shft;
+  report(same, std::string("TMA mode of GMMA ") + key,
+         "CuTe's get_tma_swizzle_bits says the " + std::to_string(span) + "B mode (0: none); tfspec's mode swizzle " + to_string(ours) + (same ? " ==" : " !=") +
+             " the atom's " + cute_text(S{}));
+  const tfspec::kernel::GmmaAtom fn(major, bytes, 2);
+  const tfspec::Swizzle sw = tfspec::kernel::tma_element_swizzle(span, 2);
+  const int64_t rows = fn.mn_extent(), w = fn.width();
+  same_addresses(std::string("TMA ") + std::to_string(span) + "B box of GMMA " + key, Atom{},
+                 [&](int64_t i) { return sw(major == tfspec::kernel::GmmaMajor::K ? (i % rows) * w + i / rows : (i / rows) * w + i % rows); },
+                 to_string(sw) + " o dense box");
+}
+
+void check_tma(const Json&) {
+  using namespace cute::SM90::GMMA;
+  using K = tfspec::kernel::GmmaMajor;
+  check_tma_mode<Layout_K_INTER_Atom<cute::half_t>>("K_INTER", K::K, 16);
+  check_tma_mode<Layout_K_SW32_Atom<cute::half_t>>("K_SW32", K::K, 32);
+  check_tma_mode<Layout_K_SW64_Atom<cute::half_t>>("K_SW64", K::K, 64);
+  check_tma_mode<Layout_K_SW128_Atom<cute::half_t>>("K_SW128", K::K, 128);
+  check_tma_mode<Layout_MN_SW128_Atom<cute::half_t>>("MN_SW128", K::MN, 128);
+}
+
 }  // namespace
 
 int main() {
@@ -189,6 +232,7 @@ int main() {
   check_mma(atoms);
   check_copies(atoms);
   check_gmma(atoms);
+  check_tma(atoms);
   std::printf("result: %d of %d agree\n", checks - failures, checks);
   return failures == 0 ? 0 : 1;
 }

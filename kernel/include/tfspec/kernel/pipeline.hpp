@@ -48,11 +48,21 @@ struct Mma {
   std::string path;
 };
 
+// A TMA load (SM90; extension K1, spec/KERNEL.md "TMA loads"): the copy engine writes the tile as
+// boxes of box_rows x box_cols elements (the tile's (rows, K) order), each dense along the global
+// layout's stride-1 mode and swizzled by the tensor map's mode; no thread makes an access.
+struct TmaLoad {
+  int64_t swizzle_bytes = 0;  // the mode's span: 0 (none), 32, 64 or 128
+  int64_t box_rows = 0, box_cols = 0;
+  std::string path;
+};
+
 struct Operand {
   char name = 'A';
   int64_t bits = 16;              // element bits
   Layout global;                  // rank 2 (rows, K), symbolic extents and strides allowed
-  TiledCopy g2s;                  // global -> shared, over the (rows, BK) tile
+  TiledCopy g2s;                  // global -> shared, over the (rows, BK) tile (empty under a TMA load)
+  std::optional<TmaLoad> tma;     // global -> shared by TMA instead of g2s
   LayoutPtr smem;                 // (rows, BK) tile -> element offset of one stage (Layout or swizzled)
   std::optional<CopyAtom> s2r;    // shared -> registers (none: the MMA reads shared memory)
 };
