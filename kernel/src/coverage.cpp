@@ -105,6 +105,8 @@ void check_coverage(const Pipeline& p, std::vector<Finding>& out) {
   if (p.epilogue) {
     require_threads(*p.epilogue, p.threads);
     out.push_back(cover_once(copy_partition(*p.epilogue, p.bm, p.bn), 'C', "C epilogue"));
+    if (p.epilogue_smem)
+      if (auto alias = smem_aliasing(epilogue_staging(p), p.bm, p.bn)) out.push_back(std::move(*alias));
   }
 }
 

@@ -90,8 +90,9 @@ TiledCopy copy_from_thread_value(const Layout& thr, const Layout& val, const std
 }
 
 TiledCopy read_copy(const Json& j, const std::string& path, int64_t elem_bits) {
-  only_known(j, path, {"atom", "atom_bits", "threads", "values", "tv", "tile", "source"});
-  if (j.contains("source") && path != "epilogue") bad(join(path, "source"), "only the epilogue has a source");
+  only_known(j, path, {"atom", "atom_bits", "threads", "values", "tv", "tile", "source", "smem", "r2s_bits"});
+  for (const char* key : {"source", "smem", "r2s_bits"})
+    if (j.contains(key) && path != "epilogue") bad(join(path, key), std::string("only the epilogue has a ") + key);
   TiledCopy c;
   if (j.contains("tv")) {
     c.tv = concrete(layout_field(j, "tv", path), path + ".tv");
@@ -255,8 +256,25 @@ Pipeline read_pipeline(const Json& j) {
     const std::string source = j["epilogue"].contains("source") ? text_field(j["epilogue"], "source", "epilogue") : "smem";
     if (source != "smem" && source != "accumulators") bad("epilogue.source", "\"smem\" or \"accumulators\", got \"" + source + "\"");
     p.epilogue_from_accumulators = source == "accumulators";
+    if (j["epilogue"].contains("smem")) {
+      if (p.epilogue_from_accumulators) bad("epilogue.smem", "a staging buffer belongs to an epilogue whose source is \"smem\"");
+      p.epilogue_smem = smem_layout(j["epilogue"], "epilogue");
+      p.r2s_bits = int_field(j["epilogue"], "r2s_bits", "epilogue", 1, 1024);
+      if (p.r2s_bits % p.bits_c != 0) bad("epilogue.r2s_bits", std::to_string(p.r2s_bits) + " bits is not a whole number of " + std::to_string(p.bits_c) + "-bit elements");
+    } else if (j["epilogue"].contains("r2s_bits")) {
+      bad("epilogue.r2s_bits", "given without the staging buffer's layout (epilogue.smem)");
+    }
   }
   return p;
+}
+
+Operand epilogue_staging(const Pipeline& p) {
+  Operand o;
+  o.name = 'C';
+  o.bits = p.bits_c;
+  o.global = p.global_c;
+  o.smem = p.epilogue_smem;
+  return o;
 }
 
 Pipeline read_pipeline_text(const std::string& text) {

@@ -82,7 +82,15 @@ struct Pipeline {
   // registers, so each thread may store only what its C partition holds; "smem" (the default):
   // through a staging buffer, not described.
   bool epilogue_from_accumulators = false;
+  // The staging buffer of an epilogue through shared memory (extension K1): the (BM, BN) C tile
+  // to element offsets, and the bits of one register-to-shared store (each thread stores its
+  // accumulator fragment, the C partition, r2s_bits at a time). None: the step is not described.
+  LayoutPtr epilogue_smem;
+  int64_t r2s_bits = 0;
 };
+
+// The staging buffer as an operand 'C' over the (BM, BN) tile, for the shared-memory views.
+Operand epilogue_staging(const Pipeline& p);
 
 // kernel-input (with the JSON path) for anything malformed; layout text errors keep their rule.
 Pipeline read_pipeline(const Json& description);
