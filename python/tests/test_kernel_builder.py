@@ -32,6 +32,14 @@ def test_wgmma_layout_of_c():
     assert k.sm90_wgmma_64xN(128)["C"] == case("sm90_wgmma_128b")["mma"]["C"]
 
 
+def test_builds_the_tma_and_staging_cases():
+    tma = case("sm90_wgmma_tma")
+    assert tma["A"]["g2s"] == k.tma_load("128B", [128, 64]) == tma["B"]["g2s"]
+    built = k.sm80_gemm(128, 128, 32, name="sm80_f16_epilogue_smem")
+    built["epilogue"] = k.staged_epilogue(built["epilogue"], "Sw<3,3,4> o 0 o (128,128):(128,1)", 32)
+    assert built == case("sm80_f16_epilogue_smem")
+
+
 def test_atoms_are_the_catalogues():
     """The builder's atoms are spec/kernel-atoms.json's entries (which kernel_cute_atoms checks against CuTe)."""
     with open(os.path.join(ROOT, "spec", "kernel-atoms.json"), encoding="utf-8") as f:

@@ -61,6 +61,18 @@ def k_major_copy(rows: int, bk: int, threads: int, elem_bits: int = 16, atom_bit
     return copy("(%d,%d):(%d,1)" % (down, across, across), "(1,%d)" % per, atom_bits, "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>")
 
 
+def tma_load(swizzle: str, box: Sequence[int]) -> Dict[str, Any]:
+    """A TMA load of the operand's tile (SM90): the tensor map's swizzle mode ("none", "32B", "64B",
+    "128B") and its box [rows, cols] in the tile's order (spec/KERNEL.md "TMA load")."""
+    return {"atom": "SM90_TMA_LOAD", "tma": {"swizzle": swizzle, "box": list(box)}}
+
+
+def staged_epilogue(epilogue: Dict[str, Any], smem: str, r2s_bits: int) -> Dict[str, Any]:
+    """The epilogue copy through a staging buffer: its (BM, BN) layout and the bits of one
+    register-to-shared store of the accumulators."""
+    return dict(epilogue, smem=smem, r2s_bits=r2s_bits)
+
+
 def k_major_smem(rows: int, bk: int, swizzle: Optional[str] = None) -> str:
     """One stage of a K-major (rows, bk) tile, optionally swizzled: `Sw<3,3,3> o 0 o (rows,bk):(bk,1)`."""
     plain = "(%d,%d):(%d,1)" % (rows, bk, bk)
