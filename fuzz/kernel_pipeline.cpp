@@ -1,7 +1,8 @@
 // Fuzz target (issue 34): `kernel check` descriptions (spec/KERNEL.md), built from the bytes on the
 // passing SM80 case so that most inputs get past the reader: tile sizes, thread and value
 // layouts, swizzles, the s2r atom's layouts, the MMA's atoms and permutation, stages and the
-// epilogue's source vary. The global layouts are concrete, so no input waits on the prover.
+// epilogue's source vary; so do TMA loads, the epilogue's staging buffer, MN-major stages and an
+// operand read from shared memory (extension K1). The global layouts are concrete, so no input waits on the prover.
 // Findings: a crash, UB, an exception other than SpecError, an Internal rule.
 #include "fuzz_support.hpp"
 #include "tfspec/kernel/check.hpp"
@@ -44,7 +45,7 @@ Json base() {
 void mutate(Json& j, Bytes& b) {
   while (b.n > 0) {
     const char* op = b.pick(2) ? "A" : "B";
-    switch (b.pick(10)) {
+    switch (b.pick(13)) {
       case 0: j["tile"][static_cast<size_t>(b.pick(3))] = b.pow2(3, 8); break;
       case 1: j[op]["g2s"]["threads"] = b.layout2(); break;
       case 2: j[op]["g2s"]["values"] = b.layout2(); break;
@@ -55,6 +56,21 @@ void mutate(Json& j, Bytes& b) {
       case 6: j["mma"]["permutation"][static_cast<size_t>(b.pick(3))] = b.pick(3) == 0 ? Json(nullptr) : Json(b.pow2(3, 6)); break;
       case 7: j["stages"] = 1 + b.pick(16); break;
       case 8: j["epilogue"]["source"] = b.pick(2) ? "accumulators" : "smem"; break;
+      case 9: {  // a TMA load (extension K1): any mode, any box
+        static const char* const modes[] = {"none", "32B", "64B", "128B"};
+        j[op]["g2s"] = {{"tma", {{"swizzle", modes[b.pick(4)]}, {"box", {b.pow2(0, 9), b.pow2(0, 7)}}}}};
+        break;
+      }
+      case 10:  // the epilogue's staging buffer, any swizzle and store width
+        j["epilogue"]["smem"] = "Sw<" + std::to_string(b.pick(4)) + "," + std::to_string(b.pick(5)) + "," + std::to_string(3 + b.pick(3)) + "> o 0 o (128,128):(" +
+                                std::to_string(b.pow2(0, 8)) + ",1)";
+        j["epilogue"]["r2s_bits"] = b.pow2(3, 7);
+        break;
+      case 11:  // an M-major (MN-major) stage for the wgmma atoms' check
+        j[op]["smem"] = "Sw<" + std::to_string(b.pick(4)) + ",3,3> o 0 o ((64,2),(8,4)):((1," + std::to_string(b.pow2(6, 10)) + "),(" +
+                        std::to_string(b.pow2(3, 7)) + "," + std::to_string(b.pow2(8, 12)) + "))";
+        break;
+      case 12: j["mma"][op] = "smem"; break;  // wgmma reads the operand from shared memory
       default: j[op]["g2s"]["atom_bits"] = b.pow2(4, 7); break;
     }
   }

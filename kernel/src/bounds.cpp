@@ -3,6 +3,7 @@
 // Each condition is `X % d == 0`; a concrete X is decided here, a symbolic one by the prover's
 // `divides` goal under the description's assumptions (PROVED, REFUTED with a counterexample the
 // reference replayed, or UNKNOWN: never a guess).
+#include <algorithm>
 #include <map>
 
 #include "tfspec/kernel/check.hpp"
@@ -113,6 +114,23 @@ std::optional<Finding> global_access(const TiledCopy& c, const Layout& g, char t
                  Json::object()};
 }
 
+// A TMA load's global side (spec/KERNEL.md "TMA loads"): the tensor map's innermost dimension is
+// the stride-1 mode and its other stride is a multiple of 16 bytes; out-of-range box elements are
+// filled with zeros, so the tile needs no extent condition.
+std::optional<Finding> tma_global(const Operand& o, std::vector<Condition>& conds) {
+  const std::string subject = std::string(1, o.name) + " g2s (global)", gpath = "global." + std::string(1, o.name);
+  for (size_t m = 0; m < 2; ++m)
+    if (const_value(leaf_dim(o.global.stride(), m, gpath, "stride")) == 1) {
+      const int64_t per16 = std::max<int64_t>(1, 128 / o.bits);
+      if (per16 > 1) conds.push_back({leaf_dim(o.global.stride(), 1 - m, gpath, "stride"), per16, subject + "'s TMA stride (a multiple of 16 bytes)"});
+      return Finding{"global", subject, Outcome::Ok, nullptr,
+                     "TMA: innermost dimension mode " + std::to_string(m) + " of " + to_string(o.global) +
+                         ", the other stride a multiple of 16 bytes where the bounds conditions hold; out-of-range elements are zero-filled (no tile condition)",
+                     Json::object()};
+    }
+  return std::nullopt;  // the box check names it
+}
+
 void extent_conditions(const Layout& g, char tensor, std::array<int64_t, 2> tile, std::array<const char*, 2> names, std::vector<Condition>& conds) {
   for (size_t m = 0; m < 2; ++m)
     conds.push_back({leaf_dim(g.shape_ref(), m, "global." + std::string(1, tensor), "extent"), tile[m],
@@ -123,11 +141,12 @@ void extent_conditions(const Layout& g, char tensor, std::array<int64_t, 2> tile
 
 void check_bounds(const Pipeline& p, const KernelOptions& o, std::vector<Finding>& out) {
   std::vector<Condition> conds;
-  extent_conditions(p.a.global, 'A', {p.bm, p.bk}, {"BM", "BK"}, conds);
-  extent_conditions(p.b.global, 'B', {p.bn, p.bk}, {"BN", "BK"}, conds);
+  if (!p.a.tma) extent_conditions(p.a.global, 'A', {p.bm, p.bk}, {"BM", "BK"}, conds);
+  if (!p.b.tma) extent_conditions(p.b.global, 'B', {p.bn, p.bk}, {"BN", "BK"}, conds);
   extent_conditions(p.global_c, 'C', {p.bm, p.bn}, {"BM", "BN"}, conds);
   for (const Operand* op : {&p.a, &p.b})
-    if (auto f = global_access(op->g2s, op->global, op->name, op->name == 'A' ? p.bm : p.bn, p.bk, op->bits, conds)) out.push_back(std::move(*f));
+    if (auto f = op->tma ? tma_global(*op, conds) : global_access(op->g2s, op->global, op->name, op->name == 'A' ? p.bm : p.bn, p.bk, op->bits, conds))
+      out.push_back(std::move(*f));
   if (p.epilogue)
     if (auto f = global_access(*p.epilogue, p.global_c, 'C', p.bm, p.bn, p.bits_c, conds)) out.push_back(std::move(*f));
   // One finding per distinct condition, its users joined.

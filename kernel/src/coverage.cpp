@@ -5,6 +5,7 @@
 
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/partition.hpp"
+#include "tfspec/kernel/tma.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 
@@ -90,16 +91,22 @@ void require_threads(const TiledCopy& c, int64_t threads) {
 void check_coverage(const Pipeline& p, std::vector<Finding>& out) {
   for (const Operand* o : {&p.a, &p.b}) {
     const int64_t rows = o->name == 'A' ? p.bm : p.bn;
-    require_threads(o->g2s, p.threads);
-    Finding f = cover_once(copy_partition(o->g2s, rows, p.bk), o->name, std::string(1, o->name) + " g2s");
-    if (f.outcome == Outcome::Ok && p.stages > 1) f.message += ", in each of the " + std::to_string(p.stages) + " stages";
-    out.push_back(std::move(f));
+    if (o->tma) {
+      check_tma_load(p, *o, out);
+    } else {
+      require_threads(o->g2s, p.threads);
+      Finding f = cover_once(copy_partition(o->g2s, rows, p.bk), o->name, std::string(1, o->name) + " g2s");
+      if (f.outcome == Outcome::Ok && p.stages > 1) f.message += ", in each of the " + std::to_string(p.stages) + " stages";
+      out.push_back(std::move(f));
+    }
     if (auto alias = smem_aliasing(*o, rows, p.bk)) out.push_back(std::move(*alias));
   }
   out.push_back(cover_once(mma_partition(p, 'C'), 'C', "C mma"));
   if (p.epilogue) {
     require_threads(*p.epilogue, p.threads);
     out.push_back(cover_once(copy_partition(*p.epilogue, p.bm, p.bn), 'C', "C epilogue"));
+    if (p.epilogue_smem)
+      if (auto alias = smem_aliasing(epilogue_staging(p), p.bm, p.bn)) out.push_back(std::move(*alias));
   }
 }
 

@@ -1,12 +1,13 @@
 // The agreement of an operand the MMA reads from shared memory (wgmma's SS mode, spec/KERNEL.md):
-// a wgmma descriptor can only express canonical layouts. K-major ones are built of atoms of 8
-// rows x W bytes (W = 16, 32, 64 or 128: no swizzle, 32B, 64B, 128B), row r's byte b of an atom at
-// swizzle(r * W + b), the swizzle xoring bits 7..9 of the byte address into bits 4..6 (as many as
-// the width needs: Sw<log2(W/16), 4, 3> on bytes, Sw<log2(W/16), 4 - log2(E), 3> on E-byte
-// elements); atoms 8 * W bytes apart or more, aligned to that, at one stride down the rows.
+// a wgmma descriptor can only express canonical layouts, tilings of the atoms of gmma.hpp.
+// K-major: atoms of 8 rows x W bytes, one stride between the 8-row groups (the descriptor's SBO);
+// the K-direction atoms are separate descriptors. MN-major (extension K1, CuTe's
+// make_gmma_desc<Major::MN>): atoms of W bytes along MN x 8 along K, one stride between the atoms
+// along MN (LBO) and one between the 8-wide K groups (SBO); one stride over the whole tile is
+// what CuTe's tile_to_shape gives and enough for every k-block's descriptor.
 #include "s2r.hpp"
 #include "tfspec/kernel/check.hpp"
-#include "tfspec/reference/swizzle.hpp"
+#include "tfspec/kernel/gmma.hpp"
 
 namespace tfspec::kernel {
 namespace {
@@ -21,26 +22,36 @@ struct Mismatch {
   int64_t element = -1, offset = 0, expected = 0;
 };
 
-// The first element that breaks the K-major atoms of width `w` elements, or none.
-std::optional<Mismatch> k_major_mismatch(const SmemMap& m, int64_t rows, int64_t bk, int64_t w, int64_t elem_bytes) {
-  const int bits = log2_exact(w * elem_bytes / 16);
-  const Swizzle sw(bits, 4 - log2_exact(elem_bytes), 3);
-  const int64_t atom = 8 * w;
-  std::optional<int64_t> row_stride;
-  for (int64_t g = 0; g < rows / 8; ++g)
-    for (int64_t h = 0; h < bk / w; ++h) {
-      const int64_t base = m.offset[static_cast<size_t>(8 * g + rows * (w * h))];
-      const int64_t aligned = base - base % atom;
-      if (g > 0) {
-        const int64_t above = m.offset[static_cast<size_t>(8 * (g - 1) + rows * (w * h))];
-        const int64_t stride = aligned - (above - above % atom);
-        if (row_stride && stride != *row_stride) return Mismatch{8 * g + rows * (w * h), base, above + *row_stride};
-        row_stride = stride;
-      }
-      for (int64_t r = 0; r < 8; ++r)
-        for (int64_t c = 0; c < w; ++c) {
-          const int64_t e = (8 * g + r) + rows * (w * h + c);
-          const int64_t want = aligned + sw(r * w + c);
+// One stride between consecutive atom starts along a direction, or the first element breaking it.
+struct StrideCheck {
+  std::optional<int64_t> stride;
+  std::optional<Mismatch> step(int64_t element, int64_t start, int64_t previous_start) {
+    const int64_t s = start - previous_start;
+    if (stride && s != *stride) return Mismatch{element, start, previous_start + *stride};
+    stride = s;
+    return std::nullopt;
+  }
+};
+
+// The first element of the (rows, bk) tile that breaks a tiling of `atom`, or none.
+std::optional<Mismatch> tiling_mismatch(const SmemMap& m, int64_t rows, int64_t bk, const GmmaAtom& atom) {
+  const int64_t am = atom.mn_extent(), ak = atom.k_extent();
+  const auto start = [&](int64_t g, int64_t h) {
+    const int64_t o = m.offset[static_cast<size_t>(am * g + rows * (ak * h))];
+    return o - o % atom.size();
+  };
+  StrideCheck along_mn, along_k;
+  for (int64_t h = 0; h < bk / ak; ++h)
+    for (int64_t g = 0; g < rows / am; ++g) {
+      const int64_t first = am * g + rows * (ak * h), base = start(g, h);
+      if (g > 0)
+        if (auto bad = along_mn.step(first, base, start(g - 1, h))) return bad;
+      if (h > 0 && atom.major == GmmaMajor::MN)
+        if (auto bad = along_k.step(first, base, start(g, h - 1))) return bad;
+      for (int64_t c = 0; c < ak; ++c)
+        for (int64_t r = 0; r < am; ++r) {
+          const int64_t e = (am * g + r) + rows * (ak * h + c);
+          const int64_t want = base + atom(r, c);
           if (m.offset[static_cast<size_t>(e)] != want) return Mismatch{e, m.offset[static_cast<size_t>(e)], want};
         }
     }
@@ -49,30 +60,44 @@ std::optional<Mismatch> k_major_mismatch(const SmemMap& m, int64_t rows, int64_t
 
 }  // namespace
 
+GmmaAtom::GmmaAtom(GmmaMajor m, int64_t bytes, int64_t elem)
+    : major(m), atom_bytes(bytes), elem_bytes(elem), swizzle_(log2_exact(bytes / 16), 4 - log2_exact(elem), 3) {}
+
+int64_t GmmaAtom::operator()(int64_t mn, int64_t k) const {
+  return swizzle_(major == GmmaMajor::K ? mn * width() + k : k * width() + mn);
+}
+
+std::string GmmaAtom::name() const {
+  return std::string(major == GmmaMajor::K ? "K-major " : "MN-major ") +
+         (atom_bytes == 16 ? std::string("interleaved (unswizzled)") : std::to_string(atom_bytes) + "-byte swizzled");
+}
+
 Finding gmma_layout(const Pipeline& p, const Operand& o) {
   const int64_t rows = o.name == 'A' ? p.bm : p.bn, elem_bytes = o.bits / 8;
   const SmemMap m = smem_map(o, rows, p.bk);
   Finding f{"agreement", std::string(1, o.name) + " mma (smem)", Outcome::Ok, nullptr, "", Json::object()};
   std::optional<Mismatch> widest;
-  for (int64_t bytes : {128, 64, 32, 16}) {
-    const int64_t w = bytes / elem_bytes;
-    if (w < 1 || rows % 8 != 0 || p.bk % w != 0) continue;
-    const std::optional<Mismatch> bad = k_major_mismatch(m, rows, p.bk, w, elem_bytes);
-    if (!bad) {
-      f.message = "matches wgmma's K-major " + (bytes == 16 ? std::string("interleaved (unswizzled)") : std::to_string(bytes) + "-byte swizzled") +
-                  " atoms (8 x " + std::to_string(w) + " elements), as its descriptor requires";
-      f.detail = {{"atom_bytes", bytes}};
-      return f;
+  for (GmmaMajor major : {GmmaMajor::K, GmmaMajor::MN})
+    for (int64_t bytes : {128, 64, 32, 16}) {
+      if (bytes < elem_bytes) continue;
+      const GmmaAtom atom(major, bytes, elem_bytes);
+      if (rows % atom.mn_extent() != 0 || p.bk % atom.k_extent() != 0) continue;
+      const std::optional<Mismatch> bad = tiling_mismatch(m, rows, p.bk, atom);
+      if (!bad) {
+        f.message = "matches wgmma's " + atom.name() + " atoms (" + std::to_string(atom.mn_extent()) + " x " + std::to_string(atom.k_extent()) +
+                    " elements), as its descriptor requires";
+        f.detail = {{"atom_bytes", bytes}, {"major", major == GmmaMajor::K ? "K" : "MN"}};
+        return f;
+      }
+      if (!widest) widest = bad;
     }
-    if (!widest) widest = bad;
-  }
   f.outcome = Outcome::Undecided;
   f.rule = &rule::kKernelGmmaLayout;
-  f.message = "not a K-major canonical GMMA layout";
+  f.message = "not a canonical GMMA layout, K- or MN-major";
   if (widest)
-    f.message += " (with 128-byte atoms, " + element_name(o.name, widest->element, rows) + " is at offset " + std::to_string(widest->offset) + ", the atom puts it at " +
-                 std::to_string(widest->expected) + ")";
-  f.message += "; MN-major canonical layouts are not modelled, so wgmma's reading is undecided";
+    f.message += " (with K-major 128-byte atoms, " + element_name(o.name, widest->element, rows) + " is at offset " + std::to_string(widest->offset) +
+                 ", the atom puts it at " + std::to_string(widest->expected) + ")";
+  f.message += "; wgmma's reading of any other layout is not modelled, so it is undecided";
   return f;
 }
 

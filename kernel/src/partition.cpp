@@ -135,7 +135,7 @@ Partition mma_partition(const Pipeline& p, char operand) {
 }
 
 SmemMap smem_map(const Operand& o, int64_t rows, int64_t cols) {
-  const std::string path = std::string(1, o.name) + ".smem";
+  const std::string path = o.name == 'C' ? std::string("epilogue.smem") : std::string(1, o.name) + ".smem";
   const int64_t n = rows * cols;
   if (product_int(o.smem->shape(), "the shared-memory layout's size") != n)
     bad(path, "the shared-memory layout " + to_string(*o.smem) + " is not over the " + std::to_string(rows) + "x" + std::to_string(cols) + " tile");

@@ -2,6 +2,8 @@
 // it is read, and an error names its JSON path.
 #include "tfspec/kernel/pipeline.hpp"
 
+#include <map>
+
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -88,8 +90,9 @@ TiledCopy copy_from_thread_value(const Layout& thr, const Layout& val, const std
 }
 
 TiledCopy read_copy(const Json& j, const std::string& path, int64_t elem_bits) {
-  only_known(j, path, {"atom", "atom_bits", "threads", "values", "tv", "tile", "source"});
-  if (j.contains("source") && path != "epilogue") bad(join(path, "source"), "only the epilogue has a source");
+  only_known(j, path, {"atom", "atom_bits", "threads", "values", "tv", "tile", "source", "smem", "r2s_bits"});
+  for (const char* key : {"source", "smem", "r2s_bits"})
+    if (j.contains(key) && path != "epilogue") bad(join(path, key), std::string("only the epilogue has a ") + key);
   TiledCopy c;
   if (j.contains("tv")) {
     c.tv = concrete(layout_field(j, "tv", path), path + ".tv");
@@ -110,6 +113,27 @@ TiledCopy read_copy(const Json& j, const std::string& path, int64_t elem_bits) {
     bad(path + ".atom_bits", std::to_string(c.atom_bits) + " bits per access is not a whole number of " + std::to_string(elem_bits) +
                                  "-bit elements dividing the " + std::to_string(c.values()) + " values per thread");
   return c;
+}
+
+// "g2s": {"tma": {"swizzle": "128B", "box": [rows, cols]}}; the box's fit is a check, not input.
+TmaLoad read_tma(const Json& j, const std::string& path) {
+  only_known(j, path, {"atom", "tma"});
+  const std::string at = path + ".tma";
+  const Json& t = field(j, "tma", path);
+  only_known(t, at, {"swizzle", "box"});
+  TmaLoad m;
+  m.path = path;
+  const std::string mode = text_field(t, "swizzle", at);
+  const std::map<std::string, int64_t> modes = {{"none", 0}, {"32B", 32}, {"64B", 64}, {"128B", 128}};
+  if (!modes.count(mode)) bad(at + ".swizzle", "a TMA swizzle mode is \"none\", \"32B\", \"64B\" or \"128B\", got \"" + mode + "\"");
+  m.swizzle_bytes = modes.at(mode);
+  const Json& box = field(t, "box", at);
+  if (!box.is_array() || box.size() != 2 || !box[0].is_number_integer() || !box[1].is_number_integer() || box[0].get<int64_t>() < 1 ||
+      box[1].get<int64_t>() < 1 || box[0].get<int64_t>() > (1 << 20) || box[1].get<int64_t>() > (1 << 20))
+    bad(at + ".box", "expected [rows, cols] of the TMA box, positive integers");
+  m.box_rows = box[0].get<int64_t>();
+  m.box_cols = box[1].get<int64_t>();
+  return m;
 }
 
 CopyAtom read_atom(const Json& j, const std::string& path) {
@@ -178,7 +202,9 @@ Operand read_operand(const Json& j, char name, int64_t bits, const Json& globals
   if (o.global.rank() != 2) bad("global." + path, "a global layout is rank 2 (rows, K), got " + to_string(o.global));
   const Json& op = field(j, path, "");
   only_known(op, path, {"g2s", "smem", "s2r"});
-  o.g2s = read_copy(field(op, "g2s", path), path + ".g2s", bits);
+  const Json& g2s = field(op, "g2s", path);
+  if (g2s.is_object() && g2s.contains("tma")) o.tma = read_tma(g2s, path + ".g2s");
+  else o.g2s = read_copy(g2s, path + ".g2s", bits);
   o.smem = smem_layout(op, path);
   if (op.contains("s2r")) o.s2r = read_atom(op["s2r"], path + ".s2r");
   return o;
@@ -230,8 +256,25 @@ Pipeline read_pipeline(const Json& j) {
     const std::string source = j["epilogue"].contains("source") ? text_field(j["epilogue"], "source", "epilogue") : "smem";
     if (source != "smem" && source != "accumulators") bad("epilogue.source", "\"smem\" or \"accumulators\", got \"" + source + "\"");
     p.epilogue_from_accumulators = source == "accumulators";
+    if (j["epilogue"].contains("smem")) {
+      if (p.epilogue_from_accumulators) bad("epilogue.smem", "a staging buffer belongs to an epilogue whose source is \"smem\"");
+      p.epilogue_smem = smem_layout(j["epilogue"], "epilogue");
+      p.r2s_bits = int_field(j["epilogue"], "r2s_bits", "epilogue", 1, 1024);
+      if (p.r2s_bits % p.bits_c != 0) bad("epilogue.r2s_bits", std::to_string(p.r2s_bits) + " bits is not a whole number of " + std::to_string(p.bits_c) + "-bit elements");
+    } else if (j["epilogue"].contains("r2s_bits")) {
+      bad("epilogue.r2s_bits", "given without the staging buffer's layout (epilogue.smem)");
+    }
   }
   return p;
+}
+
+Operand epilogue_staging(const Pipeline& p) {
+  Operand o;
+  o.name = 'C';
+  o.bits = p.bits_c;
+  o.global = p.global_c;
+  o.smem = p.epilogue_smem;
+  return o;
 }
 
 Pipeline read_pipeline_text(const std::string& text) {

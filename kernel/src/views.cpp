@@ -59,12 +59,13 @@ std::vector<TileView> tile_views(const Pipeline& p, const KernelReport& r) {
   std::vector<TileView> out;
   for (const Operand* o : {&p.a, &p.b}) {
     const std::string name(1, o->name);
-    add_view(out, [&] {
-      TileView v{name + "-g2s.svg", name + ": the global-to-shared copy (each element once per stage)", o->name,
-                 copy_partition(o->g2s, o->name == 'A' ? p.bm : p.bn, p.bk), true, {}, {}};
-      mark_copy(r, name + " g2s", o->g2s.atom_bits / o->bits, v);
-      return v;
-    });
+    if (!o->tma)  // a TMA load has no per-thread partition to draw
+      add_view(out, [&] {
+        TileView v{name + "-g2s.svg", name + ": the global-to-shared copy (each element once per stage)", o->name,
+                   copy_partition(o->g2s, o->name == 'A' ? p.bm : p.bn, p.bk), true, {}, {}};
+        mark_copy(r, name + " g2s", o->g2s.atom_bits / o->bits, v);
+        return v;
+      });
     if (o->s2r) add_view(out, [&] { return operand_view(p, r, *o); });
   }
   add_view(out, [&] {

@@ -272,8 +272,8 @@ TEST(KernelCases, Sm90WgmmaChecksCoverageBanksAndFootprint) {
 // Interleaved (unswizzled) K-major core matrices: 8 rows x 8 halves contiguous (64 elements),
 // the next along K 64 elements on, the next 8 rows 512 on: ((8,16),(8,8)):((8,512),(1,64)).
 // A plain row-major (128,64):(64,1) is neither that (row 1 of the first core matrix is 64
-// elements on, not 8) nor swizzled; MN-major layouts are not modelled, so wgmma's reading is
-// undecided (exit 2), not ok.
+// elements on, not 8) nor swizzled, nor an MN-major canonical layout (whose atoms keep M
+// contiguous: element (m=1, k=0) is 64 elements on, not 1): wgmma's reading is undecided (exit 2), not ok.
 TEST(KernelCases, WgmmaOperandsMustBeCanonicalLayouts) {
   Json j = read_case("sm90_wgmma_128b");
   j["A"]["smem"] = "((8,16),(8,8)):((8,512),(1,64))";

@@ -32,6 +32,27 @@ def test_wgmma_layout_of_c():
     assert k.sm90_wgmma_64xN(128)["C"] == case("sm90_wgmma_128b")["mma"]["C"]
 
 
+def test_builds_the_tma_and_staging_cases():
+    tma = case("sm90_wgmma_tma")
+    assert tma["A"]["g2s"] == k.tma_load("128B", [128, 64]) == tma["B"]["g2s"]
+    built = k.sm80_gemm(128, 128, 32, name="sm80_f16_epilogue_smem")
+    built["epilogue"] = k.staged_epilogue(built["epilogue"], "Sw<3,3,4> o 0 o (128,128):(128,1)", 32)
+    assert built == case("sm80_f16_epilogue_smem")
+
+
+def test_atoms_are_the_catalogues():
+    """The builder's atoms are spec/kernel-atoms.json's entries (which kernel_cute_atoms checks against CuTe)."""
+    with open(os.path.join(ROOT, "spec", "kernel-atoms.json"), encoding="utf-8") as f:
+        atoms = json.load(f)
+    mma = atoms["mma"][k.SM80_16x8x16_F16["name"]]
+    assert {op: k.SM80_16x8x16_F16[op] for op in "ABC"} == {op: mma[op] for op in "ABC"}
+    assert k.SM80_16x8x16_F16["shape"] == mma["shape"]
+    for atom in (k.LDSM_X1_N, k.LDSM_X2_N, k.LDSM_X4_N, k.LDSM_X1_T, k.LDSM_X2_T, k.LDSM_X4_T):
+        assert {key: atom[key] for key in ("bits", "src", "dst")} == atoms["copy"][atom["name"]], atom["name"]
+    for n in (8, 16, 64, 128, 256):
+        assert k.sm90_wgmma_64xN(n)["C"] == atoms["mma"]["SM90_64x%dx16_F16F16F16_SS" % n]["C"]
+
+
 def cli():
     path = os.environ.get("TFSPEC_CLI") or shutil.which("tfspec")
     if not path:

@@ -7,7 +7,8 @@ no compiled part; `check()` runs the tfspec command (TFSPEC_CLI, else `tfspec` o
     'SM75_U32x4_LDSM_N'
 
 The atoms' layouts are written in elements, as spec/KERNEL.md "The atoms' layouts" derives them
-from CUTLASS's traits.
+from CUTLASS's traits; they are spec/kernel-atoms.json's (tests/test_kernel_builder.py), which is
+checked against CuTe itself.
 """
 import json
 import os
@@ -25,7 +26,11 @@ SM80_16x8x16_F16 = {
 LDSM_X4_N = {"name": "SM75_U32x4_LDSM_N", "bits": 128, "src": "(32,8):(8,1)", "dst": "(32,(2,4)):(2,(1,64))"}
 # ldmatrix x2: source threads 16..31 repeat 0..15's addresses (stride 0), which the hardware ignores.
 LDSM_X2_N = {"name": "SM75_U32x2_LDSM_N", "bits": 128, "src": "((16,2),8):((8,0),1)", "dst": "(32,(2,2)):(2,(1,64))"}
+LDSM_X1_N = {"name": "SM75_U32x1_LDSM_N", "bits": 128, "src": "((8,4),8):((8,0),1)", "dst": "(32,2):(2,1)"}
+# The transposing ldmatrix: thread t0 + 4 t1 receives column t1 of each 8x8 matrix, rows 2 t0 + {0,1}.
 LDSM_X4_T = {"name": "SM75_U16x8_LDSM_T", "bits": 128, "src": "(32,8):(8,1)", "dst": "((4,8),(2,4)):((16,1),(8,64))"}
+LDSM_X2_T = {"name": "SM75_U16x4_LDSM_T", "bits": 128, "src": "((16,2),8):((8,0),1)", "dst": "((4,8),(2,2)):((16,1),(8,64))"}
+LDSM_X1_T = {"name": "SM75_U16x2_LDSM_T", "bits": 128, "src": "((8,4),8):((8,0),1)", "dst": "((4,8),2):((16,1),8)"}
 
 
 def sm90_wgmma_64xN(n: int) -> Dict[str, Any]:
@@ -54,6 +59,18 @@ def k_major_copy(rows: int, bk: int, threads: int, elem_bits: int = 16, atom_bit
     assert bk % per == 0 and threads % across == 0, "the K extent is not a whole number of accesses"
     down = threads // across
     return copy("(%d,%d):(%d,1)" % (down, across, across), "(1,%d)" % per, atom_bits, "SM80_CP_ASYNC_CACHEALWAYS<uint128_t>")
+
+
+def tma_load(swizzle: str, box: Sequence[int]) -> Dict[str, Any]:
+    """A TMA load of the operand's tile (SM90): the tensor map's swizzle mode ("none", "32B", "64B",
+    "128B") and its box [rows, cols] in the tile's order (spec/KERNEL.md "TMA load")."""
+    return {"atom": "SM90_TMA_LOAD", "tma": {"swizzle": swizzle, "box": list(box)}}
+
+
+def staged_epilogue(epilogue: Dict[str, Any], smem: str, r2s_bits: int) -> Dict[str, Any]:
+    """The epilogue copy through a staging buffer: its (BM, BN) layout and the bits of one
+    register-to-shared store of the accumulators."""
+    return dict(epilogue, smem=smem, r2s_bits=r2s_bits)
 
 
 def k_major_smem(rows: int, bk: int, swizzle: Optional[str] = None) -> str:

@@ -48,11 +48,21 @@ struct Mma {
   std::string path;
 };
 
+// A TMA load (SM90; extension K1, spec/KERNEL.md "TMA loads"): the copy engine writes the tile as
+// boxes of box_rows x box_cols elements (the tile's (rows, K) order), each dense along the global
+// layout's stride-1 mode and swizzled by the tensor map's mode; no thread makes an access.
+struct TmaLoad {
+  int64_t swizzle_bytes = 0;  // the mode's span: 0 (none), 32, 64 or 128
+  int64_t box_rows = 0, box_cols = 0;
+  std::string path;
+};
+
 struct Operand {
   char name = 'A';
   int64_t bits = 16;              // element bits
   Layout global;                  // rank 2 (rows, K), symbolic extents and strides allowed
-  TiledCopy g2s;                  // global -> shared, over the (rows, BK) tile
+  TiledCopy g2s;                  // global -> shared, over the (rows, BK) tile (empty under a TMA load)
+  std::optional<TmaLoad> tma;     // global -> shared by TMA instead of g2s
   LayoutPtr smem;                 // (rows, BK) tile -> element offset of one stage (Layout or swizzled)
   std::optional<CopyAtom> s2r;    // shared -> registers (none: the MMA reads shared memory)
 };
@@ -72,7 +82,15 @@ struct Pipeline {
   // registers, so each thread may store only what its C partition holds; "smem" (the default):
   // through a staging buffer, not described.
   bool epilogue_from_accumulators = false;
+  // The staging buffer of an epilogue through shared memory (extension K1): the (BM, BN) C tile
+  // to element offsets, and the bits of one register-to-shared store (each thread stores its
+  // accumulator fragment, the C partition, r2s_bits at a time). None: the step is not described.
+  LayoutPtr epilogue_smem;
+  int64_t r2s_bits = 0;
 };
+
+// The staging buffer as an operand 'C' over the (BM, BN) tile, for the shared-memory views.
+Operand epilogue_staging(const Pipeline& p);
 
 // kernel-input (with the JSON path) for anything malformed; layout text errors keep their rule.
 Pipeline read_pipeline(const Json& description);
