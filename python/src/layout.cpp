@@ -110,6 +110,38 @@ std::optional<IntTuple> int_coord(py::handle h) {
   return IntTuple::tuple(std::move(c));
 }
 
+// L(i) / L(coord) (§3): the flat fast path's result, then a concrete plain layout, then the op.
+py::object apply_py(const PyLayout& l, const py::args& coord) {
+  if (l.flat_n > 0 && coord.size() == 1) {  // a fast path's result, still flat: L(i) inside the domain
+    if (auto i = small_int(coord[0])) {
+      if (auto v = fast::apply(l.flat_shape, l.flat_stride, l.flat_n, *i)) return py::int_(*v);
+    }
+  }
+  if (const Layout* L = concrete_plain(l); L && coord.size() == 1) {  // the fast path: L(i), L((i, j))
+    if (auto i = small_int(coord[0])) return py::int_((*L)(*i));
+    if (auto c = int_coord(coord[0])) return py::int_(L->apply(*c));
+  }
+  py::object c = coord.size() == 1 ? py::reinterpret_borrow<py::object>(coord[0]) : py::object(coord);
+  if (py::isinstance<py::str>(c)) c = from_json(protocol_coord(c.cast<std::string>()));
+  return from_json(call_json("eval", Json{{"layout", json_of(l)}, {"coord", to_json(c)}}));
+}
+
+// What a notebook embeds stays small (issue 31): a picture of at most kReprCells domain points and
+// kReprBytes of text, else None (Jupyter shows the text repr); .svg() draws the full picture.
+py::object repr_svg(const PyLayout& l) {
+  constexpr int64_t kReprCells = 1024;     // a 32 x 32 tile
+  constexpr size_t kReprBytes = 512 * 1024;
+  if (l.layout()->kind() != LayoutKind::Shard) {  // a shard picture is stripes: small at any size
+    try {
+      if (product_int(l.layout()->shape(), "size") > kReprCells) return py::none();
+    } catch (const SpecError&) {  // symbolic: draw refuses it below
+    }
+  }
+  py::object svg = svg_or_none([&] { return picture(l); });
+  if (!svg.is_none() && py::len(svg) > kReprBytes) return py::none();
+  return svg;
+}
+
 void define_layout(py::module_& m) {
   register_offset_buffer(m);
   py::class_<PyLayout> layout(m, "Layout",
@@ -138,20 +170,7 @@ void define_layout(py::module_& m) {
            "coordinate, flat (r = flat rank) or one entry per top-level mode; an int64 NumPy array, by the optimized host backend")
       .def("rank", [](const PyLayout& l) { return from_json(call_json("rank", Json{{"t", tfspec::to_json(l.layout()->shape())}})); })
       .def("depth", [](const PyLayout& l) { return from_json(call_json("depth", Json{{"t", tfspec::to_json(l.layout()->shape())}})); })
-      .def("__call__", [](const PyLayout& l, py::args coord) -> py::object {
-             if (l.flat_n > 0 && coord.size() == 1) {  // a fast path's result, still flat: L(i) inside the domain
-               if (auto i = small_int(coord[0])) {
-                 if (auto v = fast::apply(l.flat_shape, l.flat_stride, l.flat_n, *i)) return py::int_(*v);
-               }
-             }
-             if (const Layout* L = concrete_plain(l); L && coord.size() == 1) {  // the fast path: L(i), L((i, j))
-               if (auto i = small_int(coord[0])) return py::int_((*L)(*i));
-               if (auto c = int_coord(coord[0])) return py::int_(L->apply(*c));
-             }
-             py::object c = coord.size() == 1 ? py::reinterpret_borrow<py::object>(coord[0]) : py::object(coord);
-             if (py::isinstance<py::str>(c)) c = from_json(protocol_coord(c.cast<std::string>()));
-             return from_json(call_json("eval", Json{{"layout", json_of(l)}, {"coord", to_json(c)}}));
-           }, "the offset of an index (colexicographic, D1) or a coordinate (§3)")
+      .def("__call__", &apply_py, "the offset of an index (colexicographic, D1) or a coordinate (§3)")
       .def("__getitem__", [](const PyLayout& l, int64_t i) { return from_json(call_json("mode", Json{{"layout", json_of(l)}, {"i", i}})); })
       .def("__eq__", [](const PyLayout& l, py::object other) -> py::object {
              if (py::isinstance<PyLayout>(other)) return py::bool_(json_of(l) == json_of(other.cast<const PyLayout&>()));
@@ -170,22 +189,7 @@ void define_layout(py::module_& m) {
              return std::string(l.layout()->kind() == LayoutKind::Shard ? "ShardLayout" : "Layout") + "('" + to_string(*l.layout()) + "')"; })
       .def("to_json", [](const PyLayout& l) { return plain_py(json_of(l)); }, "the protocol JSON object (spec/PROTOCOL.md)")
       .def("svg", [](const PyLayout& l) { return picture(l); }, "the picture `tfspec draw` makes (SVG text)")
-      .def("_repr_svg_", [](const PyLayout& l) -> py::object {
-             // What a notebook embeds stays small (issue 31): a picture of at most kReprCells
-             // domain points and kReprBytes of text, else None (Jupyter shows the text repr);
-             // .svg() draws the full picture (up to draw's own limit).
-             constexpr int64_t kReprCells = 1024;     // a 32 x 32 tile
-             constexpr size_t kReprBytes = 512 * 1024;
-             if (l.layout()->kind() != LayoutKind::Shard) {  // a shard picture is stripes: small at any size
-               try {
-                 if (product_int(l.layout()->shape(), "size") > kReprCells) return py::none();
-               } catch (const SpecError&) {  // symbolic: draw refuses it below
-               }
-             }
-             py::object svg = svg_or_none([&] { return picture(l); });
-             if (!svg.is_none() && py::len(svg) > kReprBytes) return py::none();
-             return svg;
-           }, "the picture a notebook embeds: None past 1024 domain points or 512 KiB of SVG (.svg() draws it whole)");
+      .def("_repr_svg_", &repr_svg, "the picture a notebook embeds: None past 1024 domain points or 512 KiB of SVG (.svg() draws it whole)");
 }
 
 void define_shard_layout(py::module_& m) {
