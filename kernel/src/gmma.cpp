@@ -5,18 +5,13 @@
 // make_gmma_desc<Major::MN>): atoms of W bytes along MN x 8 along K, one stride between the atoms
 // along MN (LBO) and one between the 8-wide K groups (SBO); one stride over the whole tile is
 // what CuTe's tile_to_shape gives and enough for every k-block's descriptor.
+#include "bits.hpp"
 #include "s2r.hpp"
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/gmma.hpp"
 
 namespace tfspec::kernel {
 namespace {
-
-int log2_exact(int64_t x) {
-  int n = 0;
-  while ((int64_t{1} << n) < x) ++n;
-  return n;
-}
 
 struct Mismatch {
   int64_t element = -1, offset = 0, expected = 0;

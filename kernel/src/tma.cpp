@@ -10,17 +10,12 @@
 #include <optional>
 #include <string>
 
+#include "bits.hpp"
 #include "tfspec/kernel/partition.hpp"
 #include "tfspec/reference/notation.hpp"
 
 namespace tfspec::kernel {
 namespace {
-
-int log2_exact(int64_t x) {
-  int n = 0;
-  while ((int64_t{1} << n) < x) ++n;
-  return n;
-}
 
 std::string mode_name(int64_t span) { return span == 0 ? std::string("unswizzled") : std::to_string(span) + "B"; }
 

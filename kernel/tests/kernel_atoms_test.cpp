@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kernel_test_support.hpp"
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/gmma.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -82,14 +83,6 @@ TEST(KernelAtoms, GmmaAtomValuesByHand) {
   EXPECT_EQ(mn(0, 7), 504);
   EXPECT_EQ(k(1, 8), 64);
   EXPECT_EQ(mn.name(), "MN-major 128-byte swizzled");
-}
-
-const Finding& finding(const KernelReport& r, const std::string& check, const std::string& subject) {
-  for (const Finding& f : r.findings)
-    if (f.check == check && f.subject == subject) return f;
-  static const Finding none{"(none)", "(none)", Outcome::Skipped, nullptr, "no such finding", Json::object()};
-  ADD_FAILURE() << "no " << check << " finding for " << subject;
-  return none;
 }
 
 // docs/kernels/sm90_wgmma_mn_major.json, by hand. A is M-major in global memory, (M,K):(1,M); the

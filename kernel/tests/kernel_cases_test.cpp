@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kernel_test_support.hpp"
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/partition.hpp"
 #include "tfspec/kernel/views.hpp"
@@ -26,16 +27,6 @@ Json read_case(const std::string& name) {
 
 KernelReport run(const Json& j) { return check_pipeline(read_pipeline(j)); }
 KernelReport run_case(const std::string& name) { return run(read_case(name)); }
-
-const Finding& finding(const KernelReport& r, const std::string& check, const std::string& subject) {
-  for (const Finding& f : r.findings)
-    if (f.check == check && f.subject == subject) return f;
-  static const Finding none{"(none)", "(none)", Outcome::Skipped, nullptr, "no such finding", Json::object()};
-  ADD_FAILURE() << "no " << check << " finding for " << subject;
-  return none;
-}
-
-std::string rule_of(const Finding& f) { return f.rule ? std::string(f.rule->id) : ""; }
 
 // The passing SM80 configuration. cp.async: thread t writes row t/4, k = 8 (t % 4) .. + 7 of a
 // 32x32 copy tile, repeated 4 times along M: each element once. Banks, g2s: a quarter-warp

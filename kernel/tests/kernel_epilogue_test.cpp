@@ -6,21 +6,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "kernel_test_support.hpp"
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/reference/error.hpp"
 
 namespace tfspec::kernel {
 namespace {
-
-const Finding& finding(const KernelReport& r, const std::string& check, const std::string& subject) {
-  for (const Finding& f : r.findings)
-    if (f.check == check && f.subject == subject) return f;
-  static const Finding none{"(none)", "(none)", Outcome::Skipped, nullptr, "no such finding", Json::object()};
-  ADD_FAILURE() << "no " << check << " finding for " << subject;
-  return none;
-}
-
-std::string rule_of(const Finding& f) { return f.rule ? std::string(f.rule->id) : ""; }
 
 Json sm80_case() {
   std::ifstream in(std::string(TFSPEC_SOURCE_DIR) + "/docs/kernels/sm80_f16_128x128x32.json");

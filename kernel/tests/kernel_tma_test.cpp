@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kernel_test_support.hpp"
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/tma.hpp"
 #include "tfspec/reference/error.hpp"
@@ -20,16 +21,6 @@ Json tma_case() {
   s << in.rdbuf();
   return Json::parse(s.str());
 }
-
-const Finding& finding(const KernelReport& r, const std::string& check, const std::string& subject) {
-  for (const Finding& f : r.findings)
-    if (f.check == check && f.subject == subject) return f;
-  static const Finding none{"(none)", "(none)", Outcome::Skipped, nullptr, "no such finding", Json::object()};
-  ADD_FAILURE() << "no " << check << " finding for " << subject;
-  return none;
-}
-
-std::string rule_of(const Finding& f) { return f.rule ? std::string(f.rule->id) : ""; }
 
 KernelReport run(const Json& j) { return check_pipeline(read_pipeline(j)); }
 
