@@ -3,6 +3,7 @@
 // decoder letting a nlohmann exception escape (instead of a json-type SpecError) is.
 #include "fuzz_support.hpp"
 #include "tfspec/reference/json.hpp"
+#include "tfspec/reference/json_text.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/shard_layout.hpp"
 
@@ -34,10 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size) {
   Json j;
   bool too_deep = false;
   try {
-    j = Json::parse(text, [&too_deep](int depth, Json::parse_event_t, Json&) {
-      too_deep = too_deep || depth > 2 * kMaxDepth + 16;
-      return depth <= 2 * kMaxDepth + 16;
-    });
+    j = parse_json_text_cut(text, too_deep);  // the one limit (json_text.hpp)
   } catch (const Json::exception&) {  // malformed JSON, or a number beyond double (out_of_range 406)
     return 0;
   }

@@ -15,6 +15,7 @@
 
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/protocol/wire.hpp"
+#include "tfspec/reference/json_text.hpp"
 
 namespace tfspec::conformance {
 namespace {
@@ -103,7 +104,12 @@ std::set<std::string> failed_ids(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) fail(rule::kUsage, path + " is a directory, not a JSON report (--json)");
   std::ifstream in(path);
   if (!in) fail(rule::kUsage, "cannot read " + path + ": " + std::strerror(errno));
-  const Json j = Json::parse(in, nullptr, false);
+  Json j;
+  try {
+    j = parse_json_stream(in, path);
+  } catch (const Json::exception&) {
+    j = Json();  // malformed: refused below as not a report
+  }
   if (!j.is_object() || !j.contains("cases") || !j["cases"].is_array()) fail(rule::kUsage, path + " is not a conform --json report");
   std::set<std::string> out;
   for (const auto& c : j["cases"]) {

@@ -17,6 +17,7 @@
 
 #include "tfspec/conformance/runner.hpp"
 #include "tfspec/protocol/wire.hpp"
+#include "tfspec/reference/json_text.hpp"
 
 namespace tfspec::conformance {
 namespace {
@@ -295,8 +296,11 @@ class Subprocess : public Implementation {
         buffer_.erase(0, nl + 1);
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         try {
-          out = Json::parse(line);
+          out = parse_json_text(line, "the reply");
           return true;
+        } catch (const SpecError& e) {
+          problem = e.diagnostic().message;
+          return false;
         } catch (const Json::exception&) {
           problem = "malformed reply line: " + line.substr(0, 200);
           return false;

@@ -53,9 +53,16 @@ MmaMode mma_mode(const Pipeline& p, int which) {
   const int64_t extents[] = {p.bm, p.bn, p.bk};
   const int64_t atoms[] = {p.mma.m, p.mma.n, p.mma.k};
   MmaMode d{names[which], extents[which], atoms[which], product_int(p.mma.atoms.shape_ref()[static_cast<size_t>(which)]), Layout(), 0};
+  // Sizes are compared with the tile before anything is multiplied or enumerated: an atom or a
+  // permutation larger than the CTA tile is a malformed description, refused at once.
+  if (d.atom > d.extent || d.ways > d.extent / d.atom)
+    bad("mma", std::to_string(d.ways) + " atom(s) of " + std::string(1, d.name) + " = " + std::to_string(d.atom) + " do not fit in B" + std::string(1, d.name) +
+                   " = " + std::to_string(d.extent));
   d.perm = p.mma.perm[static_cast<size_t>(which)].value_or(Layout(IntTuple(d.atom * d.ways)));
   d.perm_size = d.perm.size();
   const std::string at = "mma.permutation[" + std::to_string(which) + "]";
+  if (d.perm_size > d.extent)
+    bad(at, "the permutation's size " + std::to_string(d.perm_size) + " is larger than B" + std::string(1, d.name) + " = " + std::to_string(d.extent));
   require_bijection(d.perm, d.perm_size, at, "the permutation");
   if (d.perm_size % d.atom != 0) bad(at, "the permutation's size " + std::to_string(d.perm_size) + " is not a multiple of the atom's " + std::string(1, d.name) + " = " + std::to_string(d.atom));
   if (d.extent % d.perm_size != 0 || (d.extent / d.atom) % d.ways != 0)

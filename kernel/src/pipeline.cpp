@@ -7,6 +7,7 @@
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/json_text.hpp"
 
 namespace tfspec::kernel {
 namespace {
@@ -280,7 +281,7 @@ Operand epilogue_staging(const Pipeline& p) {
 Pipeline read_pipeline_text(const std::string& text) {
   Json j;
   try {
-    j = Json::parse(text);
+    j = parse_json_text(text, "the pipeline description");
   } catch (const Json::parse_error& e) {
     fail(rule::kJsonMalformed, std::string("the pipeline description is not JSON: ") + e.what());
   }

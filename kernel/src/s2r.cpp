@@ -63,7 +63,14 @@ S2rCopy derive_s2r(const Pipeline& p, const Operand& o, const Partition& expecte
   const int64_t unit = atom.in_bits ? o.bits : 1;
   s.src_values = product_int(atom.src.shape_ref()[1]) / unit;
   s.dst_values = product_int(atom.dst.shape_ref()[1]) / unit;
+  // What the MMA and the atom's own destination allow is compared before any table is built: a
+  // source thread names each of the atom's positions at most once.
+  if (s.dst_values < 1 || expected.values % s.dst_values != 0 || s.atom_threads > p.threads || p.threads % s.atom_threads != 0)
+    bad(atom.path, "the MMA's " + std::to_string(expected.values) + " values per thread over " + std::to_string(p.threads) +
+                       " threads are not a whole number of the atom's " + std::to_string(s.dst_values) + " values over " + std::to_string(s.atom_threads) + " threads");
   const int64_t space = s.atom_threads * s.dst_values;
+  if (s.src_values > space)
+    bad(atom.path + ".src", "each source thread names " + std::to_string(s.src_values) + " values, more than the atom's " + std::to_string(space) + " positions");
   const std::vector<int64_t> src_pos =
       positions(table(atom, atom.src, s.atom_threads, o.bits, atom.path + ".src"), space, false, to_string(atom.src), atom.path + ".src");
   s.dst_pos = positions(table(atom, atom.dst, s.atom_threads, o.bits, atom.path + ".dst"), space, true, to_string(atom.dst), atom.path + ".dst");
@@ -81,8 +88,6 @@ S2rCopy derive_s2r(const Pipeline& p, const Operand& o, const Partition& expecte
   if (atom.bits % o.bits != 0 || s.src_values % (atom.bits / o.bits) != 0)
     bad(atom.path + ".bits", std::to_string(atom.bits) + " bits per access do not divide a source thread's " + std::to_string(s.src_values) + " values of " + std::to_string(o.bits) + " bits");
   s.vector = atom.bits / o.bits;
-  if (expected.values % s.dst_values != 0 || p.threads % s.atom_threads != 0)
-    bad(atom.path, "the MMA's " + std::to_string(expected.values) + " values per thread are not a whole number of the atom's " + std::to_string(s.dst_values));
   s.chunks = expected.values / s.dst_values;
   s.threads = p.threads;
   std::vector<std::pair<int64_t, int64_t>> dst_of_pos(s.dst_pos.size());

@@ -232,14 +232,11 @@ Json read_program_json(const std::string& text) {
   bool too_deep = false;
   Json j;
   try {
-    j = Json::parse(text, [&too_deep](int depth, Json::parse_event_t, Json&) {
-      if (depth > kMaxProgramDepth) too_deep = true;
-      return depth <= kMaxProgramDepth;
-    });
+    j = parse_json_text_cut(text, too_deep);
   } catch (const Json::exception& e) {
     fail_at(rule::kProgramFormat, "$", std::string("the program is not JSON: ") + e.what());
   }
-  if (too_deep) fail_at(rule::kNestingTooDeep, "$", "the program nests deeper than " + std::to_string(kMaxProgramDepth) + " levels");
+  if (too_deep) fail_at(rule::kNestingTooDeep, "$", too_deep_message("the program"));
   return j;
 }
 

@@ -10,6 +10,7 @@
 
 #include "corpus_symbolic.hpp"
 #include "tfspec/reference/catalogue.hpp"
+#include "tfspec/reference/json_text.hpp"
 
 namespace tfspec::protocol {
 namespace {
@@ -346,7 +347,7 @@ CorpusFile load_corpus_file(const std::string& path) {
   if (!in) fail(rule::kJsonMalformed, "cannot read corpus file " + path);
   Json doc;
   try {
-    doc = Json::parse(in);
+    doc = parse_json_stream(in, path);
   } catch (const Json::exception& e) {
     fail(rule::kJsonMalformed, path + ": " + e.what());
   }

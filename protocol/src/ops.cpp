@@ -8,6 +8,7 @@
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/json_text.hpp"
 
 namespace tfspec::protocol {
 
@@ -73,13 +74,7 @@ Json arg_from_text(ParamType type, const std::string& text) {
     case ParamType::Text: return Json(text);
     case ParamType::Json:
       try {
-        bool too_deep = false;
-        Json j = Json::parse(text, [&too_deep](int depth, Json::parse_event_t, Json&) {
-          if (depth > 2 * kMaxDepth + 16) too_deep = true;
-          return !too_deep;
-        });
-        if (too_deep) fail(rule::kNestingTooDeep, "JSON argument nests too deeply");
-        return j;
+        return parse_json_text(text, "the JSON argument");
       } catch (const Json::exception& e) {
         fail(rule::kJsonMalformed, std::string("malformed JSON argument: ") + e.what());
       }

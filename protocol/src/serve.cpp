@@ -8,11 +8,11 @@
 
 #include "tfspec/protocol/smt2_dir.hpp"
 #include "tfspec/protocol/wire.hpp"
+#include "tfspec/reference/json_text.hpp"
 
 namespace tfspec::protocol {
 namespace {
 
-constexpr int kMaxJsonDepth = 2 * kMaxDepth + 16;  // IntTuples inside a few object levels
 
 Json reply_error(const Json& seq, RuleRef r, const std::string& msg) { return Json{{"seq", seq}, {"error", error_json(Diagnostic(r, msg))}}; }
 
@@ -67,13 +67,9 @@ Json answer_line(const OpRegistry& reg, const std::string& line, bool& stop, con
   // Nesting beyond any legal request is dropped while parsing (copying or printing a 10^5-deep
   // document would recurse that deep): the request is then answered with nesting-too-deep.
   bool too_deep = false;
-  auto limit_depth = [&too_deep](int depth, Json::parse_event_t, Json&) {
-    if (depth > kMaxJsonDepth) too_deep = true;
-    return depth <= kMaxJsonDepth;
-  };
   Json req;
   try {
-    req = Json::parse(line, limit_depth);
+    req = parse_json_text_cut(line, too_deep);
   } catch (const Json::exception& e) {
     return reply_error(nullptr, rule::kProtocolMalformed, std::string("not JSON: ") + e.what());
   }
@@ -88,7 +84,7 @@ Json answer_line(const OpRegistry& reg, const std::string& line, bool& stop, con
     return reply_error(nullptr, rule::kProtocolUnknownCmd, "unknown cmd " + cmd.dump(-1, ' ', false, Json::error_handler_t::replace));
   }
   Json seq = req.contains("seq") && !req["seq"].is_structured() ? req["seq"] : Json(nullptr);
-  if (too_deep) return reply_error(seq, rule::kNestingTooDeep, "request nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (too_deep) return reply_error(seq, rule::kNestingTooDeep, too_deep_message("the request"));
   return answer(reg, req, seq, opts);
 }
 

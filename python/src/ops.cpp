@@ -17,6 +17,7 @@
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
+#include "tfspec/reference/json_text.hpp"
 
 namespace tfspec::python {
 namespace {
@@ -244,7 +245,7 @@ void register_ops(py::module_& m) {
     return out;
   }, "The names of the ops _fast_op compiles.");
   m.def("_call_json", [](const std::string& name, const std::string& args) {
-        return call_json(name, Json::parse(args)).dump(); },
+        return call_json(name, parse_json_text(args, "the arguments")).dump(); },
         "Runs op NAME with JSON arguments (text) exactly as `tfspec serve` does; returns the result as JSON text.");
   m.def("_ops", [] {
     py::list out;

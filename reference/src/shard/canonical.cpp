@@ -3,6 +3,7 @@
 
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/json_text.hpp"
 #include "shard/shard_text_util.hpp"
 
 namespace tfspec {
@@ -133,7 +134,7 @@ ShardLayout read_shard_layout(const Json& j, const std::optional<Mesh>& mesh) {
   if (!t.empty() && t.front() == '{') {
     Json parsed;
     try {
-      parsed = Json::parse(t);
+      parsed = parse_json_text(t, "a JSON shard layout");
     } catch (const Json::exception& e) {
       fail(rule::in(rule::kJsonMalformed, "§7"), std::string("malformed JSON shard layout: ") + e.what());
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tfspec/reference/json.hpp"
+#include "tfspec/reference/json_text.hpp"
 #include "tfspec/reference/shard_layout.hpp"
 
 namespace tfspec::propagation {
@@ -52,7 +53,7 @@ struct Program {
 
 // The deepest nesting of a program's JSON: its objects around a JSON shard layout, whose
 // IntTuples nest up to kMaxDepth (the bound the protocol's request reader uses too).
-inline constexpr int kMaxProgramDepth = 2 * kMaxDepth + 16;
+inline constexpr int kMaxProgramDepth = kMaxJsonDepth;  // the one limit of json_text.hpp
 // The program's JSON from its text: program-format when it is not JSON, nesting-too-deep (at
 // "$") when it nests deeper than kMaxProgramDepth; the deep value is never built.
 Json read_program_json(const std::string& text);
