@@ -24,6 +24,7 @@
 #include <thread>
 
 #ifdef TFSPEC_HAVE_PROVE
+#include "tfspec/protocol/kernel_ops.hpp"
 #include "tfspec/protocol/prove_ops.hpp"
 #endif
 #include "tfspec/protocol/serve.hpp"
@@ -172,6 +173,7 @@ int main(int argc, char** argv) {
   protocol::register_reference_ops(reg);
 #ifdef TFSPEC_HAVE_PROVE
   protocol::register_prove_ops(reg);  // served honestly: the corpus's prove.* cases pass
+  protocol::register_kernel_ops(reg);  // and its kernel.check cases
 #endif
   std::string line;
   bool stop = false;
