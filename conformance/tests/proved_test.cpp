@@ -125,6 +125,19 @@ TEST(ProvedConditions, TrueAdditionsPass) {
   }
 }
 
+// The judge's time is bounded: a list of more than 1,024 conditions is refused, not evaluated
+// 4,096 times each; 1,024 true ones still pass.
+TEST(ProvedConditions, AnEndlessListIsRefusedNotEvaluated) {
+  const auto& [c, reply] = answered().front();
+  Json many = reply;
+  while (many["result"]["conditions"].size() < 1024) many = with_condition(many, proved("1 >= 1"), -1);
+  EXPECT_EQ(protocol::judge(*c, many).status, Status::Pass) << protocol::judge(*c, many).detail;
+  many = with_condition(many, proved("1 >= 1"), -1);
+  const auto j = protocol::judge(*c, many);
+  EXPECT_EQ(j.status, Status::Fail);
+  EXPECT_NE(j.detail.find("more than the 1024 the judge checks"), std::string::npos) << j.detail;
+}
+
 // A predicate over one symbol S >= 1 whose truth is known without the judge: `a*S + b >= a + b`
 // holds at every instance, `a*S + b < a + b` at none. Added anywhere, the first passes, the
 // second fails; a required condition written the other way round (sides swapped) fails too.

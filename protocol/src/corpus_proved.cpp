@@ -20,6 +20,7 @@ namespace tfspec::protocol {
 namespace {
 
 constexpr size_t kPoolCap = 4096;         // instances tried per case (beyond: a deterministic sample)
+constexpr size_t kMostProved = 1024;      // proved conditions one list may claim (the judge's time is bounded)
 constexpr int64_t kLargestValue = int64_t{1} << 40;
 
 struct Relation {
@@ -201,6 +202,8 @@ std::vector<Chain> guard_of(const Json& when, bool& readable) {
 bool proved_hold(const Json& conds, const std::vector<Chain>& guard, Problem p, std::string& why) {
   if (!conds.is_array()) return true;
   std::vector<std::pair<const Json*, Chain>> proved;
+  if (conds.size() > kMostProved)
+    return why = std::to_string(conds.size()) + " conditions in one list, more than the " + std::to_string(kMostProved) + " the judge checks", false;
   for (const auto& c : conds) {
     if (!c.is_object() || c.value("status", Json()) != "proved") continue;
     const Json pred = c.value("predicate", Json());
