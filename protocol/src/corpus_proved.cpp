@@ -240,17 +240,20 @@ std::optional<Problem> problem_of(const CorpusCase& c, const Json& reply) {
     p.assumptions.push_back(std::move(*chain));
   }
   constants_of(args.dump(), p.constants);
-  auto scan = [&](const Json& answer, auto&& self) -> void {
+  // A counterexample sits at most 4 levels down (cases[i].conditions[j].counterexample); the
+  // scan stops at 6, so a reply nested deeper costs no stack.
+  auto scan = [&](const Json& answer, int depth, auto&& self) -> void {
+    if (depth > 6) return;
     if (answer.is_object()) {
       if (answer.contains("counterexample"))
         if (auto b = bindings_of(answer["counterexample"])) p.counterexamples.push_back(*b);
-      for (const auto& [k, v] : answer.items()) self(v, self);
+      for (const auto& [k, v] : answer.items()) self(v, depth + 1, self);
     } else if (answer.is_array()) {
-      for (const auto& v : answer) self(v, self);
+      for (const auto& v : answer) self(v, depth + 1, self);
     }
   };
-  if (c.expect) scan(*c.expect, scan);
-  scan(reply, scan);
+  if (c.expect) scan(*c.expect, 0, scan);
+  scan(reply, 0, scan);
   return p;
 }
 
