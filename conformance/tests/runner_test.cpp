@@ -11,6 +11,7 @@
 #include "tfspec/conformance/runner.hpp"
 #include "corpus_support.hpp"
 #ifdef TFSPEC_HAVE_PROVE
+#include "tfspec/protocol/kernel_ops.hpp"
 #include "tfspec/protocol/prove_ops.hpp"
 #endif
 
@@ -26,6 +27,7 @@ const protocol::OpRegistry& registry() {
     protocol::register_reference_ops(r);
 #ifdef TFSPEC_HAVE_PROVE
     protocol::register_prove_ops(r);  // the corpus's prove.* cases
+    protocol::register_kernel_ops(r);  // and its kernel.check cases (spec/corpus/k1-kernel.json)
 #endif
     return r;
   }();

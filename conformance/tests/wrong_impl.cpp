@@ -14,6 +14,8 @@
 //   filter-no-coalesce     filter drops size-1 and stride-0 modes but merges nothing
 //   complement-multiple    complement refuses a stride that is not a multiple of the span before it
 //   cosize-last            cosize is 1 + L(size-1), wrong for negative strides
+//   proved-false           every symbolic answer adds the condition `0 > 1`, "proved" (issue 44)
+//   proved-twice           every symbolic answer lists each required condition again as "proved"
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -22,6 +24,7 @@
 #include <thread>
 
 #ifdef TFSPEC_HAVE_PROVE
+#include "tfspec/protocol/kernel_ops.hpp"
 #include "tfspec/protocol/prove_ops.hpp"
 #endif
 #include "tfspec/protocol/serve.hpp"
@@ -93,11 +96,33 @@ Json layout_json(const std::vector<std::pair<int64_t, int64_t>>& m) {
   return Json{{"kind", "layout"}, {"shape", shape}, {"stride", stride}};
 }
 
+// A symbolic answer (spec/PROTOCOL.md) with false `proved` conditions planted: at the top and in
+// every case, `0 > 1` (proved-false) or each required condition a second time (proved-twice).
+void plant_proved(const std::string& name, Json& answer) {
+  auto plant = [&](Json& conditions) {
+    if (!conditions.is_array()) return;
+    const Json was = conditions;
+    if (name == "proved-false") conditions.push_back(Json{{"rule", "extent-positive"}, {"clause", "§3"}, {"predicate", "0 > 1"}, {"status", "proved"}});
+    for (const auto& c : was)
+      if (name == "proved-twice" && c.is_object() && c.value("status", "") == "required")
+        conditions.push_back(Json{{"rule", c.value("rule", Json())}, {"clause", c.value("clause", Json())}, {"predicate", c.value("predicate", Json())}, {"status", "proved"}});
+  };
+  if (!answer.is_object()) return;
+  if (answer.contains("conditions")) plant(answer["conditions"]);
+  if (answer.contains("cases") && answer["cases"].is_array())
+    for (auto& c : answer["cases"])
+      if (c.is_object() && c.contains("conditions")) plant(c["conditions"]);
+}
+
 // One mutant's answer, or the reference's reply unchanged where the mutant agrees with it.
 Json mutant(const std::string& name, const Json& req, Json reply) {
   const std::string op = req.value("op", "");
   const Json args = req.contains("args") ? req["args"] : Json::object();
   if (!reply.contains("result") && name != "complement-multiple") return reply;
+  if (name == "proved-false" || name == "proved-twice") {
+    plant_proved(name, reply["result"]);
+    return reply;
+  }
   if (args.contains("assume") || args.contains("profile")) return reply;  // concrete, whole-layout requests only
   try {
     if (name == "coalesce-noop" && op == "coalesce") reply["result"] = tfspec::to_json(layout_arg(args["layout"]));
@@ -148,6 +173,7 @@ int main(int argc, char** argv) {
   protocol::register_reference_ops(reg);
 #ifdef TFSPEC_HAVE_PROVE
   protocol::register_prove_ops(reg);  // served honestly: the corpus's prove.* cases pass
+  protocol::register_kernel_ops(reg);  // and its kernel.check cases
 #endif
   std::string line;
   bool stop = false;

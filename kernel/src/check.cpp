@@ -75,6 +75,15 @@ Json to_json(const KernelReport& r) {
     if (f.rule) x["rule"] = std::string(f.rule->id), x["clause"] = std::string(f.rule->clause);
     j["findings"].push_back(std::move(x));
   }
+  // The findings that are not ok, by rule (a conformance case names them; spec/PROTOCOL.md).
+  j["violations"] = Json::array();
+  j["undecided"] = Json::array();
+  for (const Finding& f : r.findings) {
+    if (f.outcome != Outcome::Violation && f.outcome != Outcome::Undecided) continue;
+    Json x{{"check", f.check}, {"subject", f.subject}};
+    if (f.rule) x["rule"] = std::string(f.rule->id), x["clause"] = std::string(f.rule->clause);
+    j[f.outcome == Outcome::Violation ? "violations" : "undecided"].push_back(std::move(x));
+  }
   const int e = r.exit_code();
   j["result"] = e == 0 ? "ok" : e == 1 ? "violation" : "undecided";
   return j;

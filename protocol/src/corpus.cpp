@@ -470,7 +470,7 @@ Judgement judge_reply(const CorpusCase& c, const Json& reply) {
     const Json& res = reply["result"];
     if (!c.expect) return {Status::Fail, "result " + res.dump() + ", expected error " + Json(c.expect_error).dump(), res};
     std::string why;
-    if (same_value(*c.expect, res, c.compare, why) && canonical(c, res, why)) return {Status::Pass, "", res};
+    if (same_value(*c.expect, res, c.compare, why) && canonical(c, res, why) && proved_conditions_hold(c, res, why)) return {Status::Pass, "", res};
     return {Status::Fail, why, res};
   }
   return {Status::Errored, "a reply has one of result, error, skipped: " + reply.dump(), Json()};

@@ -19,5 +19,8 @@ std::optional<std::string> normal_pred(const std::string& text);
 // An expected object with "cases" or "conditions" (a symbolic answer, spec/PROTOCOL.md).
 bool is_symbolic_answer(const Json& expected);
 bool same_symbolic_answer(const Json& e, const Json& a, Compare mode, std::string& why);
+// Every `proved` condition of a reply to a symbolic case holds at the judge's instances of the
+// assumptions and its case's guard (corpus_proved.cpp); true for any other case.
+bool proved_conditions_hold(const CorpusCase& c, const Json& reply, std::string& why);
 
 }  // namespace tfspec::protocol

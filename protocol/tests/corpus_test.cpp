@@ -9,6 +9,7 @@
 
 #include "tfspec/protocol/corpus.hpp"
 #ifdef TFSPEC_HAVE_PROVE
+#include "tfspec/protocol/kernel_ops.hpp"
 #include "tfspec/protocol/prove_ops.hpp"
 #endif
 #include "tfspec/protocol/serve.hpp"
@@ -20,13 +21,15 @@ namespace {
 const std::string kCorpusDir = std::string(TFSPEC_SOURCE_DIR) + "/spec/corpus";
 
 // Every op group the corpus uses: the reference's (layout, shard) and, where the solver is built,
-// the prover's (prove.*, in tfspec_protocol_prove). Without it the prove cases are not run.
+// the prover's (prove.*) and kernel.check (both in tfspec_protocol_prove). Without it those cases
+// are not run.
 const OpRegistry& registry() {
   static const OpRegistry reg = [] {
     OpRegistry r;
     register_reference_ops(r);
 #ifdef TFSPEC_HAVE_PROVE
     register_prove_ops(r);
+    register_kernel_ops(r);
 #endif
     return r;
   }();
@@ -78,7 +81,7 @@ TEST(Corpus, EveryCasePassesThroughTheProtocol) {
   for (const auto& path : corpus_files(kCorpusDir)) {
     CorpusFile f = load_corpus_file(path);
     for (const auto& c : f.cases) {
-      if (!runnable(c.op) && c.op.rfind("prove.", 0) == 0) continue;  // no solver in this build
+      if (!runnable(c.op) && (c.op.rfind("prove.", 0) == 0 || c.op.rfind("kernel.", 0) == 0)) continue;  // no solver in this build
       bool stop = false;
       const Json reply = serve_line(registry(), dump_line(case_request(c, ++seq)), stop);
       Judgement j = reply.value("seq", Json()) == seq ? judge(c, reply)

@@ -68,6 +68,19 @@ TEST(KernelOp, TheUnswizzledPipelineReportsItsConflictsAndTheDescriptionMayBeTex
   EXPECT_EQ((*f)["detail"]["worst"]["threads"], Json::array({0, 2, 4, 6}));
 }
 
+// The findings that are not ok are also listed by rule (what a conformance case compares,
+// spec/corpus/k1-kernel.json): the two 4-way conflicts above, nothing undecided; none when it passes.
+TEST(KernelOp, TheReplyListsItsViolationsByRule) {
+  const Json bad = ask({{"pipeline", read_case("sm80_f16_unswizzled")}})["result"];
+  const Json want = Json::array({{{"check", "banks"}, {"subject", "A s2r (read)"}, {"rule", "kernel-bank-conflict"}, {"clause", "§4"}},
+                                 {{"check", "banks"}, {"subject", "B s2r (read)"}, {"rule", "kernel-bank-conflict"}, {"clause", "§4"}}});
+  EXPECT_EQ(bad["violations"], want) << bad;
+  EXPECT_EQ(bad["undecided"], Json::array());
+  const Json good = ask({{"pipeline", read_case("sm80_f16_128x128x32")}})["result"];
+  EXPECT_EQ(good["violations"], Json::array());
+  EXPECT_EQ(good["undecided"], Json::array());
+}
+
 // The limit as bytes or KiB; 4 stages of 32 KiB (sm90_wgmma_128b) fail 100 KiB, fit 228 KiB.
 TEST(KernelOp, TheSharedMemoryLimitIsBytesOrKiB) {
   const Json p = read_case("sm90_wgmma_128b");

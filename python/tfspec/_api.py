@@ -225,7 +225,7 @@ def _from_pycute(cls: Any, obj: Any) -> Any:
 
 def _to_pycute(self: Layout) -> Any:
     """This layout as a pycute.Layout (pycute must be importable)."""
-    import pycute  # type: ignore[import-not-found]
+    import pycute  # type: ignore[import-untyped,import-not-found,unused-ignore]
     return pycute.Layout(self.shape, self.stride)
 
 
