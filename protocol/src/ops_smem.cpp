@@ -49,17 +49,10 @@ std::string phase_text(const PhaseCost& p) {
   return s + "\n";
 }
 
-// The shared-memory layout: tile index -> element offset. A linear layout (X2) whose only in-dim
-// is `offset` is Triton's shared layout, offset -> tile coordinates: its inverse is the layout the
-// model reads, and the answer says so.
-LayoutPtr smem_arg(const Json& a, std::string& note) {
-  LayoutPtr smem = any_layout_from_json(require_arg(a, "smem"));
-  if (smem->kind() != LayoutKind::Linear) return smem;
-  const auto& l = static_cast<const LinearLayout&>(*smem);
-  if (l.ins().size() != 1 || l.ins()[0].name != "offset") return smem;
-  note = "smem is Triton's form (in-dim `offset`: offset -> coordinates); read through its inverse, tile index -> offset";
-  return std::make_shared<LinearLayout>(invert(l));
-}
+// The shared-memory layout: tile index -> element offset. A linear layout (X2) reads in the
+// direction spec/ALGEBRA.md "Direction" gives (Triton's `offset` in-dim: through its inverse), and
+// the answer says which.
+LayoutPtr smem_arg(const Json& a, std::string& note) { return smem_tile_to_offset(any_layout_from_json(require_arg(a, "smem")), note); }
 
 OpResult banks_result(const Json& a) {
   const Layout tv = layout_from_json(require_arg(a, "tv"));

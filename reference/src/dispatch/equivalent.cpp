@@ -51,10 +51,9 @@ std::function<int64_t(int64_t)> evaluator(const LayoutBase& l) {
   }
 }
 
+// X2 "Direction": one rule for every reader (linear.hpp direction()).
 bool takes_offsets(const LayoutBase& l) {
-  if (l.kind() != LayoutKind::Linear) return false;
-  const auto& x = static_cast<const LinearLayout&>(l);
-  return x.ins().size() == 1 && x.ins()[0].name == "offset";
+  return l.kind() == LayoutKind::Linear && direction(static_cast<const LinearLayout&>(l)) == LinearDirection::FromOffset;
 }
 
 // A against B^-1 by enumeration: B must be a bijection from its domain onto [0, n).
@@ -89,7 +88,7 @@ Equivalence equivalent(const LayoutBase& a, const LayoutBase& b, bool inverse) {
   r.size_b = domain_size(b, "B");
   if (!inverse && takes_offsets(a) != takes_offsets(b))
     r.note = std::string(takes_offsets(a) ? "A" : "B") +
-             "'s only in-dim is `offset`: it maps shared-memory offsets to coordinates (Triton's shared layouts), the other maps coordinates to "
+             "'s in-dim `offset` says it maps shared-memory offsets to coordinates (Triton's shared layouts), the other maps coordinates to "
              "offsets; --inverse compares A with B's inverse";
   if (r.size_a != r.size_b) {
     r.reason = "the domains differ in size: A has " + std::to_string(r.size_a) + " points, B " + std::to_string(r.size_b);

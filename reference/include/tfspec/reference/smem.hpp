@@ -45,6 +45,11 @@ struct BankReport {
   int64_t degree() const;  // ceil(worst wavefronts / worst ideal); 1 when conflict-free
 };
 
+// The shared-memory layout as the model reads it, tile index -> element offset: a plain or
+// swizzled layout as it is; a linear one (X2) in the direction spec/ALGEBRA.md "Direction" gives
+// (linear.hpp as_tile_to_offset), `said` then naming it (empty for the other kinds).
+LayoutPtr smem_tile_to_offset(LayoutPtr smem, std::string& said);
+
 // TV: a rank-2 layout (thread, value) -> index into the tile, the domain of `smem` (CuTe's TV
 // convention); smem: tile index -> element offset (Layout or swizzled ComposedLayout).
 // smem-access-params, smem-tv, smem-vector-access (spec/SMEM.md).
