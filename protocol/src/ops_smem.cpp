@@ -70,7 +70,7 @@ std::optional<std::pair<Json, std::string>> swizzle_hint(const Layout& tv, const
 }
 
 OpResult banks_result(const Json& a) {
-  const Layout tv = layout_from_json(require_arg(a, "tv"));
+  const Layout tv = plain_layout_arg(a, "tv", "banks");
   std::string note;
   const LayoutPtr smem = smem_arg(a, note);
   SmemAccess acc;
@@ -118,7 +118,7 @@ void register_smem_ops(OpRegistry& r) {
          [](const Json& a) {
            std::string note;
            const LayoutPtr smem = smem_arg(a, note);
-           const VectorWidth w = vector_width(layout_from_json(require_arg(a, "tv")), *smem, require_int(inttuple_from_json(require_arg(a, "elem_bytes")), "elem_bytes"));
+           const VectorWidth w = vector_width(plain_layout_arg(a, "tv", "vector_width"), *smem, require_int(inttuple_from_json(require_arg(a, "elem_bytes")), "elem_bytes"));
            Json j = vector_json(w);
            if (!note.empty()) j["note"] = note;
            return OpResult{j, (note.empty() ? "" : "note: " + note + "\n") + vector_text(w)};
