@@ -49,7 +49,8 @@ TEST(KernelBankHints, TheEpilogueStagingBufferNamesNoStageAndItsHintHolds) {
   Json j = read_case("sm80_f16_128x128x32");
   j["epilogue"]["smem"] = "(128,128):(128,1)";
   j["epilogue"]["r2s_bits"] = 32;
-  const Finding& w = finding(check_pipeline(read_pipeline(j)), "banks", "C r2s (write)");
+  const KernelReport plain = check_pipeline(read_pipeline(j));
+  const Finding& w = finding(plain, "banks", "C r2s (write)");
   ASSERT_EQ(w.outcome, Outcome::Violation) << w.message;
   EXPECT_EQ(w.message.find("stage"), std::string::npos) << w.message;
   EXPECT_FALSE(w.detail.contains("stage"));

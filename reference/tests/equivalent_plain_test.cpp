@@ -75,7 +75,7 @@ RC_GTEST_PROP(EquivalentPlain, AgreesWithBruteForceOnSmallRandomPairs, ()) {
     std::rotate(sb.begin(), sb.begin() + *rc::gen::inRange<size_t>(0, sb.size()), sb.end());
     b = random_layout(sb);
   }
-  const std::string sw = *rc::gen::element<std::string>("", "Sw<2,1,2> o 0 o ", "Sw<1,0,3> o 3 o ");
+  const std::string sw = *rc::gen::element(std::string(), std::string("Sw<2,1,2> o 0 o "), std::string("Sw<1,0,3> o 3 o "));
   const LayoutPtr la = parse_any_layout(sw + a), lb = parse_any_layout(sw + b);
   const Equivalence e = equivalent(*la, *lb);
   RC_ASSERT(e.method != std::string("enumeration"));  // "bases" where both happen to be F2-linear

@@ -2,6 +2,7 @@
 // index through each kind's own evaluation.
 #include "tfspec/reference/equivalent.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 

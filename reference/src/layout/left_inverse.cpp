@@ -2,7 +2,6 @@
 // offsets uncovered the digit-aligned search below (D17, issue 44; the search is complete for
 // left inverses of that form only, see A8).
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -87,9 +86,15 @@ class DigitSearch {
       if (static_cast<__int128>(a.e) * b.d != static_cast<__int128>(b.e) * a.d) break;  // one stride per digit
       g = std::gcd(g, b.d);
       const auto ds = divisors(g);
-      if (!ds) return exhausted = true, false;
+      if (!ds) {
+        exhausted = true;
+        return false;
+      }
       for (int64_t p : *ds) {  // the largest base first
-        if (++steps_ > (int64_t{1} << 20)) return exhausted = true, false;
+        if (++steps_ > (int64_t{1} << 20)) {
+          exhausted = true;
+          return false;
+        }
         if (p % base != 0 || p <= below_[k] || (static_cast<__int128>(a.e) * p) % a.d != 0) continue;
         digits_.back().first = p / base;
         digits_.emplace_back(1, static_cast<int64_t>(static_cast<__int128>(a.e) * p / a.d));

@@ -1,5 +1,6 @@
 // X2 (spec/ALGEBRA.md, "Direction"): which way a linear layout reads as a shared-memory layout.
 #include <algorithm>
+#include <iterator>
 
 #include "tfspec/reference/linear.hpp"
 #include "tfspec/reference/smem.hpp"
