@@ -3,7 +3,6 @@
 #include <iterator>
 
 #include "tfspec/reference/linear.hpp"
-#include "tfspec/reference/smem.hpp"
 
 namespace tfspec {
 
@@ -30,11 +29,6 @@ LinearLayout as_tile_to_offset(const LinearLayout& l, std::string& said) {
     said += "; the input is the flattened index of in-dims with bits, so " + others + " take offset bits as X2 flattens them";
   }
   return invert(LinearLayout(std::move(ins), l.outs()));
-}
-
-LayoutPtr smem_tile_to_offset(LayoutPtr smem, std::string& said) {
-  if (smem->kind() != LayoutKind::Linear) return smem;
-  return std::make_shared<LinearLayout>(as_tile_to_offset(static_cast<const LinearLayout&>(*smem), said));
 }
 
 }  // namespace tfspec
