@@ -59,6 +59,17 @@ TEST(LinearDirectionCli, ALayoutWithoutAnOffsetInDimIsReadAsTileIndexToOffsetAnd
   EXPECT_NE(r.out.find("read as tile index -> offset"), std::string::npos) << r.out;
 }
 
+// equivalent's note follows the same rule: Sw<3,3,3> o 0 o (8,64):(64,1) against Triton's form of
+// it (docs/linear-layouts.md's example) with a size-1 `block` listed first.
+TEST(LinearDirectionCli, EquivalentNotesTheDirectionWithASizeOneBlockToo) {
+  const std::string triton = "'linear[block=[], offset=[(0,1),(0,2),(0,4),(0,8),(0,16),(0,32),(1,8),(2,16),(4,32)] -> dim0=8, dim1=64]'";
+  const auto inv = run_tfspec("layout equivalent 'Sw<3,3,3> o 0 o (8,64):(64,1)' " + triton + " --inverse");
+  EXPECT_EQ(inv.rc, 0) << inv.out;
+  const auto plain = run_tfspec("layout equivalent 'Sw<3,3,3> o 0 o (8,64):(64,1)' " + triton);
+  EXPECT_EQ(plain.rc, 1) << plain.out;
+  EXPECT_NE(plain.out.find("note: B's in-dim `offset` says it maps shared-memory offsets to coordinates"), std::string::npos) << plain.out;
+}
+
 // Not a bijection onto the tile: offset bits 0 and 6 both reach column 1 (the layout is not
 // invertible), refused with the inverse's rule.
 TEST(LinearDirectionCli, ATritonLayoutWithNoInverseIsRefusedWithTheInversesRule) {
