@@ -171,7 +171,8 @@ int write_banks_picture(const Json& args, const std::string& path) {
     a.vector = args.contains("vector") ? require_int(inttuple_from_json(args["vector"]), "vector") : 1;
     if (args.contains("banks")) a.model.banks = require_int(inttuple_from_json(args["banks"]), "banks");
     if (args.contains("bank_bytes")) a.model.bank_bytes = require_int(inttuple_from_json(args["bank_bytes"]), "bank_bytes");
-    const std::string svg = draw::banks_svg(layout_from_json(args.at("tv")), *any_layout_from_json(args.at("smem")), a);
+    std::string said;  // the direction of a linear smem layout (X2): the picture draws what banks reads
+    const std::string svg = draw::banks_svg(protocol::plain_layout_arg(args, "tv", "banks --draw"), *smem_tile_to_offset(any_layout_from_json(args.at("smem")), said), a);
     write_report_file(path, svg, "the picture");
     return kOk;
   });

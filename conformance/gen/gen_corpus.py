@@ -11,6 +11,7 @@ calls tfspec. Standard library only; the output depends on the seed alone:
 """
 import argparse
 import json
+import math
 import os
 import random
 import sys
@@ -622,6 +623,50 @@ def mode_layout(modes):
     return [e for e, _ in modes], [d for _, d in modes]
 
 
+def digit_left_inverse(shape, stride):
+    """A8 (issue 44), written from the spec's words: L's moving modes (extent > 1, stride > 0)
+    sorted by stride, each with e, its index step (compact stride in L's domain); consecutive
+    modes share one digit of R when e / d is one ratio; a digit's base P divides their strides, is
+    a multiple of the previous base and above every offset the modes before reach; its stride is
+    e * P / d, an integer. Bases tried largest first, blocks shortest first; the last digit reaches
+    cosize(L). Returns (shape, stride) or None; negative strides: None."""
+    fs, fd = flat(shape), flat(stride)
+    modes, e = [], 1
+    for s_, d_ in zip(fs, fd):
+        if d_ < 0 and s_ > 1:
+            return None
+        if d_ > 0 and s_ > 1:
+            modes.append((d_, s_, e))
+        e *= s_
+    modes.sort(key=lambda m: m[0])
+    cos = max(values(shape, stride)) + 1
+    below = [0]
+    for d_, s_, _ in modes:
+        below.append(below[-1] + (s_ - 1) * d_)
+
+    def rec(k, base, digits):
+        if k == len(modes):
+            return digits[:-1] + [(-(-cos // base), digits[-1][1])]
+        d0, _, e0 = modes[k]
+        g = 0
+        for end in range(k + 1, len(modes) + 1):
+            d1, _, e1 = modes[end - 1]
+            if e0 * d1 != e1 * d0:
+                break
+            g = math.gcd(g, d1)
+            for p in [x for x in range(g, 0, -1) if g % x == 0]:
+                if p % base or p <= below[k] or (e0 * p) % d0:
+                    continue
+                r = rec(end, p, digits[:-1] + [(p // base, digits[-1][1]), (1, e0 * p // d0)])
+                if r is not None:
+                    return r
+        return None
+    digits = rec(0, 1, [(1, 0)])
+    if digits is None:
+        return None
+    return [r for r, _ in digits], [t for _, t in digits]
+
+
 def check_complement(shape, stride, modes):
     """The definition, brute force: R starts at 0, is injective, and (filter(A), R) is injective."""
     r_shape, r_stride = mode_layout(modes)
@@ -819,18 +864,22 @@ def gen_inverses(rng):
         else:
             # A8 left_inverse(L) = right_inverse((L, complement(L, 1)))
             c = complement_modes(shape, stride, 1)
-            if isinstance(c, str):
-                cases.append(case(f"g-s3-left-inverse-{n:04d}", "§3", "left_inverse", {"layout": lt}, "A8: complement(L, 1) refused", "brute-force",
-                                  error=[c, "left-inverse-gaps"], decisions=["A8"]))
-                n += 1
-                continue
-            m_shape, m_stride = shape + [e for e, _ in c], stride + [d for _, d in c]
-            f = min_preimage(m_shape, m_stride)
             cos = max(values(shape, stride)) + 1
-            if len(f) < cos:
-                cases.append(case(f"g-s3-left-inverse-{n:04d}", "§3", "left_inverse", {"layout": lt},
-                                  "A8: (L, complement(L, 1)) misses offset %d < cosize %d" % (len(f), cos), "brute-force",
-                                  error="left-inverse-gaps", decisions=["A8"]))
+            f = None if isinstance(c, str) else min_preimage(shape + [e for e, _ in c], stride + [d for _, d in c])
+            if f is None or len(f) < cos:
+                # A8 (issue 44): where (L, complement(L, 1)) is refused or leaves a gap, the
+                # digit-aligned left inverse, checked R(L(i)) == i (L(R(L(i))) == L(i)) here.
+                why = "complement(L, 1) refused" if f is None else "(L, complement(L, 1)) misses offset %d < cosize %d" % (len(f), cos)
+                r = digit_left_inverse(shape, stride)
+                if r is None:
+                    cases.append(case(f"g-s3-left-inverse-{n:04d}", "§3", "left_inverse", {"layout": lt}, "A8: " + why + ", and no digit-aligned left inverse exists",
+                                      "brute-force", error=[c, "left-inverse-gaps"] if f is None else "left-inverse-gaps", decisions=["A8"]))
+                else:
+                    lv = values(shape, stride)
+                    assert all(lv[evaluate(r[0], r[1], v)] == v for v in lv), (shape, stride, r)
+                    cases.append(case(f"g-s3-left-inverse-{n:04d}", "§3", "left_inverse", {"layout": lt},
+                                      "A8: " + why + "; the digit-aligned left inverse, checked L(R(L(i))) == L(i)", "brute-force",
+                                      expect=layout_json(*r), decisions=["A8"]))
             else:
                 modes = as_layout(f, [len(f)])
                 assert modes is not None, (shape, stride, f)
@@ -1088,7 +1137,7 @@ def main():
          "§3 logical/zipped/tiled/flat divide and product with a layout tiler, from A3's definitions: the complement above, then composition point by point"),
         ("gen-s3-blocked-raked.json", gen_blocked_raked, "§3 blocked and raked products from A5: padded modes, (A_i, P1_i) or (P1_i, A_i), point by point"),
         ("gen-s3-inverse.json", gen_inverses,
-         "§3 right_inverse as the least preimage of each offset up to the first one missed, left_inverse as the right inverse of (L, complement(L, 1)) (A8)"),
+         "§3 right_inverse as the least preimage of each offset up to the first one missed, left_inverse as the right inverse of (L, complement(L, 1)), else the digit-aligned left inverse (A8)"),
         ("gen-s7-exec.json", gen_s7_exec,
          "§7 distribute / assemble / reshard by placing every element at its engine and offset (D3, D12), typeinfer's materialized strides by D4"),
         ("gen-prove.json", gen_prove, "prove ops (spec/PROVE.md): PROVED / REFUTED by enumerating every instance, symbols bounded by the case's assumptions"),

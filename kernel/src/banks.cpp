@@ -2,11 +2,13 @@
 // every stage, through spec/SMEM.md's model (reference/src/smem: one model, used here on tables
 // of offsets). First the width: each access is one vector at the atom's width; then the banks.
 #include <algorithm>
+#include <optional>
 
 #include "s2r.hpp"
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/tma.hpp"
 #include "tfspec/reference/error.hpp"
+#include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/smem.hpp"
 
 namespace tfspec::kernel {
@@ -25,15 +27,17 @@ std::optional<Finding> width_of(const std::string& subject, const std::vector<in
                  {{"thread", w.thread}, {"value", w.value}, {"bits", w.bytes * 8}, {"atom_bits", vector * elem_bytes * 8}}};
 }
 
+// `stage`: which stage of a staged buffer (none for the epilogue's staging buffer, which has none).
 Finding banks_of(const std::string& subject, const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t elem_bytes, int64_t vector,
-                 int64_t stage) {
+                 std::optional<int64_t> stage) {
   SmemAccess access;
   access.elem_bytes = elem_bytes;
   access.vector = vector;
   const BankReport r = bank_conflicts(off, threads, values, access);
   Finding f{"banks", subject, Outcome::Ok, nullptr, "", Json::object()};
   f.detail = {{"wavefronts", r.wavefronts}, {"ideal", r.ideal}, {"degree", r.degree()}, {"phases", r.phases}, {"conflicting_phases", r.conflicting_phases},
-              {"access_bits", r.access_bytes * 8}, {"phase_threads", r.phase_threads}, {"stage", stage}};
+              {"access_bits", r.access_bytes * 8}, {"phase_threads", r.phase_threads}};
+  if (stage) f.detail["stage"] = *stage;
   const std::string shape = std::to_string(r.access_bytes * 8) + "-bit accesses, " + std::to_string(r.phase_threads) + " threads a phase";
   if (r.conflict_free()) {
     f.message = "conflict-free: " + plural(r.wavefronts, "wavefront") + " = ideal (" + shape + ")";
@@ -42,23 +46,45 @@ Finding banks_of(const std::string& subject, const std::vector<int64_t>& off, in
   f.outcome = Outcome::Violation;
   f.rule = &rule::kKernelBankConflict;
   const PhaseCost& w = *r.worst;
-  std::string who;
-  for (size_t i = 0; i < w.colliding.size() && i < 8; ++i) who += (i ? ", " : "") + std::to_string(w.colliding[i].first);
-  if (w.colliding.size() > 8) who += ", ...";
+  std::string who, where;
+  for (size_t i = 0; i < w.colliding.size() && i < 8; ++i) {
+    who += (i ? ", " : "") + std::to_string(w.colliding[i].first);
+    where += (i ? ", " : "") + std::to_string(w.colliding_offsets[i]);
+  }
+  if (w.colliding.size() > 8) who += ", ...", where += ", ...";
   f.message = std::to_string(r.degree()) + "-way conflict: " + plural(r.wavefronts, "wavefront") + " for an ideal of " + std::to_string(r.ideal) + " (" + shape +
-              ", " + std::to_string(r.conflicting_phases) + " of " + std::to_string(r.phases) + " phases conflict); first worst: stage " + std::to_string(stage) +
-              ", warp " + std::to_string(w.warp) + " access " + std::to_string(w.access) + " phase " + std::to_string(w.phase) + ", bank " +
-              std::to_string(w.bank) + " serves " + std::to_string(w.wavefronts) + " words to threads " + who;
+              ", " + std::to_string(r.conflicting_phases) + " of " + std::to_string(r.phases) + " phases conflict); first worst: " + (stage ? "stage " + std::to_string(*stage) + ", " : std::string()) +
+              "warp " + std::to_string(w.warp) + " access " + std::to_string(w.access) + " phase " + std::to_string(w.phase) + ", bank " +
+              std::to_string(w.bank) + " serves " + std::to_string(w.wavefronts) + " words to threads " + who + " at element offsets " + where;
   f.detail["worst"] = {{"warp", w.warp}, {"access", w.access}, {"phase", w.phase}, {"bank", w.bank}, {"wavefronts", w.wavefronts}, {"ideal", w.ideal},
                        {"threads", Json::array()}};
   for (const auto& [t, word] : w.colliding) f.detail["worst"]["threads"].push_back(t);
+  f.detail["worst"]["offsets"] = w.colliding_offsets;
   return f;
 }
 
-// Width, then banks in every stage (stage s starts s * cosize elements after stage 0); reports
+// A conflict's hint (issue 44): the swizzle over the buffer that the model confirms removes it for
+// these accesses in every stage, or that none of the swizzles tried does.
+std::string hint_for(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t elem_bytes, int64_t vector, int64_t stages, int64_t cosize,
+                     const LayoutBase& smem) {
+  if (smem.kind() != LayoutKind::Layout) return "";  // a swizzle over a swizzled or linear buffer is no layout to name
+  SmemAccess access;
+  access.elem_bytes = elem_bytes;
+  access.vector = vector;
+  const auto h = conflict_free_swizzle(off, threads, values, access, cosize, stages);
+  if (!h) return "; no Sw<B,M,S> (B <= 5) over the buffer removes it";
+  return "; hint: Sw<" + std::to_string(h->bits) + "," + std::to_string(h->base) + "," + std::to_string(h->shift) + "> o 0 o " + to_string(smem) +
+         " makes these accesses conflict-free (checked by the bank model)";
+}
+
+// Width, then banks in every stage of a staged buffer (stages > 0; stage s starts s * cosize
+// elements after stage 0), or of the one unstaged buffer (stages == 0, the epilogue's); reports
 // the first stage that conflicts, or stage 0's cost when none does.
 void width_and_banks(const std::string& subject, std::vector<int64_t> off, int64_t threads, int64_t values, int64_t elem_bytes, int64_t vector,
-                     int64_t stages, int64_t cosize, std::vector<Finding>& out) {
+                     int64_t stages, int64_t cosize, const LayoutBase& smem, std::vector<Finding>& out) {
+  const bool staged = stages > 0;
+  stages = std::max<int64_t>(stages, 1);
+  const std::vector<int64_t> stage0 = off;
   if (auto bad = width_of(subject, off, threads, values, elem_bytes, vector)) {
     out.push_back(std::move(*bad));
     return;
@@ -76,14 +102,15 @@ void width_and_banks(const std::string& subject, std::vector<int64_t> off, int64
         if (o >= 0) o += cosize;  // -1: a lane that takes no part stays so
     Finding f;
     try {
-      f = banks_of(subject, off, threads, values, elem_bytes, vector, s);
+      f = banks_of(subject, off, threads, values, elem_bytes, vector, staged ? std::optional<int64_t>(s) : std::nullopt);
     } catch (const SpecError& e) {
-      out.push_back({"banks", subject, Outcome::Skipped, nullptr, "not checked: stage " + std::to_string(s) + " is not vector-aligned (" + e.what() + ")", Json::object()});
+      out.push_back({"banks", subject, Outcome::Skipped, nullptr, "not checked: " + (staged ? "stage " + std::to_string(s) : std::string("the buffer")) + " is not vector-aligned (" + e.what() + ")", Json::object()});
       return;
     }
     if (!first || (first->outcome == Outcome::Ok && f.outcome != Outcome::Ok)) first = std::move(f);
   }
   if (first->outcome == Outcome::Ok && stages > 1) first->message += ", in each of the " + std::to_string(stages) + " stages";
+  if (first->outcome == Outcome::Violation) first->message += hint_for(stage0, threads, values, elem_bytes, vector, stages, cosize, smem);
   out.push_back(std::move(*first));
 }
 
@@ -100,7 +127,7 @@ void g2s_banks(const Pipeline& p, const Operand& o, std::vector<Finding>& out) {
     }
     off[i] = m.offset[static_cast<size_t>(part.index[i])];
   }
-  width_and_banks(subject + " (write)", std::move(off), part.threads, part.values, o.bits / 8, o.g2s.atom_bits / o.bits, p.stages, m.cosize, out);
+  width_and_banks(subject + " (write)", std::move(off), part.threads, part.values, o.bits / 8, o.g2s.atom_bits / o.bits, p.stages, m.cosize, *o.smem, out);
 }
 
 // ldmatrix as spec/SMEM.md's model sees it: each source thread's 16-byte row, a quarter-warp a phase.
@@ -121,11 +148,12 @@ void s2r_banks(const Pipeline& p, const Operand& o, std::vector<Finding>& out) {
   for (int64_t t = 0; t < s.threads; ++t)
     for (int64_t x = 0; x < s.values(); ++x)
       if (!s.src_reads[static_cast<size_t>(t % s.atom_threads + s.atom_threads * (x % s.src_values))]) off[static_cast<size_t>(t * s.values() + x)] = -1;
-  width_and_banks(subject, std::move(off), s.threads, s.values(), o.bits / 8, s.vector, p.stages, m.cosize, out);
+  width_and_banks(subject, std::move(off), s.threads, s.values(), o.bits / 8, s.vector, p.stages, m.cosize, *o.smem, out);
 }
 
 // The epilogue through its staging buffer (extension K1): each thread's accumulator fragment (the
-// C partition) stored r2s_bits at a time, then the epilogue copy's reads. One buffer, no stages.
+// C partition) stored r2s_bits at a time, then the epilogue copy's reads. One buffer, no stages
+// (stages 0 below: its findings name no stage).
 void epilogue_banks(const Pipeline& p, std::vector<Finding>& out) {
   const Operand staging = epilogue_staging(p);
   const SmemMap m = smem_map(staging, p.bm, p.bn);
@@ -138,11 +166,11 @@ void epilogue_banks(const Pipeline& p, std::vector<Finding>& out) {
   if (held.values % (p.r2s_bits / p.bits_c) != 0)
     fail(rule::kKernelInput, "epilogue.r2s_bits: " + std::to_string(p.r2s_bits) + "-bit stores do not divide the " + std::to_string(held.values) + " accumulators a thread holds",
          "epilogue.r2s_bits");
-  width_and_banks("C r2s (write)", offsets(held), held.threads, held.values, p.bits_c / 8, p.r2s_bits / p.bits_c, 1, m.cosize, out);
+  width_and_banks("C r2s (write)", offsets(held), held.threads, held.values, p.bits_c / 8, p.r2s_bits / p.bits_c, 0, m.cosize, *staging.smem, out);
   if (std::find(read.index.begin(), read.index.end(), -1) != read.index.end())
     out.push_back({"banks", "C s2g (read)", Outcome::Skipped, nullptr, "not checked: the copy names no element for some value (see coverage)", Json::object()});
   else
-    width_and_banks("C s2g (read)", offsets(read), read.threads, read.values, p.bits_c / 8, p.epilogue->atom_bits / p.bits_c, 1, m.cosize, out);
+    width_and_banks("C s2g (read)", offsets(read), read.threads, read.values, p.bits_c / 8, p.epilogue->atom_bits / p.bits_c, 0, m.cosize, *staging.smem, out);
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ int KernelReport::exit_code() const {
 
 KernelReport check_pipeline(const Pipeline& p, const KernelOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  KernelReport r{p.name, p.arch, {}, 0};
+  KernelReport r{p.name, p.arch, {}, p.notes, 0};
   check_coverage(p, r.findings);
   check_agreement(p, r.findings);
   check_banks(p, r.findings);
@@ -84,6 +84,7 @@ Json to_json(const KernelReport& r) {
     if (f.rule) x["rule"] = std::string(f.rule->id), x["clause"] = std::string(f.rule->clause);
     j[f.outcome == Outcome::Violation ? "violations" : "undecided"].push_back(std::move(x));
   }
+  if (!r.notes.empty()) j["notes"] = r.notes;
   const int e = r.exit_code();
   j["result"] = e == 0 ? "ok" : e == 1 ? "violation" : "undecided";
   return j;
@@ -91,6 +92,7 @@ Json to_json(const KernelReport& r) {
 
 std::string to_text(const KernelReport& r) {
   std::string s = "kernel " + r.name + " (" + r.arch + ")\n";
+  for (const std::string& n : r.notes) s += "note: " + n + "\n";
   int64_t bad = 0, open = 0;
   for (const Finding& f : r.findings) {
     std::string head = outcome_name(f.outcome);

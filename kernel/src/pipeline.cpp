@@ -6,6 +6,7 @@
 
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/error.hpp"
+#include "tfspec/reference/smem.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/json_text.hpp"
 
@@ -189,12 +190,17 @@ Mma read_mma(const Json& j, const std::string& path) {
   return m;
 }
 
-LayoutPtr smem_layout(const Json& j, const std::string& path) {
+// A linear smem layout reads in spec/ALGEBRA.md's one direction (X2 "Direction"); the report's
+// notes say which (Triton's `offset` in-dim: offset -> coordinates, read through its inverse).
+LayoutPtr smem_layout(const Json& j, const std::string& path, std::vector<std::string>& notes) {
   const std::string text = text_field(j, "smem", path);
-  return parsed(text, path + ".smem", [](const std::string& t) { return parse_any_layout(t); });
+  std::string said;
+  LayoutPtr l = parsed(text, path + ".smem", [&](const std::string& t) { return smem_tile_to_offset(parse_any_layout(t), said); });
+  if (!said.empty()) notes.push_back(path + ".smem: " + said);
+  return l;
 }
 
-Operand read_operand(const Json& j, char name, int64_t bits, const Json& globals) {
+Operand read_operand(const Json& j, char name, int64_t bits, const Json& globals, std::vector<std::string>& notes) {
   const std::string path(1, name);
   Operand o;
   o.name = name;
@@ -206,7 +212,7 @@ Operand read_operand(const Json& j, char name, int64_t bits, const Json& globals
   const Json& g2s = field(op, "g2s", path);
   if (g2s.is_object() && g2s.contains("tma")) o.tma = read_tma(g2s, path + ".g2s");
   else o.g2s = read_copy(g2s, path + ".g2s", bits);
-  o.smem = smem_layout(op, path);
+  o.smem = smem_layout(op, path, notes);
   if (op.contains("s2r")) o.s2r = read_atom(op["s2r"], path + ".s2r");
   return o;
 }
@@ -246,8 +252,8 @@ Pipeline read_pipeline(const Json& j) {
   const Json& globals = field(j, "global", "");
   only_known(globals, "global", {"A", "B", "C"});
   only_known(field(j, "bits", ""), "bits", {"A", "B", "C"});
-  p.a = read_operand(j, 'A', bits_of(j, "A"), globals);
-  p.b = read_operand(j, 'B', bits_of(j, "B"), globals);
+  p.a = read_operand(j, 'A', bits_of(j, "A"), globals, p.notes);
+  p.b = read_operand(j, 'B', bits_of(j, "B"), globals, p.notes);
   p.bits_c = bits_of(j, "C");
   p.global_c = layout_field(globals, "C", "global");
   if (p.global_c.rank() != 2) bad("global.C", "a global layout is rank 2 (M, N), got " + to_string(p.global_c));
@@ -259,7 +265,7 @@ Pipeline read_pipeline(const Json& j) {
     p.epilogue_from_accumulators = source == "accumulators";
     if (j["epilogue"].contains("smem")) {
       if (p.epilogue_from_accumulators) bad("epilogue.smem", "a staging buffer belongs to an epilogue whose source is \"smem\"");
-      p.epilogue_smem = smem_layout(j["epilogue"], "epilogue");
+      p.epilogue_smem = smem_layout(j["epilogue"], "epilogue", p.notes);
       p.r2s_bits = int_field(j["epilogue"], "r2s_bits", "epilogue", 1, 1024);
       if (p.r2s_bits % p.bits_c != 0) bad("epilogue.r2s_bits", std::to_string(p.r2s_bits) + " bits is not a whole number of " + std::to_string(p.bits_c) + "-bit elements");
     } else if (j["epilogue"].contains("r2s_bits")) {

@@ -7,6 +7,7 @@
 
 #include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/error.hpp"
+#include "tfspec/reference/linear.hpp"
 #include "tfspec/reference/notation.hpp"
 #include "tfspec/reference/json_text.hpp"
 
@@ -61,7 +62,8 @@ Json arg_from_text(ParamType type, const std::string& text) {
   const bool json_array = !text.empty() && text.front() == '[';
   if (json_array && (type == ParamType::IntTuple || type == ParamType::Coord)) return arg_from_text(ParamType::Json, text);
   switch (type) {
-    case ParamType::Layout: return to_json(parse_layout(text));
+    case ParamType::Layout:  // a linear layout's text is read as one; the op reads its CuTe form (plain_layout_arg)
+      return is_linear_text(text) ? linear_to_json(parse_linear_layout(text)) : to_json(parse_layout(text));
     case ParamType::AnyLayout: return to_json(*parse_any_layout(text));
     case ParamType::Int: {
       IntTuple v = parse_inttuple(text);
@@ -70,7 +72,15 @@ Json arg_from_text(ParamType type, const std::string& text) {
     }
     case ParamType::Coord: return to_json(parse_coord(text));
     case ParamType::IntTuple: return to_json(parse_inttuple(text));
-    case ParamType::Tiler: return tiler_to_json(parse_tiler(text));
+    case ParamType::Tiler:
+      if (is_linear_text(text)) {  // X2 (issue 44): a linear tiler is its CuTe form, when that is a plain Layout
+        const LinearLayout l = parse_linear_layout(text);
+        const LayoutPtr c = to_cute(l);
+        if (c->kind() != LayoutKind::Layout)
+          fail(rule::kLinearNotCute, "a tiler is a plain Layout or a by-mode tuple; the linear layout " + to_string(l) + " is the swizzled " + to_string(*c) + " as a CuTe layout");
+        return tiler_to_json(Tiler(static_cast<const Layout&>(*c)));
+      }
+      return tiler_to_json(parse_tiler(text));
     case ParamType::Text: return Json(text);
     case ParamType::Json:
       try {

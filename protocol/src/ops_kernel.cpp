@@ -29,6 +29,9 @@ int64_t bytes_arg(const Json& j, const std::string& what, const RuleId& bad) {
   std::string unit = text.substr(used);
   unit.erase(0, unit.find_first_not_of(' '));
   if (n < 1 || n > (int64_t{1} << 40) || !(unit.empty() || unit == "KiB" || unit == "B")) fail(bad, forms + "; got '" + text + "'");
+  // The limit on the bytes, checked here where the user's own text can be named (issue 44).
+  if (unit == "KiB" && n > (int64_t{1} << 30))
+    fail(bad, what + " is at most 2^40 bytes (1073741824KiB); got '" + text + "', " + std::to_string(n) + " KiB = " + std::to_string(n * 1024) + " bytes");
   return unit == "KiB" ? n * 1024 : n;
 }
 

@@ -17,7 +17,7 @@ namespace {
 
 using P = ParamType;
 
-Layout L(const Json& args, const char* name) { return layout_from_json(require_arg(args, name)); }
+Layout L(const Json& args, const char* name, const std::string& op = "the CuTe algebra") { return plain_layout_arg(args, name, op); }
 LayoutPtr AnyL(const Json& args, const char* name) { return any_layout_from_json(require_arg(args, name)); }
 IntTuple T(const Json& args, const char* name) { return inttuple_from_json(require_arg(args, name)); }
 int64_t I(const Json& args, const char* name) { return require_int(inttuple_from_json(require_arg(args, name)), name); }
@@ -54,8 +54,8 @@ OpResult domain_result(const Layout& l, DomainPolicy policy, const std::function
 using TiledOp = Layout (*)(const Layout&, const Tiler&, DomainPolicy);
 using Outside = int64_t (*)(const Layout&, const Tiler&);
 Op tiled(const std::string& name, const std::string& summary, TiledOp f, Outside outside) {
-  return Op{"layout", name, "§3", summary, {{"a", P::Layout}, {"tiler", P::Tiler}, kDomainParam}, [f, outside](const Json& a) {
-              const Layout x = L(a, "a");
+  return Op{"layout", name, "§3", summary, {{"a", P::Layout}, {"tiler", P::Tiler}, kDomainParam}, [name, f, outside](const Json& a) {
+              const Layout x = L(a, "a", name);
               const Tiler t = tiler_from_json(require_arg(a, "tiler"));
               const DomainPolicy policy = domain_arg(a);
               return domain_result(f(x, t, policy), policy, [&] { return outside(x, t); });
@@ -68,7 +68,21 @@ struct LayoutArg {
   std::optional<Layout> plain;
   std::shared_ptr<const ComposedLayout> composed;
 };
+// X2 (issue 44): a linear layout reads through its CuTe form, plain or swizzled (to_cute, exact).
+LayoutPtr linear_as_cute(const LinearLayout& l, const std::string& name) {
+  try {
+    return to_cute(l);
+  } catch (const SpecError& e) {
+    fail(rule::kLinearNotCute, "`" + name + "` is a linear layout, which the CuTe algebra reads through its CuTe form, and it has none: " + e.diagnostic().message);
+  }
+}
+
 LayoutArg plain_or_composed(const Json& args, const char* name) {
+  if (const Json& j = require_arg(args, name); j.is_object() && j.value("kind", "") == "linear") {
+    const LayoutPtr c = linear_as_cute(linear_from_json(j), name);
+    if (c->kind() == LayoutKind::Layout) return {static_cast<const Layout&>(*c), nullptr};
+    return {std::nullopt, std::static_pointer_cast<const ComposedLayout>(c)};
+  }
   try {
     return {L(args, name), nullptr};
   } catch (const SpecError& plain_error) {
@@ -87,6 +101,7 @@ LayoutArg plain_or_composed(const Json& args, const char* name) {
 // the inverses): a swizzled or offset layout (extension X1, spec/ALGEBRA.md) is read, then refused
 // by its own rule, never as unreadable text.
 Layout plain_only(const Json& args, const char* name, const std::string& op) {
+  if (const Json& j = require_arg(args, name); j.is_object() && j.value("kind", "") == "linear") return plain_layout_arg(args, name, op);
   const LayoutArg arg = plain_or_composed(args, name);
   if (arg.composed)
     fail(rule::kComposedAlgebra, op + " takes a plain Layout; " + to_string(*arg.composed) +
@@ -134,8 +149,8 @@ Op divide_like(const std::string& name, const std::string& summary, TiledOp f, C
 }
 
 Op blocked_or_raked(const std::string& name, const std::string& summary, Layout (*f)(const Layout&, const Layout&, DomainPolicy)) {
-  return Op{"layout", name, "§3", summary, {{"a", P::Layout}, {"b", P::Layout}, kDomainParam}, [f](const Json& a) {
-              const Layout x = L(a, "a"), y = L(a, "b");
+  return Op{"layout", name, "§3", summary, {{"a", P::Layout}, {"b", P::Layout}, kDomainParam}, [name, f](const Json& a) {
+              const Layout x = L(a, "a", name), y = L(a, "b", name);
               const DomainPolicy policy = domain_arg(a);
               return domain_result(f(x, y, policy), policy, [&] { return product_outside(x, Tiler(y)); });
             }};
@@ -143,6 +158,17 @@ Op blocked_or_raked(const std::string& name, const std::string& summary, Layout 
 
 
 }  // namespace
+
+Layout plain_layout_arg(const Json& args, const std::string& name, const std::string& op) {
+  const Json& j = require_arg(args, name);
+  if (!j.is_object() || j.value("kind", "") != "linear") return layout_from_json(j);
+  const LinearLayout l = linear_from_json(j);
+  const LayoutPtr c = linear_as_cute(l, name);
+  if (c->kind() != LayoutKind::Layout)
+    fail(rule::kLinearNotCute, op + " takes a plain Layout as `" + name + "`; the linear layout " + to_string(l) + " is the swizzled " + to_string(*c) +
+                                   " as a CuTe layout (a ComposedLayout), which it does not take");
+  return static_cast<const Layout&>(*c);
+}
 
 namespace {
 
@@ -193,7 +219,7 @@ std::vector<Op> layout_query_ops() {
            [](const Json& a) { return int_result(AnyL(a, "layout")->domain_rank()); }},
     {"layout", "mode", "§3", "the i-th sub-layout", {{"layout", P::Layout}, {"i", P::Int}}, [](const Json& a) {
              int64_t i = I(a, "i");
-             Layout l = L(a, "layout");
+             Layout l = L(a, "layout", "mode");
              if (i < 0 || i >= l.rank()) fail(rule::in(rule::kModeOutOfRange, "§3"), "mode " + std::to_string(i) + " of a rank-" + std::to_string(l.rank()) + " layout");
              return layout_result(l.mode(static_cast<size_t>(i)));
            }},
@@ -227,7 +253,7 @@ std::vector<Op> algebra_ops() {
     divide_like("composition", "A o B (B a layout or by-mode tiler); refused unless A o B is a layout", composition, composition, composition_outside),
     {"layout", "admissible", "§3", "whether CuTe's by-mode A o B is exact (the walk of spec/ALGEBRA.md A1), and the rule that refuses it", {{"a", P::Layout}, {"b", P::Layout}},
            [](const Json& a) {
-             auto refusal = composition_refusal(L(a, "a"), L(a, "b"));
+             auto refusal = composition_refusal(L(a, "a", "admissible"), L(a, "b", "admissible"));
              if (!refusal) return OpResult{Json{{"admissible", true}}, "admissible"};
              return OpResult{Json{{"admissible", false}, {"violation", to_json(*refusal)}},
                              "not admissible: [" + refusal->rule + " " + refusal->clause + "] " + refusal->message, 1};
@@ -250,7 +276,7 @@ std::vector<Op> algebra_ops() {
     blocked_or_raked("blocked_product", "mode i = (A_i, B_i)", blocked_product),
     blocked_or_raked("raked_product", "mode i = (B_i, A_i)", raked_product),
     {"layout", "max_common_vector", "§3", "contiguous elements that correspond in A and B", {{"a", P::Layout}, {"b", P::Layout}},
-           [](const Json& a) { return int_result(max_common_vector(L(a, "a"), L(a, "b"))); }},
+           [](const Json& a) { return int_result(max_common_vector(L(a, "a", "max_common_vector"), L(a, "b", "max_common_vector"))); }},
   };
 }
 

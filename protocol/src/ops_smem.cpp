@@ -31,7 +31,7 @@ std::string vector_text(const VectorWidth& w) {
 
 Json phase_json(const PhaseCost& p) {
   Json c = Json::array();
-  for (const auto& [t, w] : p.colliding) c.push_back(Json{{"thread", t}, {"word", w}});
+  for (size_t i = 0; i < p.colliding.size(); ++i) c.push_back(Json{{"thread", p.colliding[i].first}, {"offset", p.colliding_offsets[i]}, {"word", p.colliding[i].second}});
   return Json{{"warp", p.warp}, {"access", p.access}, {"phase", p.phase}, {"first_thread", p.first_thread}, {"threads", p.threads},
               {"wavefronts", p.wavefronts}, {"ideal", p.ideal}, {"bank", p.bank}, {"colliding", c}};
 }
@@ -44,25 +44,33 @@ std::string phase_text(const PhaseCost& p) {
   s += ": threads";
   constexpr size_t kShown = 8;
   for (size_t i = 0; i < p.colliding.size() && i < kShown; ++i)
-    s += (i ? ", " : " ") + std::to_string(p.colliding[i].first) + " (word " + std::to_string(p.colliding[i].second) + ")";
+    s += (i ? ", " : " ") + std::to_string(p.colliding[i].first) + " (offset " + std::to_string(p.colliding_offsets[i]) + ", word " + std::to_string(p.colliding[i].second) + ")";
   if (p.colliding.size() > kShown) s += ", … (" + std::to_string(p.colliding.size()) + " in all)";
   return s + "\n";
 }
 
-// The shared-memory layout: tile index -> element offset. A linear layout (X2) whose only in-dim
-// is `offset` is Triton's shared layout, offset -> tile coordinates: its inverse is the layout the
-// model reads, and the answer says so.
-LayoutPtr smem_arg(const Json& a, std::string& note) {
-  LayoutPtr smem = any_layout_from_json(require_arg(a, "smem"));
-  if (smem->kind() != LayoutKind::Linear) return smem;
-  const auto& l = static_cast<const LinearLayout&>(*smem);
-  if (l.ins().size() != 1 || l.ins()[0].name != "offset") return smem;
-  note = "smem is Triton's form (in-dim `offset`: offset -> coordinates); read through its inverse, tile index -> offset";
-  return std::make_shared<LinearLayout>(invert(l));
+// The shared-memory layout: tile index -> element offset. A linear layout (X2) reads in the
+// direction spec/ALGEBRA.md "Direction" gives (Triton's `offset` in-dim: through its inverse), and
+// the answer says which.
+LayoutPtr smem_arg(const Json& a, std::string& note) { return smem_tile_to_offset(any_layout_from_json(require_arg(a, "smem")), note); }
+
+// Issue 44: a conflict over a plain layout gets a hint toward the swizzle that removes it, found
+// and checked by the same model (reference conflict_free_swizzle); none over a swizzled or linear
+// one (a second swizzle over a swizzle is no CuTe layout the hint could name).
+std::optional<std::pair<Json, std::string>> swizzle_hint(const Layout& tv, const LayoutBase& smem, const SmemAccess& acc) {
+  if (smem.kind() != LayoutKind::Layout) return std::nullopt;
+  const Layout& l = static_cast<const Layout&>(smem);
+  int64_t threads = 0, values = 0;
+  const std::vector<int64_t> off = tv_offsets(tv, smem, threads, values);
+  const auto h = conflict_free_swizzle(off, threads, values, acc, l.cosize());
+  if (!h) return std::pair{Json(nullptr), std::string("hint: no Sw<B,M,S> (B <= 5, M <= 4, S <= 8) over this layout removes the conflict\n")};
+  const std::string sw = "Sw<" + std::to_string(h->bits) + "," + std::to_string(h->base) + "," + std::to_string(h->shift) + ">";
+  return std::pair{Json{{"swizzle", sw}, {"smem", sw + " o 0 o " + to_string(l)}, {"wavefronts", h->wavefronts}},
+                   "hint: " + sw + " o 0 o " + to_string(l) + " is conflict-free (" + std::to_string(h->wavefronts) + " wavefronts, checked by this model)\n"};
 }
 
 OpResult banks_result(const Json& a) {
-  const Layout tv = layout_from_json(require_arg(a, "tv"));
+  const Layout tv = plain_layout_arg(a, "tv", "banks");
   std::string note;
   const LayoutPtr smem = smem_arg(a, note);
   SmemAccess acc;
@@ -84,7 +92,13 @@ OpResult banks_result(const Json& a) {
   text += "wavefronts " + std::to_string(r.wavefronts) + ", ideal " + std::to_string(r.ideal) + ": " +
           (r.conflict_free() ? std::string("conflict-free") : std::to_string(r.degree()) + "-way bank conflict (" + std::to_string(r.conflicting_phases) + " of " +
                                                                    std::to_string(r.phases) + " phases conflict)") + "\n";
-  if (r.worst && !r.conflict_free()) text += phase_text(*r.worst);
+  if (r.worst && !r.conflict_free()) {
+    text += phase_text(*r.worst);
+    if (const auto hint = swizzle_hint(tv, *smem, acc)) {
+      j["swizzle_hint"] = hint->first;
+      text += hint->second;
+    }
+  }
   text += vector_text(w);
   if (!note.empty()) text = "note: " + note + "\n" + text;
   return {j, text, r.conflict_free() ? 0 : 1};
@@ -104,7 +118,7 @@ void register_smem_ops(OpRegistry& r) {
          [](const Json& a) {
            std::string note;
            const LayoutPtr smem = smem_arg(a, note);
-           const VectorWidth w = vector_width(layout_from_json(require_arg(a, "tv")), *smem, require_int(inttuple_from_json(require_arg(a, "elem_bytes")), "elem_bytes"));
+           const VectorWidth w = vector_width(plain_layout_arg(a, "tv", "vector_width"), *smem, require_int(inttuple_from_json(require_arg(a, "elem_bytes")), "elem_bytes"));
            Json j = vector_json(w);
            if (!note.empty()) j["note"] = note;
            return OpResult{j, (note.empty() ? "" : "note: " + note + "\n") + vector_text(w)};

@@ -179,11 +179,12 @@ std::vector<Bindings> validation_instances(BudgetedDecider& dec, const std::vect
 }
 
 // The ops whose conditions are CuTe's walk's: sufficient for the reference, which also answers
-// past a refused walk where the function is still a layout (S3, D17).
+// past a refused walk where the function is still a layout (S3, D17); and left_inverse, whose
+// symbolic form keeps CuTe's construction while the concrete one also answers past its gaps (A8).
 bool walk_sufficient(const std::string& op) {
   static const std::set<std::string> walk{"composition", "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
                                           "logical_product", "zipped_product", "tiled_product", "flat_product", "blocked_product",
-                                          "raked_product", "max_common_vector"};
+                                          "raked_product", "max_common_vector", "left_inverse"};
   return walk.count(op) > 0;
 }
 

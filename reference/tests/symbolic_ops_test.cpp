@@ -333,7 +333,9 @@ TEST(SymbolicOps, InversesOfARowMajorMatrix) {
     const auto rs = sym_run<Layout>([&](SymExec& ex) { return sym_right_inverse(ex, x); }, 2);
     const auto ls = sym_run<Layout>([&](SymExec& ex) { return sym_left_inverse(ex, x); }, 2);
     EXPECT_EQ(violations(rs, xs, [&](const Bindings& b) { return right_inverse(bind(x, b)); }), 0) << text;
-    EXPECT_EQ(violations(ls, xs, [&](const Bindings& b) { return left_inverse(bind(x, b)); }), 0) << text;
+    // The symbolic left_inverse keeps CuTe's construction: its conditions are sufficient, the
+    // concrete one also answers past a gap where a digit-aligned left inverse exists (A8).
+    EXPECT_EQ(violations(ls, xs, [&](const Bindings& b) { return left_inverse(bind(x, b)); }, true), 0) << text;
   }
 }
 
@@ -418,7 +420,7 @@ TEST(SymbolicOps, DroppingAConditionIsCaught) {
   // must cover it; and tiled_divide's N%64 == 0 (as SymbolicAlgebra.DroppingADivisibilityConditionIsCaught)
   const Layout t = parse_layout("(M,N):(1,2*M)");
   const auto li = sym_run<Layout>([&](SymExec& ex) { return sym_left_inverse(ex, t); }, 2);
-  EXPECT_EQ(violations(li, xs, [&](const Bindings& x) { return left_inverse(bind(t, x)); }), 0);
+  EXPECT_EQ(violations(li, xs, [&](const Bindings& x) { return left_inverse(bind(t, x)); }, true), 0);
   const Tiler gemm = parse_tiler("(128:1,64:1)");
   const auto td = sym_run<Layout>([&](SymExec& ex) { return sym_tiled_divide(ex, g, gemm, DomainPolicy::Strict); }, 2);
   const auto big = box({2, 64, 100, 128, 200, 256}, {"M", "N"});

@@ -2,9 +2,11 @@
 // index through each kind's own evaluation.
 #include "tfspec/reference/equivalent.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <vector>
 
+#include "tfspec/reference/algebra.hpp"
 #include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/injective.hpp"
@@ -51,10 +53,92 @@ std::function<int64_t(int64_t)> evaluator(const LayoutBase& l) {
   }
 }
 
+// A plain layout, or Sw<B,M,S> o off o Layout (a ComposedLayout with a swizzle or no inner part):
+// i -> sw(off + L(i)). nullopt for every other kind.
+struct Affine {
+  const Swizzle* sw = nullptr;  // null: no swizzle (or Sw<0,M,S>, the identity)
+  int64_t off = 0;
+  const Layout* layout = nullptr;
+};
+std::optional<Affine> affine(const LayoutBase& l) {
+  if (l.kind() == LayoutKind::Layout) return Affine{nullptr, 0, static_cast<const Layout*>(&l)};
+  if (l.kind() != LayoutKind::Composed) return std::nullopt;
+  const auto& c = static_cast<const ComposedLayout&>(l);
+  if (!c.outer() || c.outer()->kind() != LayoutKind::Layout) return std::nullopt;
+  const Swizzle* sw = nullptr;
+  if (c.inner()) {
+    if (c.inner()->kind() != LayoutKind::Swizzle) return std::nullopt;
+    sw = static_cast<const Swizzle*>(c.inner().get());
+    if (sw->bits() == 0) sw = nullptr;
+  }
+  return Affine{sw, c.offset(), static_cast<const Layout*>(c.outer().get())};
+}
+
+void leaves(const IntTuple& t, std::vector<int64_t>& out) {
+  if (t.is_leaf()) {
+    out.push_back(require_int(t, "equivalent"));
+    return;
+  }
+  for (const auto& c : t.children()) leaves(c, out);
+}
+
+bool same_swizzle(const Swizzle* a, const Swizzle* b) {
+  if (!a || !b) return a == b;
+  return a->bits() == b->bits() && a->base() == b->base() && a->shift() == b->shift();
+}
+
+// The coalesced flat modes (pycute's coalesce: size-1 modes dropped, a mode whose stride is the
+// previous one's shape * stride merged into it), a canonical form of the function: its first
+// mode (s, d) has L(i) = i d for i < s and L(s) != s d (else the two would have merged), and the
+// rest is the same argument on L(s j). So two layouts of one size are the same function iff
+// their coalesced modes are equal, and the first index where they differ is read off the first
+// unequal mode k (P the product of the shapes before it): P when the strides differ (index P is
+// c = 1 of mode k), else P * min(shapes), where one side's next mode begins and the other's
+// does not.
+std::optional<int64_t> first_difference(const Layout& a, const Layout& b) {
+  const Layout ca = coalesce(a), cb = coalesce(b);
+  const auto flat = [](const Layout& l) {
+    std::vector<int64_t> shape, stride;
+    leaves(l.shape_ref(), shape);
+    leaves(l.stride(), stride);
+    std::vector<std::pair<int64_t, int64_t>> m;
+    for (size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] > 1) m.emplace_back(shape[i], stride[i]);
+    return m;
+  };
+  const auto ma = flat(ca), mb = flat(cb);
+  int64_t p = 1;
+  for (size_t k = 0; k < ma.size() && k < mb.size(); ++k) {
+    if (ma[k] == mb[k]) {
+      p = checked_mul(p, ma[k].first);
+      continue;
+    }
+    if (ma[k].second != mb[k].second) return p;
+    return checked_mul(p, std::min(ma[k].first, mb[k].first));
+  }
+  return std::nullopt;  // equal sizes: both ran out together
+}
+
+// Two affine sides under the same swizzle (none included): the swizzle is a bijection, so they
+// agree exactly where off + L(i) does, decided on the coalesced forms without enumerating.
+std::optional<Equivalence> by_coalesced(const LayoutBase& a, const LayoutBase& b, Equivalence r) {
+  const auto xa = affine(a), xb = affine(b);
+  if (!xa || !xb || !same_swizzle(xa->sw, xb->sw) || !is_concrete(xa->layout->stride()) || !is_concrete(xb->layout->stride())) return std::nullopt;
+  r.method = "coalesced";
+  const std::optional<int64_t> at = xa->off != xb->off ? std::optional<int64_t>(0) : first_difference(*xa->layout, *xb->layout);
+  if (!at) {
+    r.equal = true;
+    return r;
+  }
+  r.index = *at;
+  r.value_a = evaluator(a)(*at);
+  r.value_b = evaluator(b)(*at);
+  return r;
+}
+
+// X2 "Direction": one rule for every reader (linear.hpp direction()).
 bool takes_offsets(const LayoutBase& l) {
-  if (l.kind() != LayoutKind::Linear) return false;
-  const auto& x = static_cast<const LinearLayout&>(l);
-  return x.ins().size() == 1 && x.ins()[0].name == "offset";
+  return l.kind() == LayoutKind::Linear && direction(static_cast<const LinearLayout&>(l)) == LinearDirection::FromOffset;
 }
 
 // A against B^-1 by enumeration: B must be a bijection from its domain onto [0, n).
@@ -89,7 +173,7 @@ Equivalence equivalent(const LayoutBase& a, const LayoutBase& b, bool inverse) {
   r.size_b = domain_size(b, "B");
   if (!inverse && takes_offsets(a) != takes_offsets(b))
     r.note = std::string(takes_offsets(a) ? "A" : "B") +
-             "'s only in-dim is `offset`: it maps shared-memory offsets to coordinates (Triton's shared layouts), the other maps coordinates to "
+             "'s in-dim `offset` says it maps shared-memory offsets to coordinates (Triton's shared layouts), the other maps coordinates to "
              "offsets; --inverse compares A with B's inverse";
   if (r.size_a != r.size_b) {
     r.reason = "the domains differ in size: A has " + std::to_string(r.size_a) + " points, B " + std::to_string(r.size_b);
@@ -115,6 +199,8 @@ Equivalence equivalent(const LayoutBase& a, const LayoutBase& b, bool inverse) {
     r.equal = true;
     return r;
   }
+  if (!inverse)
+    if (auto c = by_coalesced(a, b, r)) return *c;
   if (inverse && a.kind() == LayoutKind::Linear && b.kind() == LayoutKind::Linear) {
     const auto& lb = static_cast<const LinearLayout&>(b);
     if (!lb.invertible())

@@ -435,15 +435,6 @@ Layout right_inverse(const Layout& l) {
   return coalesce(from_flat(rs, rd));
 }
 
-// §3 (pycute): R(L(i)) == i for injective L, L(R(L(i))) == L(i) otherwise; R covers [0, cosize(L)).
-Layout left_inverse(const Layout& l) {
-  Layout r = right_inverse(make_layout({l, complement(l, 1)}));
-  if (r.size() < l.cosize())
-    fail(rule::kLeftInverseGaps, "left_inverse of " + to_string(l) + ": (L, complement(L)) covers only [0, " + std::to_string(r.size()) +
-                                     ") of L's offsets [0, " + std::to_string(l.cosize()) +
-                                     "): a stride is not a multiple of the span of the smaller modes");
-  return r;
-}
 
 // ---------------------------------------------------------------- divide / product
 namespace {

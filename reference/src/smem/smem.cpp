@@ -89,7 +89,10 @@ PhaseCost cost_phase(const std::vector<int64_t>& off, const BankReport& r, const
   }
   p.ideal = (distinct + a.model.banks - 1) / a.model.banks;
   for (const Touch& x : touches)
-    if (x.bank == p.bank && (p.colliding.empty() || p.colliding.back() != std::make_pair(x.thread, x.word))) p.colliding.emplace_back(x.thread, x.word);
+    if (x.bank == p.bank && (p.colliding.empty() || p.colliding.back() != std::make_pair(x.thread, x.word))) {
+      p.colliding.emplace_back(x.thread, x.word);
+      p.colliding_offsets.push_back(off[static_cast<size_t>(x.thread * r.values + access * a.vector)]);
+    }
   return p;
 }
 
@@ -229,6 +232,31 @@ VectorWidth vector_width(const std::vector<int64_t>& off, int64_t threads, int64
   }
   r.bytes = r.elems * elem_bytes;
   return r;
+}
+
+std::optional<SwizzleHint> conflict_free_swizzle(const std::vector<int64_t>& offsets, int64_t threads, int64_t values, const SmemAccess& access,
+                                                 int64_t stage_stride, int64_t stages) {
+  for (int b = 1; b <= 5; ++b)
+    for (int m = 0; m <= 4; ++m)
+      for (int s = b; s <= 8; ++s) {
+        if (stage_stride % (int64_t{1} << (b + m + s)) != 0) continue;
+        const Swizzle sw(b, m, s);
+        SwizzleHint h{b, m, s, 0};
+        bool free = true;
+        for (int64_t st = 0; st < stages && free; ++st) {
+          std::vector<int64_t> off(offsets.size());
+          for (size_t i = 0; i < off.size(); ++i) off[i] = offsets[i] < 0 ? -1 : checked_add(sw(offsets[i]), checked_mul(st, stage_stride));
+          try {
+            const BankReport r = bank_conflicts(off, threads, values, access);
+            free = r.conflict_free();
+            h.wavefronts += r.wavefronts;
+          } catch (const SpecError&) {
+            free = false;  // the vectors no longer contiguous and aligned: not a fix
+          }
+        }
+        if (free) return h;
+      }
+  return std::nullopt;
 }
 
 }  // namespace tfspec

@@ -30,6 +30,7 @@ struct KernelOptions {
 struct KernelReport {
   std::string name, arch;
   std::vector<Finding> findings;
+  std::vector<std::string> notes;  // the reader's decisions the answer states (Pipeline::notes)
   double seconds = 0;
   int exit_code() const;  // 1 any violation, else 2 any undecided, else 0
 };

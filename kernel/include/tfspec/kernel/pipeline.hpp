@@ -87,6 +87,8 @@ struct Pipeline {
   // accumulator fragment, the C partition, r2s_bits at a time). None: the step is not described.
   LayoutPtr epilogue_smem;
   int64_t r2s_bits = 0;
+  // What the reader decided that the report says (a linear smem layout's direction, X2).
+  std::vector<std::string> notes;
 };
 
 // The staging buffer as an operand 'C' over the (BM, BN) tile, for the shared-memory views.

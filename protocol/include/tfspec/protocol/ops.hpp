@@ -83,6 +83,10 @@ Json arg_from_text(ParamType type, const std::string& text);
 
 // Helpers for handlers.
 const Json& require_arg(const Json& args, const std::string& name);
+// A plain Layout argument (ParamType::Layout). A linear layout (X2) is read through its CuTe form
+// (to_cute: the same flattened function, exact) when that is a plain Layout; otherwise refused
+// with linear-not-cute naming the kind and `op` (issue 44; docs/linear-layouts.md says which ops).
+Layout plain_layout_arg(const Json& args, const std::string& name, const std::string& op);
 // The result of a check (three outcomes): {"verdict": ok|violation|undecided, "ok", "violations",
 // "undecided"}, one "violation: [rule clause] ..." or "undecided: [...]" line each; exit code 1
 // when there are violations, else 2 when something could not be decided, else 0.

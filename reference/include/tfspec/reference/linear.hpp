@@ -124,6 +124,18 @@ LinearLayout to_linear(const LayoutBase& l, const std::vector<std::pair<std::str
 // (smallest B, then M, then S) that makes them so; linear-not-cute otherwise.
 LayoutPtr to_cute(const LinearLayout& l);
 
+// The direction of a linear layout (X2, spec/ALGEBRA.md "Direction"), one rule for every op that
+// reads a layout as tile index -> offset (banks, vector_width, kernel check's smem, equivalent's
+// note): an in-dim named `offset` with bits is Triton's shared-memory direction, offset ->
+// coordinates; in-dims without bases (size 1, such as Triton's `block` on one CTA) never count;
+// any other layout maps its input (coordinates, a tile index) to its value.
+enum class LinearDirection { ToValue, FromOffset };
+LinearDirection direction(const LinearLayout& l);
+// `l` as tile index -> offset: itself, or its inverse when it reads FromOffset (the in-dims of
+// size 1 dropped first; the other in-dims with bits stay part of the flattened input;
+// linear-not-invertible when it is no bijection). `said` is the sentence an answer prints.
+LinearLayout as_tile_to_offset(const LinearLayout& l, std::string& said);
+
 std::string to_string(const LinearLayout& l);  // linear[in=[(..),..], ... -> out=size, ...]
 // The one-line notation above, or Triton's own printout (" - lane=1 -> (1, 0)" lines and
 // "where out dims are: [dim0 (size 4), ...]"). parse-error otherwise.

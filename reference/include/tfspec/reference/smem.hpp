@@ -31,6 +31,7 @@ struct PhaseCost {
   int64_t bank = 0;        // a bank that serves `wavefronts` words (the lowest)
   // The threads that reach `bank` and the word each reads there (distinct words collide).
   std::vector<std::pair<int64_t, int64_t>> colliding;  // (thread, word)
+  std::vector<int64_t> colliding_offsets;  // the element offset each of them accesses (its first value)
 };
 
 struct BankReport {
@@ -45,6 +46,11 @@ struct BankReport {
   int64_t degree() const;  // ceil(worst wavefronts / worst ideal); 1 when conflict-free
 };
 
+// The shared-memory layout as the model reads it, tile index -> element offset: a plain or
+// swizzled layout as it is; a linear one (X2) in the direction spec/ALGEBRA.md "Direction" gives
+// (linear.hpp as_tile_to_offset), `said` then naming it (empty for the other kinds).
+LayoutPtr smem_tile_to_offset(LayoutPtr smem, std::string& said);
+
 // TV: a rank-2 layout (thread, value) -> index into the tile, the domain of `smem` (CuTe's TV
 // convention); smem: tile index -> element offset (Layout or swizzled ComposedLayout).
 // smem-access-params, smem-tv, smem-vector-access (spec/SMEM.md).
@@ -54,6 +60,18 @@ BankReport bank_conflicts(const Layout& tv, const LayoutBase& smem, const SmemAc
 // of -1 is a lane that takes no part in that access (ldmatrix x1 / x2: the lanes past the row
 // addresses it reads); a phase where no lane accesses costs nothing and is not counted.
 BankReport bank_conflicts(const std::vector<int64_t>& offsets, int64_t threads, int64_t values, const SmemAccess& access);
+
+// A hint toward the swizzle that removes a conflict, checked: the first Sw<B,M,S> (B 1..5, then M
+// 0..4, then S B..8) whose block of 2^(B+M+S) offsets divides `stage_stride` (so a swizzle over the
+// whole buffer moves no offset out of its stage) under which the accesses of `offsets` in each of
+// `stages` stages (stage s adds s * stage_stride) are conflict-free by bank_conflicts, at the same
+// vector. nullopt when none is (offsets of -1 take no part, as above).
+struct SwizzleHint {
+  int bits = 0, base = 0, shift = 0;
+  int64_t wavefronts = 0;  // under it, over every stage: the ideal
+};
+std::optional<SwizzleHint> conflict_free_swizzle(const std::vector<int64_t>& offsets, int64_t threads, int64_t values, const SmemAccess& access,
+                                                 int64_t stage_stride, int64_t stages = 1);
 
 struct VectorWidth {
   int64_t elems = 1, bytes = 0;  // the largest width every thread's values allow (<= 16 bytes)
