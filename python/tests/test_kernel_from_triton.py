@@ -34,8 +34,9 @@ def test_a_planted_fault_is_reported_with_its_location():
         "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>")
     code, report = k.from_triton(text, cli=cli())
     assert code == 1
-    bad = [f for f in report["findings"] if f["outcome"] == "violation"]
-    assert bad and all(f["rule"] == "kernel-dot-operands" for f in bad)
+    dots = [f for f in report["findings"] if f["outcome"] == "violation" and f["check"] == "dot"]
+    assert len(dots) == 2  # the prologue's dot and the loop's
+    assert all(f["rule"] == "kernel-dot-operands" and f["loc"].startswith("kernels.py:22:") for f in dots)
 
 
 class FakeCompiled:  # the two attributes from_triton reads of triton's CompiledKernel

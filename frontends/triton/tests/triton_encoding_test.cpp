@@ -1,6 +1,6 @@
 // Each Triton encoding as a linear layout (spec/TRITON.md §2), against Triton's own: the bases
 // Triton 3.9's to_linear_layout gave for 400 seeded random encodings and shapes
-// (tests/fixtures/encodings.json, written by tests/fixtures/encodings.py; an independent
+// (tests/fixtures/encodings.json, written by tests/fixtures/encoding_cases.py; an independent
 // implementation, so CI compares without Triton installed), plus hand derivations.
 #include <gtest/gtest.h>
 
