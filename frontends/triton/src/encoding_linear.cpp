@@ -104,8 +104,8 @@ Bases mma(const Encoding& e, const std::vector<int64_t>& shape) {
 Bases dot_operand(const Encoding& e, const std::vector<int64_t>& shape) {
   const Encoding& parent = e.get_enc("parent");
   const int64_t idx = e.get_int("opIdx"), kw = e.get_int("kWidth");
-  if (parent.kind != "nvidia_mma" || parent.get_int("versionMajor") != 2 || shape.size() != 2 || (idx != 0 && idx != 1))
-    fail(rule::kTritonEncoding, "triton encoding (§2.4): tfspec derives dot_op with an nvidia_mma version 2 parent on rank-2 tensors, not " + e.text);
+  if (!derivable(e) || shape.size() != 2)
+    fail(rule::kTritonEncoding, "triton encoding (§2.4): tfspec derives dot_op with an nvidia_mma version 2 parent (or version 3 for A, wgmma's register operand) on rank-2 tensors, not " + e.text);
   require_pow2(e, {kw}, "kWidth");
   const auto wpc = parent.get_ints("warpsPerCTA");
   const size_t k = idx == 0 ? 1 : 0, other = 1 - k;
@@ -209,9 +209,10 @@ bool derivable(const Encoding& e) {
   if (e.kind == "blocked" || e.kind == "linear" || e.kind == "swizzled_shared") return true;
   if (e.kind == "slice") return derivable(e.get_enc("parent"));
   if (e.kind == "nvidia_mma") return e.params.count("versionMajor") && (e.get_int("versionMajor") == 2 || e.get_int("versionMajor") == 3);
-  if (e.kind == "dot_op") {
+  if (e.kind == "dot_op") {  // §2.4: mma.sync's operands; wgmma's A in registers is laid out as mma.sync's A
     const Encoding& p = e.get_enc("parent");
-    return p.kind == "nvidia_mma" && p.params.count("versionMajor") && p.get_int("versionMajor") == 2;
+    const int64_t idx = e.get_int("opIdx"), version = p.kind == "nvidia_mma" && p.params.count("versionMajor") ? p.get_int("versionMajor") : 0;
+    return (version == 2 && (idx == 0 || idx == 1)) || (version == 3 && idx == 0);
   }
   return e.kind == "nvmma_shared" && !(e.params.count("fp4Padded") && e.get_int("fp4Padded"));
 }

@@ -15,11 +15,11 @@ FIXTURES = os.path.join(HERE, "fixtures")
 
 EXPLAINED = {
     "attention_128x64x64_w4_s2.sm90": (
-        "**Undecided, explained.** The second dot (P V) takes P from registers: on sm90 Triton converts the "
-        "softmax's accumulator into `#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>` with a *version 3* "
-        "mma parent, an encoding tfspec does not derive yet (spec/TRITON.md §2): the convert and the dot that "
-        "use it are undecided (`triton-encoding`), not guessed. The first dot (Q K^T) reads both operands "
-        "from shared memory (skipped: wgmma descriptors)."),
+        "The second dot (P V) takes P from registers: on sm90 Triton converts the softmax's accumulator into "
+        "`#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>` with a *version 3* mma parent, wgmma's register "
+        "operand, laid out as mma.sync's A (spec/TRITON.md §2.4; equal to Triton's on the seeded cases). Both "
+        "dots read B (and the first also A) from shared memory by descriptor, so the dot check is skipped, "
+        "saying so."),
     "matmul_fp32_64x128x32_w4_s3.sm90": (
         "**Explained finding.** wgmma reads tf32 operands K-major only, so Triton stores the N-contiguous B "
         "(32 x 128, row-major in global memory) into a *transposed* `nvmma_shared` (K contiguous, 128-byte "
