@@ -17,7 +17,9 @@ EXPLAINED = {
     "attention_128x64x64_w4_s2.sm90": (
         "The second dot (P V) takes P from registers: on sm90 Triton converts the softmax's accumulator into "
         "`#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>` with a *version 3* mma parent, wgmma's register "
-        "operand, laid out as mma.sync's A (spec/TRITON.md §2.4; equal to Triton's on the seeded cases). Both "
+        "operand, laid out as mma.sync's A (spec/TRITON.md §2.4; equal to Triton's on the seeded cases). That "
+        "convert (kernels.py line 95) moves no data: with kWidth 2 the accumulator's layout and the operand's are "
+        "the same linear layout (registers k1, m8, k8, k16, k32, m64; lanes k2, k4, m1, m2, m4; warps m16, m32). Both "
         "dots read B (and the first also A) from shared memory by descriptor, so the dot check is skipped, "
         "saying so."),
     "matmul_fp32_64x128x32_w4_s3.sm90": (
