@@ -146,6 +146,7 @@ def test_no_command_anywhere_is_a_clear_error(monkeypatch, tmp_path):
 def test_a_missing_system_library_names_its_debian_package():
     from tfspec._loader import load_error
     said = ImportError("libz3.so.4: cannot open shared object file: No such file or directory")
-    assert "apt-get install libz3-4" in str(load_error(said)) and "libz3.so.4: cannot open" in str(load_error(said))
+    assert "needs libz3.so.4," in str(load_error(said)) and "apt-get install libz3-4" in str(load_error(said))
+    assert "libz3.so.4: cannot open" in str(load_error(said))
     other = ImportError("/x/_tfspec.so: undefined symbol: foo")
     assert "undefined symbol: foo" in str(load_error(other)) and "apt-get" not in str(load_error(other))

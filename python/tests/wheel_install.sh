@@ -16,7 +16,7 @@ wheel=$("$py" "$src/scripts/wheel_from_build.py" --source "$src" --staged "$work
 echo "wheel: $wheel ($(du -k "$wheel" | cut -f1) KiB)"
 "$py" -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install -q --no-index --no-deps --only-binary :all: --disable-pip-version-check "$wheel"
-env -i HOME="$work" PATH="$work/venv/bin" sh -c 'cd / && exec python "$0"' "$src/python/tests/installed_check.py"
+env -i HOME="$work" PATH="$work/venv/bin" /bin/sh -c 'cd / && exec python "$0"' "$src/python/tests/installed_check.py"
 set +e
 out=$(sh "$src/python/tests/hide_library.sh" libz3.so.4 env -i PATH="$work/venv/bin" python -c "import tfspec" 2>&1)
 rc=$?

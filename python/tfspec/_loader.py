@@ -1,6 +1,8 @@
 """Why the compiled module did not load, in words a user can act on (issue 49): the wheel's
 module and binary link the system's shared libraries, and the loader's own message
 ("libz3.so.4: cannot open shared object file") does not say which package provides one."""
+import re
+
 
 # The shared libraries tfspec's module and command link that a machine may lack, each with the
 # Debian package that provides it (scripts/setup.sh installs the -dev packages, which pull these).
@@ -17,7 +19,8 @@ def load_error(error: ImportError) -> ImportError:
     said = str(error)
     for soname, package, what in RUNTIME_PACKAGES:
         if soname in said:
+            named = re.search(re.escape(soname) + r"[.0-9]*", said)
             return ImportError("tfspec's compiled module (tfspec._tfspec) needs %s, which this machine lacks: install the "
                                "Debian package %s (apt-get install %s), which provides %s. The loader said: %s"
-                               % (soname.split(".so")[0] + ".so", package, package, what, said))
+                               % (named.group(0) if named else soname, package, package, what, said))
     return ImportError("tfspec's compiled module (tfspec._tfspec) is installed but did not load: %s" % said)
