@@ -150,3 +150,15 @@ def test_a_missing_system_library_names_its_debian_package():
     assert "libz3.so.4: cannot open" in str(load_error(said))
     other = ImportError("/x/_tfspec.so: undefined symbol: foo")
     assert "undefined symbol: foo" in str(load_error(other)) and "apt-get" not in str(load_error(other))
+
+
+def test_the_module_runs_every_op_the_command_serves():
+    """In-process means every op: the module's registry holds each op `tfspec serve` announces in
+    its handshake (spec/PROTOCOL.md), kernel.check included, so no Python call needs the command."""
+    module()
+    from tfspec import _tfspec
+    reply = subprocess.run([cli(), "serve"], input='{"cmd":"start","protocol":1}\n{"cmd":"stop"}\n', capture_output=True, text=True,
+                   check=True).stdout.splitlines()[0]
+    served = set(json.loads(reply)["ops"])
+    assert "kernel.check" in served
+    assert served <= {op[0] for op in _tfspec._ops()}, served - {op[0] for op in _tfspec._ops()}
