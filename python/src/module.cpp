@@ -7,6 +7,7 @@
 #include "ops.hpp"
 #include "tfspec/protocol/ops.hpp"
 #ifdef TFSPEC_HAVE_PROVE
+#include "tfspec/protocol/kernel_ops.hpp"
 #include "tfspec/protocol/prove_ops.hpp"
 #endif
 
@@ -18,6 +19,7 @@ PYBIND11_MODULE(_tfspec, m) {
     tfspec::protocol::register_reference_ops(registry);
 #ifdef TFSPEC_HAVE_PROVE
     tfspec::protocol::register_prove_ops(registry);
+    tfspec::protocol::register_kernel_ops(registry);  // kernel.check in-process: tfspec.kernel.check (issue 49)
 #endif
   }
   tfspec::python::register_errors(m);

@@ -9,21 +9,25 @@ base for conformance adapters that needs no compiled part.
 
 One function per protocol op (spec/PROTOCOL.md): the layout group by its name (composition,
 complement, logical_divide, ...), the shard group without its prefix (canon, typeinfer,
-reshard, local_shape, ...), `propagate`, `reshard_plan`; `prove(goal, ...)` and `check(...)`.
-Refusals raise tfspec.SpecError with .rule, .clause, .kind.
+reshard, local_shape, ...), `propagate`, `reshard_plan`; `prove(goal, ...)` and `check(...)`;
+tfspec.kernel checks kernel pipelines. Refusals raise tfspec.SpecError with .rule, .clause, .kind.
 """
-try:
-    from . import _tfspec  # noqa: F401
-except ImportError as _missing:  # a source tree without the build: tfspec.adapter still works
-    _why = str(_missing)
+import importlib.util as _util
 
+from ._loader import load_error as _load_error
+
+if _util.find_spec(__name__ + "._tfspec") is None:  # a source tree without the build: tfspec.adapter still works
     def __getattr__(name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise ImportError("tfspec.%s needs the compiled module tfspec._tfspec, which did not load (%s): build it "
-                          "(cmake --build build) and put build/python on PYTHONPATH; tfspec.adapter works without it"
-                          % (name, _why))
+        raise ImportError("tfspec.%s needs the compiled module tfspec._tfspec, which is not built: build it (cmake "
+                          "--build build) and put build/python on PYTHONPATH, or pip install .; tfspec.adapter works "
+                          "without it" % name)
 else:
+    try:
+        from . import _tfspec  # noqa: F401
+    except ImportError as _broken:  # the module is there but cannot load: a missing system library
+        raise _load_error(_broken) from None
     from ._tfspec import Layout, ShardLayout, SpecError, __version__, to_json  # noqa: F401
     from ._api import CheckResult, LinearLayout, Symbolic, Verdict, Violation, check, prove, _op_functions  # noqa: F401
 

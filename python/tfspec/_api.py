@@ -120,11 +120,12 @@ def _compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _op_functions() -> Dict[str, Callable[..., Any]]:
-    """{python name: function} for the layout, shard, propagate and multigpu groups."""
+    """{python name: function} for the layout, shard, propagate and multigpu groups (prove has
+    prove(), kernel.check is tfspec.kernel.check)."""
     out: Dict[str, Callable[..., Any]] = {}
     fast = set(_tfspec._fast_ops())
     for protocol_name, group, name, clause, summary, params in _tfspec._ops():
-        if group == "prove" or protocol_name in _SPECIAL:
+        if group in ("prove", "kernel") or protocol_name in _SPECIAL:
             continue
         fn = _make(protocol_name, clause, summary, params)
         if group == "layout" and fn.__name__ in fast:

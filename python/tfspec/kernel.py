@@ -1,5 +1,6 @@
-"""Builder for `tfspec kernel check` pipeline descriptions (spec/KERNEL.md). Pure Python: it needs
-no compiled part; `check()` runs the tfspec command (TFSPEC_CLI, else `tfspec` on the PATH).
+"""Builder for `tfspec kernel check` pipeline descriptions (spec/KERNEL.md). The builders are pure
+Python; `check()` runs the protocol op `kernel.check` in-process through the compiled module (the
+op `tfspec kernel check` runs), and a subprocess only for what only the command does (--draw).
 
     >>> import tfspec.kernel as k
     >>> p = k.sm80_gemm(128, 128, 32, stages=3, swizzle="Sw<3,3,3>")
@@ -11,9 +12,9 @@ from CUTLASS's traits; they are spec/kernel-atoms.json's (tests/test_kernel_buil
 checked against CuTe itself.
 """
 import json
-import os
+import re
 import subprocess
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 # SM80 mma.sync 16x8x16, 16-bit inputs: (thread, value) -> m + 16 k, n + 8 k, m + 16 n.
 SM80_16x8x16_F16 = {
@@ -109,10 +110,55 @@ def sm80_gemm(bm: int, bn: int, bk: int, stages: int = 3, swizzle: Optional[str]
                     epilogue, assume=["M %% %d == 0" % bm, "N %% %d == 0" % bn, "K %% %d == 0" % bk])
 
 
-def check(description: Dict[str, Any], *args: str, cli: Optional[str] = None) -> Tuple[int, Optional[Dict[str, Any]]]:
-    """Runs `tfspec kernel check - --json ARGS` on the description; returns (exit code, report dict or None)."""
-    cmd = [cli or os.environ.get("TFSPEC_CLI", "tfspec"), "kernel", "check", "-", "--json", *args]
+def check(description: Dict[str, Any], *args: str, cli: Optional[str] = None,
+          smem_limit: Optional[Any] = None) -> Tuple[int, Optional[Dict[str, Any]]]:
+    """Checks the description as `tfspec kernel check - --json ARGS` does; returns (exit code, report).
+
+    The exit code is the command's (0 every check holds, 1 a violation, 2 a condition neither proved
+    nor refuted) and the report its --json object. ARGS are the command's options: `--smem-limit X`
+    (or smem_limit=X: bytes, or "227KiB") runs in-process through the module's protocol op
+    `kernel.check`; `--draw DIR` (pictures) or cli= runs the command as a subprocess: cli, else the
+    TFSPEC environment variable, else the tfspec binary the installed package carries, else `tfspec`
+    on the PATH. A description the checker refuses (the command's exit 3) raises tfspec.SpecError."""
+    options = _options(args)
+    if smem_limit is not None:
+        options["smem_limit"] = smem_limit
+    if cli is not None or "draw" in options:
+        return _run_command(description, args if smem_limit is None else (*args, "--smem-limit", str(smem_limit)), cli)
+    from . import _tfspec
+    op_args: Dict[str, Any] = {"pipeline": description}
+    if "smem_limit" in options:
+        op_args["smem_limit"] = options["smem_limit"]  # bytes or "227KiB", read as --smem-limit reads it
+    report: Dict[str, Any] = json.loads(_tfspec._call_json("kernel.check", json.dumps(op_args)))
+    return int(report["exit"]), report
+
+
+def _options(args: Sequence[str]) -> Dict[str, Any]:
+    """The command's options in ARGS ({'smem_limit': ..., 'draw': ...}); `--json` is implied."""
+    out: Dict[str, Any] = {}
+    words = list(args)
+    while words:
+        word = words.pop(0)
+        name, eq, value = word.partition("=")
+        if name == "--json":
+            continue
+        if name not in ("--smem-limit", "--draw"):
+            raise TypeError("tfspec.kernel.check: unknown option %r (it takes --smem-limit BYTES and --draw DIR)" % word)
+        if not eq:
+            if not words:
+                raise TypeError("tfspec.kernel.check: %s needs a value" % name)
+            value = words.pop(0)
+        out[name[2:].replace("-", "_")] = value
+    return out
+
+
+def _run_command(description: Dict[str, Any], args: Sequence[str], cli: Optional[str]) -> Tuple[int, Optional[Dict[str, Any]]]:
+    """`tfspec kernel check - --json ARGS` as a subprocess (cli, else tfspec._cli.command())."""
+    from ._cli import command
+    cmd: List[str] = [cli or command(), "kernel", "check", "-", "--json", *args]
     r = subprocess.run(cmd, input=json.dumps(description), capture_output=True, text=True, check=False)
+    if r.returncode >= 3 and not r.stdout.strip():
+        raise _refusal(r.stderr, r.returncode)
     return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else None)
 
 
@@ -134,6 +180,22 @@ def from_triton(compiled: Any, *args: str, cli: Optional[str] = None) -> Tuple[i
         if shared is not None:
             with open(os.path.join(d, "kernel.json"), "w") as f:
                 json.dump({"shared": int(shared)}, f)
-        cmd = [cli or os.environ.get("TFSPEC_CLI", "tfspec"), "kernel", "check", "--from", "triton", path, "--json", *args]
+        from ._cli import command
+        cmd = [cli or command(), "kernel", "check", "--from", "triton", path, "--json", *args]
         r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if r.returncode >= 3 and not r.stdout.strip():
+        raise _refusal(r.stderr, r.returncode)
     return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else None)
+
+
+def _refusal(stderr: str, code: int) -> Exception:
+    """The command's `error: [RULE §N] message` as the tfspec.SpecError the in-process call raises."""
+    m = re.search(r"error: \[(\S+) (\S+)\] (.*)", stderr)
+    try:
+        from ._tfspec import SpecError
+    except ImportError:
+        return RuntimeError("tfspec kernel check exited %d: %s" % (code, stderr.strip()))
+    err = SpecError(stderr.strip() if not m else "[%s %s] %s" % m.groups())
+    err.rule, err.clause, err.message = (m.group(1), m.group(2), m.group(3)) if m else ("", "", stderr.strip())
+    err.kind = "input"
+    return err
