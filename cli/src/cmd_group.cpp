@@ -70,7 +70,8 @@ void add_group_options(CLI::App* sub, const std::string& group, const std::share
   if (group == "shard")
     sub->add_option("--draw", st->draw,
                     "check: also write an SVG of the owners with elements sharing an (engine, offset) marked; assemble: of the values each "
-                    "owner holds, replicas that disagree marked");
+                    "owner holds, replicas that disagree marked")
+        ->check(non_empty("--draw names the SVG file"));
   if (group != "layout") return;
   sub->add_option("--domain", st->domain, "strict (default) or extend: a tiler past A's domain is refused, or continues A as CuTe does (D15)")
       ->check(CLI::IsMember({"strict", "extend"}));
@@ -83,7 +84,8 @@ void add_group_options(CLI::App* sub, const std::string& group, const std::share
   for (const auto& [flag, name] : kNamed)
     sub->add_option_function<std::string>(flag, [st, name = std::string(name)](const std::string& v) { st->named[name] = v; },
                                           "banks / vector_width: the parameter '" + std::string(name) + "' (spec/SMEM.md)");
-  sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked");
+  sub->add_option("--draw", st->draw, "check: also write an SVG of the layout with the offending elements marked")
+      ->check(non_empty("--draw names the SVG file"));
   for (const auto& [flag, name] : {std::pair<const char*, const char*>{"--ins", "ins"}, {"--outs", "outs"}})
     sub->add_option_function<std::string>(flag, [st, name = std::string(name)](const std::string& v) { st->named[name] = v; },
                                           "to_linear: the linear layout's " + std::string(name == std::string("ins") ? "in" : "out") + "-dims, \"name=size,...\" (spec/ALGEBRA.md X2)");

@@ -85,7 +85,8 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
   check->add_option("pipeline", st->file, "the pipeline description, a JSON file (docs/kernels/*.json; '-' reads stdin)")->required();
   check->add_flag("--json", st->json, "print the findings as JSON");
   check->add_option("--from", st->from, "read the kernel from another system's artifact: 'triton' (a TTGIR file, compiled.asm[\"ttgir\"]; spec/TRITON.md)");
-  check->add_option("--draw", st->draw, "write one SVG per stage's partition into this directory, offending cells marked");
+  check->add_option("--draw", st->draw, "write one SVG per stage's partition into this directory, offending cells marked")
+      ->check(non_empty("--draw names the directory the pictures go into"));
   check->add_option("--smem-limit", st->smem_limit, "shared memory a CTA may use, bytes or KiB (default per arch: sm80 164KiB, sm86/sm89 100KiB, sm90 228KiB)");
   check->callback([st, &exit_code] {
     exit_code = reported([&] {

@@ -82,6 +82,7 @@ int run_checked(multigpu::mpi::World& world, const ReshardRunArgs& a) {
                               std::to_string(world.size()) + " rank(s) were started: run it as `mpiexec -n " + std::to_string(devices) +
                               " tfspec reshard-run ...`");
   const mpi::Fault fault = mpi::fault_from_env();
+  mpi::check_fault_fires(fault, world.size(), spec.plan.steps.size());
   std::unique_ptr<Executor> ex;
   if (a.executor == "mpi") ex = mpi::make_mpi_executor(world, dtype);
 #ifdef TFSPEC_HAVE_NCCL
@@ -128,7 +129,8 @@ void add_reshard_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("dst", a->dst, "the destination ShardLayout (same forms)")->required();
   sub->add_option("shape", a->shape, "the logical shape, e.g. '(8,1024)'")->required();
   sub->add_option("--dtype", a->dtype, "the element type the data moves in, an NCCL datatype (default float32)");
-  sub->add_option("--seed", a->seed, "the seed of the global tensor every rank builds (default 1)");
+  sub->add_option("--seed", a->seed, "the seed of the global tensor every rank builds, 0 to 2^64-1 (default 1)")
+      ->check(integer_in(0, ~0ULL, "an integer from 0 to 2^64-1"));
   sub->add_option("--timeout", a->timeout, "seconds any one step (or the final gather) may take before the run is aborted (default 60)")
       ->check(positive_seconds());
   sub->add_option("--executor", a->executor, "mpi (default), or nccl when built with NCCL (spec/MULTIGPU.md)");

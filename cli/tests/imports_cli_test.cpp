@@ -59,6 +59,48 @@ TEST(ImportsCli, RefusalsExitThreeWithTheirRule) {
   EXPECT_NE(flag.out.find("takes no --spec"), std::string::npos) << flag.out;
 }
 
+// Issue 44's reproducers, end to end. Item 1: a one-element placement list keeps its keyword
+// (Partial(reduce_op='max') is P("max"), not the sum), and torch's one-tuple print form is read.
+TEST(ImportsCli, OneElementPlacementListsInEveryBracketForm) {
+  for (const char* form : {"[Partial(reduce_op='max')]", "(Partial(reduce_op='max'),)", "Partial(reduce_op='max')"}) {
+    Ran r = run_tfspec("shard from-dtensor --mesh dp=2 --placements " + shell_quote(form) + " --shape '(8,)'");
+    EXPECT_EQ(r.rc, 0) << form << "\n" << r.out;
+    EXPECT_EQ(last_line(r.out), "shard((8):(1); P(\"max\"); device(2)|dp=2)") << form;
+  }
+  for (const char* form : {"[Shard(dim=0)]", "(Shard(dim=0),)", "(Shard(dim=0))"}) {
+    Ran r = run_tfspec("shard from-dtensor --mesh dp=2 --placements " + shell_quote(form) + " --shape '(8,)'");
+    EXPECT_EQ(r.rc, 0) << form << "\n" << r.out;
+    EXPECT_EQ(r.out, "local shape (4) on each of 2 devices\nshard((2,4):(0,1); S(0); device(2)|dp=2)\n") << form;
+  }
+}
+
+// Item 4: mixed Partial reductions are refused as DTensor refuses them; torch 2.15's `sf=` is
+// split_factor (rank 0 of _StridedShard(0, 2) on 2 ranks holds pieces 0 and 2 of 4: 0,1,4,5).
+TEST(ImportsCli, MixedPartialsAndStridedShardsSfSpelling) {
+  Ran mixed = run_tfspec("shard from-dtensor --mesh 2,2 --placements \"Partial('sum'), Partial('min')\" --shape '(8,)'");
+  EXPECT_EQ(mixed.rc, 3) << mixed.out;
+  EXPECT_NE(mixed.out.find("[import-partial-reduction §6] mesh dims 0 and 1 are Partial('sum') and Partial('min')"), std::string::npos) << mixed.out;
+  Ran sf = run_tfspec("shard from-dtensor --mesh 2 --placements '[_StridedShard(dim=0, sf=2)]' --shape '(8,)'");
+  ASSERT_EQ(sf.rc, 0) << sf.out;
+  EXPECT_EQ(last_line(sf.out), "shard((2,2,2):(2,0,1); S(1); device(2)|2)");
+  Ran own = run_tfspec("shard owners " + shell_quote(last_line(sf.out)) + " '(8)'");
+  EXPECT_EQ(own.out, "device 0 coord (0): 0,1,4,5\ndevice 1 coord (1): 2,3,6,7\n");
+}
+
+// Item 12: a JAX mesh on devices 4..7 (docs/imports.md's --devices) is a slice of device(8);
+// owners names devices 4..7. An empty array is refused with its rule and I7.
+TEST(ImportsCli, SubMeshesAndEmptyArrays) {
+  Ran sub = run_tfspec("shard from-jax --mesh x=4 --spec \"P('x')\" --shape '(8,)' --devices 4,5,6,7");
+  ASSERT_EQ(sub.rc, 0) << sub.out;
+  EXPECT_EQ(last_line(sub.out), "shard((4,2):(0,1); S(0); device(8)|x=4|layout=None o 4 o (4):(1))");
+  Ran own = run_tfspec("shard owners " + shell_quote(last_line(sub.out)) + " '(8)'");
+  EXPECT_EQ(own.out, "device 4 coord (0): 0,1\ndevice 5 coord (1): 2,3\ndevice 6 coord (2): 4,5\ndevice 7 coord (3): 6,7\n");
+  Ran empty = run_tfspec("shard from-jax --mesh x=2 --spec \"P('x')\" --shape '(0,)'");
+  EXPECT_EQ(empty.rc, 3) << empty.out;
+  EXPECT_NE(empty.out.find("[extent-positive §1] an empty array (extent 0) has no ShardLayout"), std::string::npos) << empty.out;
+  EXPECT_NE(empty.out.find("spec/SHARD.md I7"), std::string::npos) << empty.out;
+}
+
 TEST(ImportsCli, ToJaxPrintsTheLibrarysArguments) {
   Ran r = run_tfspec("shard to-jax 'shard((2,2,2):(0,0,1); S(1),S(0); x=2,y=2)' '(8)'");
   ASSERT_EQ(r.rc, 0) << r.out;

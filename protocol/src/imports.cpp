@@ -1,4 +1,4 @@
-// JAX / DTensor shardings as ShardLayouts and back (spec/SHARD.md, "Owners and imports (extension)", I2-I6).
+// JAX / DTensor shardings as ShardLayouts and back (spec/SHARD.md, "Owners and imports (extension)", I2-I7).
 //
 // Each logical dim is a row-major list of factors; a factor is bound to the mesh axis that splits
 // it or free. A library's split cuts the dim's *local* extent (the product of its free factors,
@@ -234,6 +234,9 @@ ShardLayout build(const std::vector<Dim>& dims, std::vector<ShardAttr> attrs, co
 std::vector<Dim> initial_dims(const std::vector<int64_t>& shape) {
   std::vector<Dim> dims;
   for (int64_t e : shape) {
+    if (e == 0)  // I7: JAX shards an empty array (every device holds an empty shard); no ShardLayout does
+      fail(rule::kExtentPositive, "an empty array (extent 0) has no ShardLayout: every layout extent is >= 1, so size(G) = size(T.shape) = 0 "
+                                  "cannot hold (§1, §7.1.1); JAX shards it, tfspec refuses it (spec/SHARD.md I7)");
     if (e < 1) fail(rule::kExtentPositive, "a tensor extent is >= 1; got " + std::to_string(e));
     dims.push_back({Factor{e, -1}});
   }
@@ -341,11 +344,16 @@ Mesh import_mesh(std::string_view axes, const std::vector<int64_t>& devices, boo
     fail(rule::kImportText, std::to_string(devices.size()) + " device ids for a mesh of " + std::to_string(n) + " devices");
   std::vector<int64_t> sorted = devices;
   std::sort(sorted.begin(), sorted.end());
-  for (int64_t i = 0; i < n; ++i)
-    if (sorted[i] != i) fail(rule::kImportDeviceOrder, "the device ids are 0.." + std::to_string(n - 1) + ", each once (a mesh's device domain, §5)");
+  if (sorted.front() < 0 || std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    fail(rule::kImportDeviceOrder, "the device ids are distinct and >= 0 (a mesh maps its coordinates one-to-one onto devices, §5)");
   std::vector<int64_t> ext;
   for (int a = 0; a < m.rank(); ++a) ext.push_back(m.extent(a));
-  return Mesh(m.topologies(), affine_order(ext, devices), m.names());
+  LayoutPtr order = affine_order(ext, devices);
+  if (sorted.back() == n - 1) return Mesh(m.topologies(), order, m.names());
+  // I2: a sub-mesh (JAX's Mesh over devices 4..7 of 8): a slice of the smallest device domain that
+  // holds the ids, device(max id + 1); the mesh layout is None o OFFSET o Layout (§5's slice form).
+  if (order->kind() == LayoutKind::Layout) order = std::make_shared<ComposedLayout>(nullptr, 0, order);
+  return Mesh({Topology{m.topologies().front().name, checked_add(sorted.back(), 1)}}, order, m.names());
 }
 
 ShardLayout import_jax(const Mesh& mesh, std::string_view spec, const std::vector<int64_t>& shape) {
@@ -388,9 +396,11 @@ ShardLayout import_jax(const Mesh& mesh, std::string_view spec, const std::vecto
 
 namespace {
 
-int64_t int_arg(const PyVal& call, size_t pos, const char* key, std::optional<int64_t> dflt) {
+// Argument `key` of a call, by keyword (or its `alias`: torch 2.15 prints _StridedShard's
+// split_factor as `sf=`) or at position `pos`.
+int64_t int_arg(const PyVal& call, size_t pos, const char* key, std::optional<int64_t> dflt, const char* alias = nullptr) {
   for (const auto& [k, v] : call.kwargs)
-    if (k == key) {
+    if (k == key || (alias && k == alias)) {
       if (v.kind != PyVal::Int) fail(rule::kImportText, call.text + "'s " + key + " is an int");
       return v.num;
     }
@@ -416,11 +426,29 @@ Partial dtensor_partial(const PyVal& call) {
   fail(rule::kImportPartialReduction, "Partial('" + op + "') has no spec Partial: the reductions are sum, max and min (§6, D9)");
 }
 
+// I4: DTensor refuses Partial placements with different reduce ops on one tensor, and so does
+// the import: the spec's attrs carry no order in which the axes are reduced, and a max of sums is
+// not a sum of maxes, so the held values would have no single meaning.
+void same_partial_reduction(const std::vector<ShardAttr>& attrs, int a) {
+  const auto& mine = std::get<Partial>(attrs[a]).reduction;
+  for (int b = 0; b < a; ++b)
+    if (const auto* other = std::get_if<Partial>(&attrs[b]); other && other->reduction != mine)
+      fail(rule::kImportPartialReduction, "mesh dims " + std::to_string(b) + " and " + std::to_string(a) + " are Partial('" + other->reduction +
+                                              "') and Partial('" + mine + "'): DTensor's Partial placements share one reduce op, since the " +
+                                              "reductions over different axes do not commute (§6, I4)");
+}
+
 }  // namespace
 
 ShardLayout import_dtensor(const Mesh& mesh, std::string_view placements, const std::vector<int64_t>& shape) {
-  auto items = PyParser(placements).sequence();
-  if (items.size() == 1 && (items[0].kind == PyVal::List || items[0].kind == PyVal::Tuple)) items = items[0].items;
+  std::vector<PyVal> items = PyParser(placements).sequence();
+  // `[Shard(0), Replicate()]` and torch's printed `(Shard(dim=0),)` are the placements inside
+  // their brackets. The inner vector is moved out of its element before `items` is replaced (an
+  // assignment from items[0].items would read the element while it is being destroyed).
+  if (items.size() == 1 && (items[0].kind == PyVal::List || items[0].kind == PyVal::Tuple)) {
+    std::vector<PyVal> inner = std::move(items[0].items);
+    items = std::move(inner);
+  }
   if (static_cast<int>(items.size()) != mesh.rank())
     fail(rule::kShardAttrsRank, std::to_string(items.size()) + " placements for a rank-" + std::to_string(mesh.rank()) + " DeviceMesh: one per mesh dim");
   std::vector<Dim> dims = initial_dims(shape);
@@ -433,6 +461,7 @@ ShardLayout import_dtensor(const Mesh& mesh, std::string_view placements, const 
     if (kind == "Replicate") continue;
     if (kind == "Partial") {
       attrs[a] = dtensor_partial(p);
+      same_partial_reduction(attrs, a);
       continue;
     }
     if (kind != "Shard" && kind != "_StridedShard")
@@ -441,7 +470,7 @@ ShardLayout import_dtensor(const Mesh& mesh, std::string_view placements, const 
     int64_t d = int_arg(p, 0, "dim", std::nullopt);
     if (d < -rank || d >= rank) fail(rule::kImportDim, kind + "(" + std::to_string(d) + ") on a rank-" + std::to_string(rank) + " tensor");
     if (d < 0) d += rank;
-    int64_t sf = kind == "Shard" ? 1 : int_arg(p, 1, "split_factor", std::nullopt);
+    int64_t sf = kind == "Shard" ? 1 : int_arg(p, 1, "split_factor", std::nullopt, "sf");
     if (sf < 1) fail(rule::kImportText, "_StridedShard's split_factor is >= 1");
     if (mesh.extent(a) == 1) sf = 1;  // one rank takes every piece, in order: the whole local tensor
     split(dims[d], sf, mesh.extent(a), a, kind + "(" + std::to_string(d) + ") on mesh dim " + std::to_string(a));

@@ -1,6 +1,6 @@
 // `shard.owners` (each device's elements) and the imports from / exports to JAX and DTensor
 // (`shard.from-jax`, `shard.from-dtensor`, `shard.to-jax`, `shard.to-dtensor`): spec/SHARD.md
-// "Owners and imports (extension)" (I1-I6), spec/PROTOCOL.md.
+// "Owners and imports (extension)" (I1-I7), spec/PROTOCOL.md.
 #include "tfspec/protocol/imports.hpp"
 #include "tfspec/protocol/ops.hpp"
 #include "tfspec/protocol/shard_args.hpp"

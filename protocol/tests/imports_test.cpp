@@ -1,4 +1,4 @@
-// JAX / DTensor imports and exports (spec/SHARD.md I2-I6). Expected layouts are derived by hand
+// JAX / DTensor imports and exports (spec/SHARD.md I2-I7). Expected layouts are derived by hand
 // in the comments from the libraries' documented semantics: JAX splits a dim over a tuple of axes
 // major to minor into contiguous blocks; DTensor applies placements in mesh-dim order, each Shard
 // cutting the local tensor into torch.chunk pieces; both number devices row-major over the axes.
@@ -81,11 +81,47 @@ TEST(Imports, DeviceOrder) {
   EXPECT_EQ(rev.device_of({0, 1}), 2);
   EXPECT_EQ(rev.device_of({1, 1}), 0);
   EXPECT_RULE(import_mesh("x=2,y=2", {0, 1, 3, 2}, true), "import-device-order");
-  EXPECT_RULE(import_mesh("x=2,y=2", {0, 1, 2, 5}, true), "import-device-order");  // not 0..3
+  EXPECT_RULE(import_mesh("x=2,y=2", {0, 1, 2, 5}, true), "import-device-order");  // 5 - 2 breaks x's unit step 2
   EXPECT_RULE(import_mesh("x=2,y=2", {0, 1, 2}, true), "import-text");
   // Owners on the reversed order, P("x") on (4,): (0,0)->3 and (0,1)->2 hold 0,1; devices 1, 0 hold 2,3.
   auto sl = import_jax(rev, "P('x')", {4});
   EXPECT_EQ(elements(sl, {4}), (std::vector<std::vector<int64_t>>{{2, 3}, {2, 3}, {0, 1}, {0, 1}}));
+}
+
+// Issue 44 item 12, I2: a sub-mesh, JAX's Mesh over devices 4..7 of an 8-device machine, is a
+// slice of device(8) (the smallest domain holding the ids): the mesh layout None o 4 o (2,2):(2,1)
+// sends (x,y) to 4 + 2x + y. P('x') on (8,): x = 0 (devices 4, 5) holds 0..3, x = 1 (6, 7) 4..7.
+// Ids need not start at 0 or be contiguous (0,2,4,6: a slice of device(7), stride 2), but they are
+// distinct and >= 0.
+TEST(Imports, SubMeshes) {
+  Mesh sub = import_mesh("x=2,y=2", {4, 5, 6, 7}, true);
+  EXPECT_EQ(to_string(sub), "device(8)|x=2,y=2|layout=None o 4 o (2,2):(2,1)");
+  EXPECT_EQ(sub.device_of({0, 0}), 4);
+  EXPECT_EQ(sub.device_of({1, 1}), 7);
+  auto sl = import_jax(sub, "P('x')", {8});
+  const auto held = owners(sl, IntTuple::tuple({IntTuple(8)}));
+  ASSERT_EQ(held.size(), 4u);
+  EXPECT_EQ(held[0].device, 4);
+  EXPECT_EQ(held[3].device, 7);
+  EXPECT_EQ(elements(sl, {8}), (std::vector<std::vector<int64_t>>{{0, 1, 2, 3}, {0, 1, 2, 3}, {4, 5, 6, 7}, {4, 5, 6, 7}}));
+  EXPECT_EQ(export_jax(sl, {8}).devices, (std::vector<int64_t>{4, 5, 6, 7}));  // the way back names the same devices
+  Mesh even = import_mesh("4", {0, 2, 4, 6}, false);
+  EXPECT_EQ(to_string(even), "device(7)|4|layout=None o 0 o (4):(2)");
+  EXPECT_EQ(even.device_of({3}), 6);
+  Mesh rev = import_mesh("x=2", {7, 6}, true);  // a reversed pair at the top of the machine
+  EXPECT_EQ(rev.device_of({0}), 7);
+  EXPECT_EQ(rev.device_of({1}), 6);
+  EXPECT_RULE(import_mesh("x=2,y=2", {4, 5, 5, 7}, true), "import-device-order");  // 5 twice
+  EXPECT_RULE(import_mesh("x=2", {-1, 0}, true), "import-device-order");
+  EXPECT_RULE(import_mesh("x=2,y=2", {4, 5, 7, 6}, true), "import-device-order");  // not affine, as 0,1,3,2
+}
+
+// Issue 44 item 12, I7: JAX shards an empty array (every device holds an empty shard); a
+// ShardLayout cannot (every extent >= 1), so an extent 0 is refused with extent-positive.
+TEST(Imports, EmptyArraysAreRefused) {
+  EXPECT_RULE(jax("x=2", "P('x')", {0}), "extent-positive");
+  EXPECT_RULE(jax("x=2", "P()", {4, 0}), "extent-positive");
+  EXPECT_RULE(dtensor("2", "Replicate()", {0}), "extent-positive");
 }
 
 // The issue's DTensor example; Shard(0) twice splits dim 0 in mesh-dim order (dim 0 outer), as
@@ -114,6 +150,43 @@ TEST(Imports, DTensorStridedShard) {
   // On a mesh dim of extent 1 the one rank takes every piece in order: the whole local tensor,
   // whatever the split_factor (3 does not divide 8 here). Then Shard(0) over 2: rank j holds 4j..4j+3.
   EXPECT_EQ(dtensor("1,2", "_StridedShard(0, split_factor=3), Shard(0)", {8}), "shard((1,2,4):(0,0,1); S(0),S(1); device(2)|1,2)");
+}
+
+// Issue 44 item 1: a one-element placement list, in every bracket form, keeps its keyword
+// arguments. `[X]` and torch's printed one-tuple `(X,)` are the placements inside; `(X)` is X, as
+// in Python. Partial(reduce_op='max') on one axis is P("max"), never the default sum; Shard(dim=0)
+// on 2 ranks over (8,) is (2 @ x, 4): G (2,4), per-instance strides (0,1).
+TEST(Imports, DTensorOneElementListsKeepTheirKeywords) {
+  for (const char* form : {"Partial(reduce_op='max')", "[Partial(reduce_op='max')]", "(Partial(reduce_op='max'),)", "(Partial(reduce_op='max'))",
+                           "[Partial(reduce_op=\"max\")]", "[ Partial( reduce_op = 'max' ) ]", "(Partial(reduce_op='max'), )"})
+    EXPECT_EQ(dtensor("dp=2", form, {8}), "shard((8):(1); P(\"max\"); device(2)|dp=2)") << form;
+  for (const char* form : {"Shard(dim=0)", "[Shard(dim=0)]", "(Shard(dim=0),)", "(Shard(dim=0))", "[Shard(0)]", "(Shard(0),)", "[Shard(dim=-1)]"})
+    EXPECT_EQ(dtensor("2", form, {8}), "shard((2,4):(0,1); S(0); device(2)|2)") << form;
+  // Two and more elements in each bracket form: (x, y) = (2, 2) on (4, 8): Shard(1) on x is
+  // (4, 2 @ x, 4); Partial("min") on y.
+  for (const char* form : {"[Shard(dim=1), Partial(reduce_op='min')]", "(Shard(dim=1), Partial(reduce_op='min'))",
+                           "Shard(dim=1), Partial(reduce_op='min')", "(Shard(dim=1), Partial(reduce_op='min'),)"})
+    EXPECT_EQ(dtensor("x=2,y=2", form, {4, 8}), "shard((4,2,4):(4,0,1); S(1),P(\"min\"); device(4)|x=2,y=2)") << form;
+  // A list inside a list is not a placement.
+  EXPECT_RULE(dtensor("2", "[[Shard(0)]]", {8}), "import-text");
+}
+
+// Issue 44 item 4: DTensor refuses Partial placements with different reduce ops, so the import
+// does (I4); equal ones are one Partial on each axis. torch 2.15 prints _StridedShard's
+// split_factor as `sf=`: _StridedShard(dim=0, sf=2) is _StridedShard(0, split_factor=2) (the
+// case of DTensorStridedShard: rank 0 holds 0,1,4,5).
+TEST(Imports, DTensorMixedPartialsAndTheSfSpelling) {
+  EXPECT_RULE(dtensor("2,2", "Partial('sum'), Partial('min')", {4}), "import-partial-reduction");
+  EXPECT_RULE(dtensor("2,2,2", "Partial(), Shard(0), Partial(reduce_op='max')", {4}), "import-partial-reduction");
+  EXPECT_RULE(dtensor("2,2", "[Partial('max'), Partial('min')]", {4}), "import-partial-reduction");
+  EXPECT_EQ(dtensor("2,2", "Partial('max'), Partial(reduce_op='max')", {4}), "shard((4):(1); P(\"max\"),P(\"max\"); device(4)|2,2)");
+  EXPECT_EQ(dtensor("2,2", "Partial(), Partial('sum')", {4}), "shard((4):(1); P(),P(); device(4)|2,2)");
+  for (const char* form : {"_StridedShard(dim=0, sf=2)", "[_StridedShard(dim=0, sf=2)]", "(_StridedShard(dim=0, sf=2),)", "_StridedShard(0, sf=2)"}) {
+    auto sl = import_dtensor(import_mesh("2", {}, false), form, {8});
+    EXPECT_EQ(to_string(sl), "shard((2,2,2):(2,0,1); S(1); device(2)|2)") << form;
+    EXPECT_EQ(elements(sl, {8}), (std::vector<std::vector<int64_t>>{{0, 1, 4, 5}, {2, 3, 6, 7}})) << form;
+  }
+  EXPECT_RULE(dtensor("2", "_StridedShard(dim=0)", {8}), "import-text");  // no split_factor at all
 }
 
 TEST(Imports, DTensorRefusals) {

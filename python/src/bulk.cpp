@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -30,16 +31,23 @@ gpu::Backend& host() {
   return *backend;
 }
 
-// numpy, or None where it is not importable (looked up once; kept for the process).
+// numpy, or None where it is not importable (looked up once; kept for the process). Not a
+// function-local static initializer: the import runs Python code, which lets another thread take
+// the GIL, and that thread would then wait on the initializer's guard while holding the GIL the
+// importing thread needs (issue 44: two threads' first Layout.offsets() hung for good). The GIL
+// alone orders the accesses; a thread that finds no module yet imports it too (sys.modules makes
+// the second import a lookup) and the first store wins.
 py::handle numpy() {
-  static PyObject* np = [] {
-    try {
-      return py::module_::import("numpy").release().ptr();
-    } catch (py::error_already_set&) {
-      return Py_None;
-    }
-  }();
-  return np;
+  static std::atomic<PyObject*> np{nullptr};
+  if (PyObject* known = np.load()) return known;
+  PyObject* found = Py_None;
+  try {
+    found = py::module_::import("numpy").release().ptr();
+  } catch (py::error_already_set&) {
+  }
+  PyObject* expected = nullptr;
+  if (!np.compare_exchange_strong(expected, found) && found != Py_None) Py_DECREF(found);
+  return np.load();
 }
 
 py::object as_array(std::vector<int64_t>&& v) {

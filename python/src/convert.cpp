@@ -1,6 +1,7 @@
 // Python <-> protocol JSON (convert.hpp) and tfspec.SpecError.
 #include "convert.hpp"
 
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <limits>
@@ -25,6 +26,18 @@ Json int_json(py::handle v) {
   return Json(static_cast<int64_t>(x));
 }
 
+// collections.abc.Mapping, looked up once and kept for the process; not in a function-local
+// static initializer, whose guard a second thread would wait on while holding the GIL the import
+// may hand over (the deadlock of bulk.cpp's numpy(), issue 44). The GIL orders the accesses.
+PyObject* abc_mapping() {
+  static std::atomic<PyObject*> mapping{nullptr};
+  if (PyObject* known = mapping.load()) return known;
+  PyObject* found = py::object(py::module_::import("collections.abc").attr("Mapping")).release().ptr();
+  PyObject* expected = nullptr;
+  if (!mapping.compare_exchange_strong(expected, found)) Py_DECREF(found);
+  return mapping.load();
+}
+
 Json to_json_at(py::handle v, int depth) {
   if (depth > kMaxNesting) throw py::value_error("argument nested more than 256 levels deep");
   if (v.is_none()) return Json(nullptr);
@@ -43,8 +56,7 @@ Json to_json_at(py::handle v, int depth) {
     for (auto x : v) out.push_back(to_json_at(x, depth + 1));
     return out;
   }
-  static PyObject* const mapping = py::object(py::module_::import("collections.abc").attr("Mapping")).release().ptr();  // kept for the process
-  if (PyObject_IsInstance(v.ptr(), mapping) == 1) {  // tfspec.Symbolic and other read-only mappings
+  if (PyObject_IsInstance(v.ptr(), abc_mapping()) == 1) {  // tfspec.Symbolic and other read-only mappings
     Json out = Json::object();
     for (auto item : v.attr("items")()) {
       auto kv = py::reinterpret_borrow<py::tuple>(item);

@@ -14,6 +14,8 @@
 #include "fast_algebra.hpp"
 #include "layout.hpp"
 #include "tfspec/reference/algebra.hpp"
+#include "tfspec/reference/catalogue.hpp"
+#include "tfspec/reference/error.hpp"
 #include "tfspec/protocol/serve.hpp"
 #include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
@@ -244,6 +246,13 @@ void register_ops(py::module_& m) {
     for (const auto& [name, op] : fast_ops()) out.append(py::str(name));
     return out;
   }, "The names of the ops _fast_op compiles.");
+  m.def("_refuse", [](const std::string& id, const std::string& message) {
+        const RuleId* r = find_rule(id);
+        if (!r) fail(rule::kInternal, "no rule '" + id + "' in the catalogue (a tfspec bug)");
+        fail(*r, message);
+      }, py::arg("rule"), py::arg("message"),
+        "Raises the tfspec.SpecError of rule RULE (its clause and kind from the catalogue, rules.def) with MESSAGE: a "
+        "refusal the Python layer makes before any op runs.");
   m.def("_call_json", [](const std::string& name, const std::string& args) {
         return call_json(name, parse_json_text(args, "the arguments")).dump(); },
         "Runs op NAME with JSON arguments (text) exactly as `tfspec serve` does; returns the result as JSON text.");

@@ -113,6 +113,12 @@ def check(cli, rng):
         # tfspec reads placements in mesh-dim order and stops at the first refusal
         ok = r.returncode == 3 and any(k in r.stderr for k in ("import-partial-reduction", "import-uneven", "import-not-expressible"))
         return ("refused-avg" if ok else "fail"), None if ok else f"avg not refused: {r.stdout}{r.stderr}\n  {argv}"
+    ops = {str(p.reduce_op) for p in placements if type(p).__name__ == "Partial"}
+    if len(ops) > 1:
+        # Partials with different reduce ops on one tensor: DTensor refuses them, and so must
+        # tfspec (spec/SHARD.md I4, issue 44), unless an earlier placement is refused first
+        ok = r.returncode == 3 and any(k in r.stderr for k in ("import-partial-reduction", "import-uneven", "import-not-expressible"))
+        return ("refused-mixed-partials" if ok else "fail"), None if ok else f"mixed Partials not refused: {r.stdout}{r.stderr}\n  {argv}"
     theirs = torch_pieces(ext, shape, placements)
     if theirs is None:
         ok = r.returncode == 3 and ("import-uneven" in r.stderr or "import-not-expressible" in r.stderr)

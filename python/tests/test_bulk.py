@@ -150,6 +150,48 @@ def test_offsets_is_an_int64_numpy_array_where_numpy_is():
     assert a[:5].tolist() == [0, 8, 16, 24, 1]  # colexicographic: i = 0..3 walk mode 0 (stride 8)
 
 
+# Issue 44: two threads whose first bulk call looks numpy up at the same moment. The module once
+# imported numpy inside a C++ function-local static initializer: the import runs Python code, so
+# the second thread took the GIL and waited on the initializer's guard, and the first could never
+# take the GIL back. A stand-in numpy whose import sleeps (the GIL released) makes the overlap
+# certain; it then fails to import, so both calls take the no-NumPy path. The run is a child
+# process with a timeout, so the old behaviour fails this test instead of hanging it.
+FIRST_CALLS_FROM_TWO_THREADS = """
+import threading, time
+import tfspec
+layouts = [tfspec.Layout("(4,8):(8,1)"), tfspec.Layout("(2,3):(3,1)")]
+results = [None, None]
+def first_call(k):
+    results[k] = memoryview(layouts[k].offsets()).tolist()
+threads = [threading.Thread(target=first_call, args=(k,)) for k in range(2)]
+threads[0].start()
+time.sleep(0.2)  # thread 0 is inside the numpy import (sleeping) when thread 1 starts
+threads[1].start()
+for t in threads:
+    t.join()
+print(results)
+"""
+
+
+def test_first_bulk_calls_from_two_threads_do_not_deadlock(tmp_path):
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "numpy.py").write_text("import time\ntime.sleep(1.0)\nraise ImportError('a stand-in numpy')\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path)] + [p for p in sys.path if p])
+    try:
+        run = subprocess.run([sys.executable, "-c", FIRST_CALLS_FROM_TWO_THREADS], env=env,
+                             capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("two threads' first Layout.offsets() deadlocked (no answer in 60 s)")
+    assert run.returncode == 0, run.stderr
+    # (4,8):(8,1) colexicographic: i = r + 4c -> 8r + c; (2,3):(3,1): i = r + 2c -> 3r + c
+    first = [8 * r + c for c in range(8) for r in range(4)]
+    second = [3 * r + c for c in range(3) for r in range(2)]
+    assert run.stdout.strip() == str([first, second])
+
+
 # ---- L.crd2idx(coords) -------------------------------------------------------------------------
 
 def test_crd2idx_equals_the_reference_on_flat_mode_and_index_rows():

@@ -154,6 +154,28 @@ def test_prove_verdicts():
         tfspec.prove("injective", "(M,N", timeout=1)
 
 
+def test_prove_refuses_a_bad_timeout_or_goal_as_the_docs_promise():
+    # Issue 44: docs/python.md promises tfspec.SpecError for a refusal and TypeError for a wrong
+    # call; a NaN or infinite timeout was a bare ValueError / OverflowError from int(round(...)),
+    # and a negative one became 1 ms without a word.
+    for bad in (float("nan"), float("inf"), float("-inf"), 0, -1, 0.0001, 601):
+        with pytest.raises(tfspec.SpecError) as e:
+            tfspec.prove("injective", "(M,N):(1,M)", timeout=bad)
+        assert (e.value.rule, e.value.kind) == ("prove-usage", "input"), bad
+        assert "timeout is a finite number of seconds from 0.001 to 600" in e.value.message, bad
+    for wrong in ("2", True, [1]):
+        with pytest.raises(TypeError):
+            tfspec.prove("injective", "(M,N):(1,M)", timeout=wrong)
+    with pytest.raises(tfspec.SpecError) as e:
+        tfspec.prove("injectiv", "(M,N):(1,M)")
+    assert e.value.rule == "prove-usage" and "no prove goal 'injectiv'" in e.value.message
+    assert "injective" in e.value.message  # the goals are listed
+    with pytest.raises(TypeError):
+        tfspec.prove(None, "(M,N):(1,M)")
+    # the bounds themselves are accepted: 600 s is the op's 600000 ms
+    assert tfspec.prove("injective", "(4,8):(1,4)", timeout=600).proved
+
+
 def test_svg_repr_parses():
     for obj in (tfspec.Layout("(2,(3,4)):(1,(2,6))"), tfspec.ShardLayout("shard((4,2):(2,1); S(0); x=4)")):
         root = ET.fromstring(obj._repr_svg_())

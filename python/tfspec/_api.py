@@ -2,6 +2,7 @@
 check(), the verdict and check result objects, pycute interop. Every op runs through the same
 registry as `tfspec serve` and the CLI, so a result here is the CLI's result."""
 import inspect
+import math
 from typing import Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from . import _tfspec
@@ -212,11 +213,28 @@ def prove(goal: str, *objects: Any, assume: Any = None, timeout: Optional[float]
 
     goal: injective, in-bounds, fits-int32, fits-int64, equivalent, admissible, divides, shard
     (spec/PROVE.md); objects in the op's order; timeout in seconds per solver call."""
+    if not isinstance(goal, str):
+        raise TypeError("prove(goal, ...): the goal is a str such as 'injective', not %s" % type(goal).__name__)
+    op = "prove." + goal.replace("_", "-")
+    goals = sorted(name[len("prove."):] for name, *_ in _tfspec._ops() if name.startswith("prove."))
+    if op[len("prove."):] not in goals:
+        _tfspec._refuse("prove-usage", "no prove goal %r: the goals are %s (spec/PROVE.md)" % (goal, ", ".join(goals)))
     if timeout is not None:
-        kwargs["timeout_ms"] = max(1, int(round(timeout * 1000)))
+        kwargs["timeout_ms"] = _timeout_ms(timeout)
     if assume is not None:
         kwargs["assume"] = [assume] if isinstance(assume, str) else list(assume)
-    return Verdict(_call("prove." + goal.replace("_", "-"), *objects, **kwargs))
+    return Verdict(_call(op, *objects, **kwargs))
+
+
+def _timeout_ms(timeout: Any) -> int:
+    """prove's timeout in seconds as the op's timeout_ms, an integer in [1, 600000]: a non-number
+    is a wrong call (TypeError); NaN, an infinity, 0 or less, or past 600 s a refusal (SpecError),
+    as the op refuses such a timeout_ms (never a bare ValueError / OverflowError, issue 44)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError("prove(timeout=...) is a number of seconds, not %s" % type(timeout).__name__)
+    if not math.isfinite(timeout) or not 0.001 <= timeout <= 600:
+        _tfspec._refuse("prove-usage", "timeout is a finite number of seconds from 0.001 to 600, not %r" % (timeout,))
+    return int(round(timeout * 1000))
 
 
 def _from_pycute(cls: Any, obj: Any) -> Any:

@@ -129,6 +129,34 @@ TEST(ReshardRunMpi, ABadFaultSpecOrTimeoutIsAUsageError) {
   EXPECT_EQ(timeout.r.out.find("mpi-timeout"), std::string::npos) << timeout.r.out;
 }
 
+// Issue 44 item 14: a fault that names a rank the run lacks, or a step past the last point a fault
+// fires (steps 0..N-1 of an N-step plan, then N: before the gather), would never fire, and the run
+// would pass as if the fault had been tested: a usage error (exit 3) before anything runs. kRun's
+// plan (reshard-plan prints it) is one ncclAllGather, then a local src->dst and a local recv->dst
+// copy on each of the 4 devices: 1 + 4 + 4 = 9 steps. So exit:1:9 still fires (before the
+// gather) and exit:1:10 cannot. (--seed -1: cli/tests/unfired_options_cli_test.cpp.)
+TEST(ReshardRunMpi, AFaultThatCannotFireIsAUsageError) {
+  const std::string run2 = " reshard-run 'shard((2,4):None; P(max); device(2)|x=2)' 'shard((2,4):None; B; device(2)|x=2)' '(8)'";
+  const Timed rank = mpirun(2, run2, "TFSPEC_MPI_FAULT=hang:5:0");
+  EXPECT_EQ(rank.r.rc, 3) << rank.r.out;
+  EXPECT_NE(rank.r.out.find(line("error", "usage", "-", "TFSPEC_MPI_FAULT=hang:5:0 names rank 5, but the run has 2 rank(s), 0..1: the fault could never fire")),
+            std::string::npos)
+      << rank.r.out;
+  EXPECT_LT(rank.seconds, 20) << rank.r.out;
+  const Timed step = mpirun(4, kRun, "TFSPEC_MPI_FAULT=exit:1:999");
+  EXPECT_EQ(step.r.rc, 3) << step.r.out;
+  EXPECT_NE(step.r.out.find("names step 999, but the plan has 9 step(s): a fault fires before a step 0..9 (9: before the gather to rank 0)"),
+            std::string::npos)
+      << step.r.out;
+  const Timed past = mpirun(4, kRun, "TFSPEC_MPI_FAULT=exit:1:10");
+  EXPECT_EQ(past.r.rc, 3) << past.r.out;
+  EXPECT_NE(past.r.out.find("names step 10"), std::string::npos) << past.r.out;
+  const Timed last = mpirun(4, kRun + " --timeout 20", "TFSPEC_MPI_FAULT=exit:1:9");
+  EXPECT_NE(last.r.rc, 0) << last.r.out;
+  EXPECT_NE(last.r.rc, 3) << last.r.out;
+  EXPECT_NE(last.r.out.find("rank 1: TFSPEC_MPI_FAULT: exiting before the gather to rank 0"), std::string::npos) << last.r.out;
+}
+
 
 #ifdef TFSPEC_NCCL_BUILT
 // --executor nccl (built wherever CMake finds NCCL: the CUDA toolkit ships it). A 1-rank run of a

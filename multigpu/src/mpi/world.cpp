@@ -203,4 +203,17 @@ Fault parse_fault(const std::string& s) {
   return f;
 }
 
+void check_fault_fires(const Fault& f, int ranks, size_t steps) {
+  if (f.kind == Fault::Kind::None) return;
+  const std::string text = std::string(f.kind == Fault::Kind::Exit ? "exit" : f.kind == Fault::Kind::Hang ? "hang" : "error") + ":" +
+                           std::to_string(f.rank) + ":" + std::to_string(f.step);
+  if (f.rank >= ranks)
+    fail(rule::kUsage, "TFSPEC_MPI_FAULT=" + text + " names rank " + std::to_string(f.rank) + ", but the run has " + std::to_string(ranks) +
+                           " rank(s), 0.." + std::to_string(ranks - 1) + ": the fault could never fire");
+  if (f.step > steps)
+    fail(rule::kUsage, "TFSPEC_MPI_FAULT=" + text + " names step " + std::to_string(f.step) + ", but the plan has " + std::to_string(steps) +
+                           " step(s): a fault fires before a step 0.." + std::to_string(steps) + " (" + std::to_string(steps) +
+                           ": before the gather to rank 0), so this one could never fire");
+}
+
 }  // namespace tfspec::multigpu::mpi

@@ -71,6 +71,10 @@ struct Fault {
 Fault fault_from_env();
 // The text of TFSPEC_MPI_FAULT read whole; a SpecError (usage) naming the part that is wrong.
 Fault parse_fault(const std::string& text);
+// A fault that names a rank the run does not have, or a step after the last point it can fire
+// (steps 0..steps-1, and `steps`: before the gather to rank 0), would never fire and the run would
+// pass as if it had been tested: a usage error before anything runs (SpecError, rule usage).
+void check_fault_fires(const Fault& fault, int ranks, size_t steps);
 
 // One execution of a plan, checked: every rank distributes the seeded tensor with the reference,
 // runs the plan through `ex`, compares its bytes with `expected` (normally plan.bytes); rank 0
