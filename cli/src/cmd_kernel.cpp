@@ -23,6 +23,7 @@
 #include "tfspec/protocol/ops.hpp"
 #include "tfspec/protocol/wire.hpp"
 #include "tfspec/reference/error.hpp"
+#include "tfspec/reference/json_text.hpp"
 
 namespace tfspec::cli {
 namespace {
@@ -57,22 +58,26 @@ void write_pictures(const kernel::Pipeline& p, const kernel::KernelReport& r, co
 int check_triton(const KernelState& st, const Json& args) {
   if (st.from != "triton") fail(rule::kUsage, "--from: the only reader is 'triton' (a TTGIR file), not '" + st.from + "'");
   if (!st.draw.empty()) fail(rule::kUsage, "--draw is not available with --from triton");
-  const auto start = std::chrono::steady_clock::now();
-  const triton::Module m = triton::read_ttgir(read_input_file(st.file, "ttgir"));
-  std::optional<int64_t> shared;
+  Json op_args = args;
+  op_args["ttgir"] = read_input_file(st.file, "ttgir");
   std::filesystem::path meta(st.file);
   meta.replace_extension(".json");
   if (st.file != "-" && std::filesystem::exists(meta)) {
-    const Json j = Json::parse(read_input_file(meta.string(), "metadata"), nullptr, false);
-    if (j.is_object() && j.contains("shared") && j["shared"].is_number_integer()) shared = j["shared"].get<int64_t>();
+    Json j;
+    try {
+      j = parse_json_text(read_input_file(meta.string(), "metadata"), "the kernel's metadata (" + meta.string() + ")");
+    } catch (const Json::exception&) {
+      j = Json();  // not Triton's metadata: the footprint is then compared with the limit only
+    }
+    if (j.is_object() && j.contains("shared") && j["shared"].is_number_integer()) op_args["shared"] = j["shared"];
   }
-  kernel::KernelOptions o;
-  if (args.contains("smem_limit")) o.smem_limit = args["smem_limit"].get<int64_t>();
-  kernel::KernelReport r = kernel::check_layout_program(triton::lower(m, shared), o);
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (st.json) std::cout << protocol::dump_line(kernel::to_json(r)) << "\n";
-  else std::cout << kernel::to_text(r);
-  return r.exit_code();
+  // One code path with `tfspec serve` and the Python module: kernel.check given the TTGIR.
+  const protocol::Op* op = protocol::OpRegistry::instance().find("kernel", "check");
+  if (!op) fail(rule::kInternal, "the kernel.check op is not registered");
+  const protocol::OpResult r = op->run(op_args);
+  if (st.json) std::cout << protocol::dump_line(r.json) << "\n";
+  else std::cout << r.text;
+  return r.exit_code;
 }
 
 }  // namespace

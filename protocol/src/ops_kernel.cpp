@@ -2,7 +2,12 @@
 // `kernel.check`: `tfspec kernel check` runs this op, so the CLI's --json, a `tfspec serve` client
 // and the Python builder get one answer from one code path. In tfspec_protocol_prove: the bounds
 // conditions over symbolic M, N, K go to the solver.
+#include <chrono>
+
+#include "tfspec/frontends/triton/lower.hpp"
+#include "tfspec/frontends/triton/ttgir.hpp"
 #include "tfspec/kernel/check.hpp"
+#include "tfspec/kernel/layout_program.hpp"
 #include "tfspec/protocol/kernel_ops.hpp"
 #include "tfspec/reference/error.hpp"
 
@@ -35,11 +40,33 @@ int64_t bytes_arg(const Json& j, const std::string& what, const RuleId& bad) {
   return unit == "KiB" ? n * 1024 : n;
 }
 
+// A kernel Triton compiled (spec/TRITON.md): its TTGIR text read by frontends/triton, the layout
+// program it lowers to checked by kernel/; `shared` is Triton's metadata.shared, when known.
+kernel::KernelReport check_ttgir(const Json& a, const kernel::KernelOptions& o) {
+  const Json& t = a["ttgir"];
+  if (!t.is_string()) fail(rule::kProtocolBadArgs, "\"ttgir\" is the TTGIR text (compiled.asm[\"ttgir\"])");
+  if (a.contains("pipeline")) fail(rule::kProtocolBadArgs, "give the kernel once: \"pipeline\" (a description) or \"ttgir\" (Triton's IR), not both");
+  std::optional<int64_t> shared;
+  if (a.contains("shared") && !a["shared"].is_null()) {
+    if (!a["shared"].is_number_integer() || a["shared"].get<int64_t>() < 0)
+      fail(rule::kProtocolBadArgs, "\"shared\" is Triton's metadata.shared, a number of bytes >= 0");
+    shared = a["shared"].get<int64_t>();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  kernel::KernelReport r = kernel::check_layout_program(triton::lower(triton::read_ttgir(t.get<std::string>()), shared), o);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
 OpResult kernel_check_op(const Json& a) {
-  const Json& d = require_arg(a, "pipeline");
-  const kernel::Pipeline p = d.is_string() ? kernel::read_pipeline_text(d.get<std::string>()) : kernel::read_pipeline(d);
   kernel::KernelOptions o;
   if (a.contains("smem_limit") && !a["smem_limit"].is_null()) o.smem_limit = bytes_arg(a["smem_limit"], "\"smem_limit\"", rule::kProtocolBadArgs);
+  if (a.contains("ttgir")) {
+    const kernel::KernelReport r = check_ttgir(a, o);
+    return {kernel::to_json(r), kernel::to_text(r), r.exit_code()};
+  }
+  const Json& d = require_arg(a, "pipeline");
+  const kernel::Pipeline p = d.is_string() ? kernel::read_pipeline_text(d.get<std::string>()) : kernel::read_pipeline(d);
   const kernel::KernelReport r = kernel::check_pipeline(p, o);
   return {kernel::to_json(r), kernel::to_text(r), r.exit_code()};
 }
@@ -51,8 +78,10 @@ int64_t smem_limit_bytes(const Json& j, const std::string& what, const RuleId& b
 void register_kernel_ops(OpRegistry& r) {
   r.add({"kernel", "check", "§4",
          "a GEMM mainloop + epilogue's data movement: coverage, agreement, banks and width, global accesses, bounds, footprint (spec/KERNEL.md)",
-         {{"pipeline", ParamType::Json, false, "the pipeline description (docs/kernels/*.json), as a JSON object or its text"},
-          {"smem_limit", ParamType::Text, true, "shared memory a CTA may use: bytes, or KiB as \"227KiB\" (default: the arch's)"}},
+         {{"pipeline", ParamType::Json, true, "the pipeline description (docs/kernels/*.json), as a JSON object or its text (or give ttgir)"},
+          {"smem_limit", ParamType::Text, true, "shared memory a CTA may use: bytes, or KiB as \"227KiB\" (default: the arch's)"},
+          {"ttgir", ParamType::Text, true, "instead of pipeline: a kernel Triton compiled, its TTGIR text (spec/TRITON.md)"},
+          {"shared", ParamType::Int, true, "with ttgir: Triton's metadata.shared (bytes), compared with the footprint"}},
          kernel_check_op});
 }
 
