@@ -153,12 +153,14 @@ TEST(CampaignMpi, AKilledRankIsNamedAndTheOthersAreKept) {
 
 // With `mpiexec --enable-recovery` the job outlives the killed rank: ranks 0 and 2 run their
 // whole shares (3000 cases: 30 batches, 10 each: 1000 cases each, by hand), rank 0 gives rank 1
-// up after --rank-timeout and the run is undecided (exit 2): nothing of the others is lost.
+// up after --rank-timeout and the run is undecided: nothing of the others is lost. (OpenMPI
+// 4.1's mpiexec exits 0 under --enable-recovery whatever rank 0 returns: the verdict is read
+// from the report.)
 TEST(CampaignMpi, WithRecoveryTheOthersFinishTheirShares) {
   const std::string json = temp("recovery.json");
   const CommandResult r = mpirun(3, "fuzz --backend host --seed 3 --seconds 100 --max-cases 3000 --quiet --rank-timeout 3 --json " + json,
                                  "TFSPEC_CAMPAIGN_FAULT=kill:1:300", "--enable-recovery");
-  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.rc, 124) << "timed out:\n" << r.out;
   EXPECT_NE(r.out.find("undecided: [campaign-rank-lost -] 1 of 3 ranks sent no result"), std::string::npos) << r.out;
   const Json j = read_json(json);
   ASSERT_TRUE(j.is_object()) << r.out;
@@ -169,16 +171,20 @@ TEST(CampaignMpi, WithRecoveryTheOthersFinishTheirShares) {
   EXPECT_EQ(j["cases"], 2000);
 }
 
-// Rank 2 hangs at its 200th case: rank 0 gives it up after --rank-timeout 2 (it sent no note
-// since), reports it with its host and the last case it reported, and ends the job (exit 2).
+// Rank 2 hangs at its 800th case: rank 0 gives it up after --rank-timeout 2 (it sent no note
+// since), reports it with its host and the last case it reported (a note goes at its first case,
+// then every 0.2 s: at most 800 cases started), and ends the job (exit 2).
 TEST(CampaignMpi, AHungRankIsGivenUpAndNamed) {
   const auto t0 = std::chrono::steady_clock::now();
-  const CommandResult r = mpirun(3, "fuzz --backend host --seed 3 --seconds 100 --max-cases 3000 --quiet --rank-timeout 2", "TFSPEC_CAMPAIGN_FAULT=hang:2:200");
+  const CommandResult r = mpirun(3, "fuzz --backend host --seed 3 --seconds 100 --max-cases 3000 --quiet --rank-timeout 2", "TFSPEC_CAMPAIGN_FAULT=hang:2:800");
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.rc, 2) << r.out;
   EXPECT_NE(r.out.find("lost: rank 2 on " + host() + " sent no result (it crashed, was killed or stopped answering; silent for "), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("the last case it reported starting: "), std::string::npos) << r.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("it had started ([0-9]+) cases; the last case it reported starting: [a-z0-9]+ # "))) << r.out;
+  EXPECT_GE(std::stoi(m[1]), 1);
+  EXPECT_LE(std::stoi(m[1]), 800);
   EXPECT_LT(s, 40) << r.out;
 }
 

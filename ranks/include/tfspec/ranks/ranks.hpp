@@ -57,7 +57,8 @@ class Campaign {
   // result arrived; a rank from which nothing arrived for `silence_seconds` is given up; once
   // `*stop` is non-zero (a signal) the others are given `grace_seconds` more, then given up.
   std::vector<RankReport> collect(const std::string& mine, double silence_seconds, const std::atomic<int>* stop, double grace_seconds);
-  // Ends every rank of the job (a rank given up may still hang): MPI_Abort with `code`.
+  // Ends this process with `code` without MPI_Finalize (a rank given up may still hang, and
+  // MPI_Finalize would wait for it); mpiexec then ends the other ranks (ranks.cpp says why not MPI_Abort).
   [[noreturn]] void abort_job(int code);
 
  private:
