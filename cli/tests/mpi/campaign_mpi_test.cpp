@@ -101,10 +101,10 @@ TEST(CampaignMpi, FuzzMergedReportEqualsOneProcess) {
   }
 }
 
-// The corpus (§3 and §7, the reference in process) dealt round-robin: the merged JSON report's
-// cases, summary and clauses equal a one-process run's, the times aside.
+// The corpus (§4, §5, §6 and §8: 742 cases, the reference in process) dealt round-robin: the
+// merged JSON report's cases, summary and clauses equal a one-process run's, the times aside.
 TEST(CampaignMpi, ConformMergedReportEqualsOneProcess) {
-  const std::string args = "conform --filter '§3' --filter '§7' --quiet";
+  const std::string args = "conform --filter '§4' --filter '§5' --filter '§6' --filter '§8' --quiet";
   const std::string one_json = temp("conform1.json");
   const CommandResult one = one_process(args + " --json " + one_json);
   ASSERT_EQ(one.rc, 0) << one.out;
@@ -127,6 +127,32 @@ TEST(CampaignMpi, ConformMergedReportEqualsOneProcess) {
     }
     EXPECT_EQ(sum, total);
     EXPECT_NE(r.out.find("ranks: " + std::to_string(ranks) + " (rank 0 on " + host()), std::string::npos) << r.out;
+  }
+}
+
+// A deliberately wrong implementation (conformance/tests/wrong_impl.cpp: §6 shard.check drops
+// partial-reduction, complement answers `skipped`, shard.mesh is not in its handshake; §2's
+// depth crashes it): failed, unsupported and errored cases merge into the one-process report,
+// and the run fails (exit 1) alike.
+TEST(CampaignMpi, ConformFailuresMergeAsInOneProcess) {
+  const std::string args = "conform --impl " + shell_quote(TFSPEC_WRONG_IMPL) + " --filter '§6' --filter depth --quiet";
+  const std::string one_json = temp("wrong1.json");
+  const CommandResult one = one_process(args + " --json " + one_json);
+  ASSERT_EQ(one.rc, 1) << one.out;
+  const Json expected = without_times(read_json(one_json));
+  ASSERT_GT(expected["summary"]["fail"].get<int>(), 0) << expected["summary"];
+  ASSERT_GT(expected["summary"]["errored"].get<int>(), 0) << expected["summary"];
+  ASSERT_GT(expected["summary"]["unsupported"].get<int>(), 0) << expected["summary"];
+  for (int ranks : {2, 3}) {
+    SCOPED_TRACE("ranks " + std::to_string(ranks));
+    const std::string json = temp("wrong" + std::to_string(ranks) + ".json");
+    const CommandResult r = mpirun(ranks, args + " --json " + json);
+    EXPECT_EQ(r.rc, 1) << r.out;
+    Json got = without_times(read_json(json));
+    got.erase("restarts");  // each rank restarts its own process after a crash
+    Json want = expected;
+    want.erase("restarts");
+    EXPECT_EQ(got, want);
   }
 }
 
@@ -161,7 +187,8 @@ TEST(CampaignMpi, WithRecoveryTheOthersFinishTheirShares) {
   const CommandResult r = mpirun(3, "fuzz --backend host --seed 3 --seconds 100 --max-cases 3000 --quiet --rank-timeout 3 --json " + json,
                                  "TFSPEC_CAMPAIGN_FAULT=kill:1:300", "--enable-recovery");
   EXPECT_NE(r.rc, 124) << "timed out:\n" << r.out;
-  EXPECT_NE(r.out.find("undecided: [campaign-rank-lost -] 1 of 3 ranks sent no result"), std::string::npos) << r.out;
+  const std::string rule = "campaign-rank-lost";  // the catalogue's id (rules.def)
+  EXPECT_NE(r.out.find("undecided: [" + rule + " -] 1 of 3 ranks sent no result"), std::string::npos) << r.out;
   const Json j = read_json(json);
   ASSERT_TRUE(j.is_object()) << r.out;
   EXPECT_EQ(j["verdict"], "incomplete");

@@ -24,6 +24,38 @@ void load_rapidcheck_quietly() {
   std::cerr.rdbuf(saved);
 }
 
+// One case in the counts of its op and rule; returns its size (the progress line's).
+int64_t count_case(FuzzResult& r, const std::string& op, const FuzzCase& c, const FuzzCheck& check) {
+  FuzzStats& s = r.per_op[op];
+  ++s.cases;
+  ++r.cases;
+  if (check.reference.rule && check.verdict == Verdict::Agree) {
+    ++s.refusals;
+    ++r.refusals_by_rule[*check.reference.rule];
+  }
+  s.skipped += check.verdict == Verdict::Skip;
+  s.backend_skipped += check.verdict == Verdict::Skip && !check.reference.rule;
+  const int64_t size = fuzz_case_size(c);
+  s.max_size = std::max(s.max_size, size);
+  if ((op == "offsets" || op == "crd2idx") && check.verdict == Verdict::Agree && !check.reference.rule) {
+    const int64_t m = max_abs_offset(check.reference.values);
+    s.max_abs_value = std::max(s.max_abs_value, m);
+    s.wide += m > std::numeric_limits<int32_t>::max();
+  }
+  return size;
+}
+
+// The failing case so far (each shrink step that still fails replaces it: the last is minimal).
+void record_disagreement(FuzzResult& r, const std::string& op, const FuzzCase& c, const FuzzCheck& check) {
+  r.disagreement = true;
+  r.op = op;
+  r.case_text = fuzz_case_text(c);
+  r.reference = check.reference;
+  r.backend = check.backend;
+  r.reference_text = describe(check.reference);
+  r.backend_text = describe(check.backend);
+}
+
 }  // namespace
 
 int64_t max_abs_offset(const std::vector<int64_t>& values) {
@@ -63,22 +95,7 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
       if (failing) ++r->shrink_steps;
       else {
         ++in_batch;
-        FuzzStats& s = r->per_op[op];
-        ++s.cases;
-        ++r->cases;
-        if (check.reference.rule && check.verdict == Verdict::Agree) {
-          ++s.refusals;
-          ++r->refusals_by_rule[*check.reference.rule];
-        }
-        s.skipped += check.verdict == Verdict::Skip;
-        s.backend_skipped += check.verdict == Verdict::Skip && !check.reference.rule;
-        last_size = fuzz_case_size(c);
-        s.max_size = std::max(s.max_size, last_size);
-        if ((op == "offsets" || op == "crd2idx") && check.verdict == Verdict::Agree && !check.reference.rule) {
-          const int64_t m = max_abs_offset(check.reference.values);
-          s.max_abs_value = std::max(s.max_abs_value, m);
-          s.wide += m > std::numeric_limits<int32_t>::max();
-        }
+        last_size = count_case(*r, op, c, check);
       }
       if (check.verdict == Verdict::Disagree) {
         if (!failing) {
@@ -86,13 +103,7 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
           r->failing_batch = static_cast<int64_t>(b);
         }
         failing = true;
-        r->disagreement = true;
-        r->op = op;
-        r->case_text = fuzz_case_text(c);
-        r->reference = check.reference;
-        r->backend = check.backend;
-        r->reference_text = describe(check.reference);
-        r->backend_text = describe(check.backend);
+        record_disagreement(*r, op, c, check);
         RC_FAIL("the backend disagrees with the reference");
       }
     };
