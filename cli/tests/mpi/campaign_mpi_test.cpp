@@ -131,11 +131,12 @@ TEST(CampaignMpi, ConformMergedReportEqualsOneProcess) {
 }
 
 // A deliberately wrong implementation (conformance/tests/wrong_impl.cpp: §6 shard.check drops
-// partial-reduction, complement answers `skipped`, shard.mesh is not in its handshake; §2's
-// depth crashes it): failed, unsupported and errored cases merge into the one-process report,
-// and the run fails (exit 1) alike.
+// partial-reduction, complement answers `skipped`, depth crashes it: 421 cases, 1 failed, 168
+// unsupported, 52 errored): they merge into the one-process report, and the run fails (exit 1)
+// alike. (--max-consecutive-crashes 0: a run of consecutive crashes is counted per rank.)
 TEST(CampaignMpi, ConformFailuresMergeAsInOneProcess) {
-  const std::string args = "conform --impl " + shell_quote(TFSPEC_WRONG_IMPL) + " --filter '§6' --filter depth --quiet";
+  const std::string args =
+      "conform --impl " + shell_quote(TFSPEC_WRONG_IMPL) + " --filter '§6' --filter complement --filter depth --max-consecutive-crashes 0 --quiet";
   const std::string one_json = temp("wrong1.json");
   const CommandResult one = one_process(args + " --json " + one_json);
   ASSERT_EQ(one.rc, 1) << one.out;
