@@ -13,7 +13,9 @@
 #include <iostream>
 #include <memory>
 
+#include "campaign.hpp"
 #include "commands.hpp"
+#include "conform_ranks.hpp"
 #include "run_control.hpp"
 #include "tfspec/conformance/fuzz.hpp"
 #include "tfspec/conformance/html_report.hpp"
@@ -41,6 +43,8 @@ struct ConformArgs {
   double seconds = 10;
   uint64_t seed = 1;
   std::vector<std::string> fuzz_ops;
+  bool mpi = false;
+  double rank_timeout = 30;
 };
 
 std::string shell_quote(const std::string& s) {
@@ -87,7 +91,10 @@ int fuzz(const ConformArgs& a) {
 
 int conform(const ConformArgs& a) {
   using namespace conformance;
+  if (a.fuzz && campaign_wanted(a.mpi)) fail(rule::kUsage, "conform --fuzz runs in one process: under mpiexec, split corpus runs (without --fuzz) or `tfspec fuzz`");
   if (a.fuzz) return fuzz(a);
+  // Over MPI ranks (conform_ranks.cpp) rank 0 alone prints, from here on.
+  std::unique_ptr<ranks::Campaign> campaign = campaign_wanted(a.mpi) ? start_campaign() : nullptr;
   // A CI script that forgot --impl must not read like a pass of its own implementation.
   if (a.impl == "reference")
     std::cout << "conform: testing tfspec's built-in reference implementation" << (a.impl_given ? "" : " (no --impl given; --impl \"CMD\" tests yours)")
@@ -113,10 +120,15 @@ int conform(const ConformArgs& a) {
   opts.interrupted = &stop_signal();
   catch_stop_signals();
   // --jobs N: N adapter processes; the in-process reference runs on one thread.
-  std::vector<std::unique_ptr<Implementation>> impls;
-  const int n = a.impl == "reference" ? 1 : a.jobs;
-  for (int k = 0; k < n; ++k)
-    impls.push_back(a.impl == "reference" ? in_process(protocol::OpRegistry::instance()) : subprocess(a.impl, a.timeout_ms, a.stderr_path));
+  auto start = [&a] {
+    std::vector<std::unique_ptr<Implementation>> impls;
+    const int n = a.impl == "reference" ? 1 : a.jobs;
+    for (int k = 0; k < n; ++k)
+      impls.push_back(a.impl == "reference" ? in_process(protocol::OpRegistry::instance()) : subprocess(a.impl, a.timeout_ms, a.stderr_path));
+    return impls;
+  };
+  if (campaign) return run_conform_campaign(*campaign, cases, opts, start, {a.json, a.junit, a.html, a.quiet, a.rank_timeout});
+  std::vector<std::unique_ptr<Implementation>> impls = start();
   std::vector<Implementation*> workers;
   for (auto& impl : impls) workers.push_back(impl.get());
   const Report report = run(cases, workers, opts);
@@ -165,6 +177,9 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   sub->add_option("--html", a->html, "write the report as one self-contained HTML file (per-clause table, failures expandable, layout answers drawn)");
   sub->add_option("--impl-stderr", a->stderr_path, "also append the implementation's stderr to this file (its last lines are shown with each errored case)");
   sub->add_flag("--quiet", a->quiet, "print only the per-clause table");
+  sub->add_flag("--mpi", a->mpi, "split the selected cases over the MPI ranks (implied when mpiexec started tfspec): rank 0 prints the merged report");
+  sub->add_option("--rank-timeout", a->rank_timeout, "under MPI: give up a rank that sent nothing for this many seconds (default 30)")
+      ->check(positive_seconds());
   sub->add_flag("--fuzz", a->fuzz, "generated cases checked against the reference instead of the corpus; the first disagreement is shrunk");
   sub->add_option("--seconds", a->seconds, "--fuzz: time budget in seconds, 0.001 to 1e7 (default 10)")->check(positive_seconds());
   sub->add_option("--seed", a->seed, "--fuzz: seed, 0 to 2^64-1 (the run is reproducible by seed)")->check(integer_in(0, ~0ULL, "an integer from 0 to 2^64-1"));

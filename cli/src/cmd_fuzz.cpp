@@ -7,23 +7,14 @@
 #include <memory>
 #include <sstream>
 
+#include "campaign.hpp"
 #include "commands.hpp"
+#include "fuzz_command.hpp"
 #include "run_control.hpp"
 #include "tfspec/props/fuzz.hpp"
 
 namespace tfspec::cli {
 namespace {
-
-struct FuzzArgs {
-  std::string backend = "host";
-  double seconds = 10;
-  uint64_t seed = 1;
-  std::string op = "all";
-  std::string replay, junit;
-  bool replay_given = false;
-  int64_t max_cases = 0;
-  bool quiet = false;
-};
 
 std::string xml_escape(const std::string& s) {
   std::string o;
@@ -60,8 +51,31 @@ std::string reproduce(const FuzzArgs& a, const std::string& case_text) {
   return "tfspec fuzz --backend " + a.backend + " --replay '" + case_text + "'";
 }
 
-// `stopped`: why the run ended early or tested nothing (an error testcase), "" when neither.
-void write_junit(const FuzzArgs& a, const props::FuzzResult* r, const std::string& skipped, const std::string& stopped = "") {
+}  // namespace
+
+void check_fuzz_names(const FuzzArgs& a) {
+  if (a.backend != "host" && a.backend != "cuda" && a.backend != "cuda-emu") fail(rule::kUsage, "--backend is host, cuda or cuda-emu, not '" + a.backend + "'");
+  if (a.op != "all" && std::find(props::fuzz_ops().begin(), props::fuzz_ops().end(), a.op) == props::fuzz_ops().end())
+    fail(rule::kUsage, "--op is all, offsets, crd2idx, gather, scatter or reshard, not '" + a.op + "'");
+}
+
+std::string verdict_of(const props::FuzzResult& r) {
+  if (r.disagreement) return "disagreement";
+  int64_t skipped = 0;
+  for (const auto& [op, s] : r.per_op) skipped += s.skipped;
+  return r.cases > 0 && skipped == r.cases ? "undecided" : "pass";
+}
+
+void write_json(const FuzzArgs& a, const props::FuzzResult& r, const std::string& verdict, const Json& extra) {
+  if (a.json.empty()) return;
+  Json j = {{"backend", a.backend}, {"op", a.op}, {"seed", a.seed}, {"verdict", verdict}};
+  j.update(props::fuzz_result_json(r));
+  if (r.disagreement) j["finding"]["reproduce"] = reproduce(a, r.case_text);
+  j.update(extra);
+  write_report_file(a.json, j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
+}
+
+void write_junit(const FuzzArgs& a, const props::FuzzResult* r, const std::string& skipped, const std::string& stopped) {
   if (a.junit.empty()) return;
   std::ostringstream out;
   const auto& ops = a.op == "all" ? props::fuzz_ops() : std::vector<std::string>{a.op};
@@ -79,8 +93,8 @@ void write_junit(const FuzzArgs& a, const props::FuzzResult* r, const std::strin
       const props::FuzzStats s = it == r->per_op.end() ? props::FuzzStats{} : it->second;
       if (r->disagreement && r->op == op)
         out << "<failure message=\"the " << a.backend << " backend disagrees with the reference\">"
-            << xml_escape("case: " + r->case_text + "\nreference: " + props::describe(r->reference) + "\n" + a.backend + ": " +
-                          props::describe(r->backend) + "\nreproduce: " + reproduce(a, r->case_text))
+            << xml_escape("case: " + r->case_text + "\nreference: " + r->reference_text + "\n" + a.backend + ": " + r->backend_text +
+                          "\nreproduce: " + reproduce(a, r->case_text))
             << "</failure>";
       out << "<system-out>cases " << s.cases << ", refusals agreed " << s.refusals << ", undecided " << s.skipped << "</system-out>";
     }
@@ -92,15 +106,15 @@ void write_junit(const FuzzArgs& a, const props::FuzzResult* r, const std::strin
   write_report_file(a.junit, out.str());
 }
 
-// The verdict and how far the run reached; `stopped_by` is the signal that ended it early (0: none).
 int summary(const FuzzArgs& a, const props::FuzzResult& r, int stopped_by) {
-  if (stopped_by)
+  if (stopped_by > 0)  // -1: a campaign that lost a rank (fuzz_ranks.cpp): no signal, yet no pass
     std::cout << "fuzz: INTERRUPTED by signal " << stopped_by << ": the summary of the cases that ran (exit " << 128 + stopped_by << ")\n";
   if (r.disagreement) {
     std::cout << "fuzz: DISAGREEMENT in " << r.op << " after " << r.cases_before_failure << " cases (shrunk in " << r.shrink_steps
-              << " steps)\n  case:      " << r.case_text << "\n  reference: " << props::describe(r.reference) << "\n  "
-              << std::left << std::setw(11) << (a.backend + ":") << props::describe(r.backend) << "\n  reproduce: "
+              << " steps)\n  case:      " << r.case_text << "\n  reference: " << r.reference_text << "\n  "
+              << std::left << std::setw(11) << (a.backend + ":") << r.backend_text << "\n  reproduce: "
               << reproduce(a, r.case_text) << std::endl;
+    for (const auto& more : r.more_findings) std::cout << "  also:      " << more << std::endl;
     return kViolations;
   }
   std::ostringstream per_op;
@@ -138,7 +152,11 @@ int summary(const FuzzArgs& a, const props::FuzzResult& r, int stopped_by) {
   return kOk;
 }
 
+namespace {
+
 int run(const FuzzArgs& a) {
+  // Over MPI ranks (fuzz_ranks.cpp): the device is chosen before the backend starts.
+  if (!a.replay_given && campaign_wanted(a.mpi)) return run_fuzz_campaign(a);
   std::unique_ptr<gpu::Backend> backend = gpu::make_backend(a.backend);
   if (!backend) fail(rule::kUsage, "--backend is host, cuda or cuda-emu, not '" + a.backend + "'");
   if (a.op != "all" && std::find(props::fuzz_ops().begin(), props::fuzz_ops().end(), a.op) == props::fuzz_ops().end())
@@ -147,6 +165,7 @@ int run(const FuzzArgs& a) {
     const std::string msg = "backend " + a.backend + " unavailable: " + *why;
     std::cout << "fuzz: SKIPPED, " << msg << " (exit " << kUnavailable << ", never a pass)" << std::endl;
     write_junit(a, nullptr, msg);
+    write_json(a, props::FuzzResult{}, "skipped", {{"why", msg}, {"ranks", ranks_json({{0, this_host(), 0}})}});
     return kUnavailable;
   }
   if (a.replay_given) {
@@ -178,6 +197,7 @@ int run(const FuzzArgs& a) {
   props::FuzzResult r = props::run_fuzz(*backend, o);
   if (const int sig = stop_signal().load()) {
     write_junit(a, &r, "", "interrupted by signal " + std::to_string(sig) + " after " + std::to_string(r.cases) + " cases");
+    write_json(a, r, "interrupted", {{"signal", sig}, {"ranks", ranks_json({{0, this_host(), r.cases}})}});
     summary(a, r, sig);
     return stopped_exit_code();
   }
@@ -188,6 +208,7 @@ int run(const FuzzArgs& a) {
     fail(rule::kUsage, why);
   }
   write_junit(a, &r, "");
+  write_json(a, r, verdict_of(r), {{"ranks", ranks_json({{0, this_host(), r.cases}})}});
   return summary(a, r, 0);
 }
 
@@ -205,7 +226,11 @@ void add_fuzz_command(CLI::App& app, int& exit_code) {
   auto* replay = sub->add_option("--replay", a->replay, "run one case given in its text form (printed with every disagreement)")
                      ->check(non_empty("give the case text printed with a disagreement"));
   sub->add_option("--junit", a->junit, "write a JUnit XML report");
+  sub->add_option("--json", a->json, "write the counts, the verdict and any disagreement as JSON to this file");
   sub->add_flag("--quiet", a->quiet, "no progress lines");
+  sub->add_flag("--mpi", a->mpi, "split the run over the MPI ranks (implied when mpiexec started tfspec): rank 0 prints the merged report");
+  sub->add_option("--rank-timeout", a->rank_timeout, "under MPI: give up a rank that sent nothing for this many seconds (default 30)")
+      ->check(positive_seconds());
   sub->callback([a, replay, &exit_code] {
     a->replay_given = replay->count() > 0;
     exit_code = reported([&] { return run(*a); });

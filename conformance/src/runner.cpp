@@ -382,6 +382,9 @@ Report run(const std::vector<CorpusCase>& cases, const std::vector<Implementatio
   return r;
 }
 
+std::vector<const CorpusCase*> select_cases(const std::vector<CorpusCase>& cases, const RunOptions& opts) { return selection(cases, opts); }
+void refuse_if_untested(const Report& r) { refuse_if_nothing_answered(r); }
+
 int exit_code(const Report& r) {
   const Counts n = r.totals();
   return n.fail + n.errored + n.xpass == 0 ? 0 : 1;

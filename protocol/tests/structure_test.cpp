@@ -52,7 +52,7 @@ std::vector<fs::path> sources(const std::string& module, bool tests) {
 
 const std::vector<std::string> kModules = {"reference", "pack", "solver",  "gpu",         "propagation", "multigpu", "props",
                                             "protocol",  "draw",    "conformance", "cli",         "bench",    "fuzz",
-                                            "python",    "kernel",  "frontends"};
+                                            "python",    "kernel",  "frontends", "ranks"};
 
 }  // namespace
 
@@ -164,12 +164,13 @@ TEST(Layering, NoIncludeGoesUp) {
       {"frontends", {"reference", "solver", "kernel"}},  // readers of other systems' notations (issue 48): above kernel/, below protocol/
       {"kernel", {"reference", "solver"}},  // kernel pipelines (issue 34): bounds conditions go to `prove divides`
       {"multigpu", {"reference", "pack"}},
+      {"ranks", {"reference"}},  // the rank/merge helper of campaigns under mpiexec (issue 47)
       {"props", {"reference", "solver", "gpu", "propagation", "multigpu"}},
-      {"protocol", {"reference", "solver", "gpu", "propagation", "multigpu", "kernel"}},  // kernel: the kernel.check op (issue 34), in tfspec_protocol_prove
+      {"protocol", {"reference", "solver", "gpu", "propagation", "multigpu", "kernel", "frontends"}},  // kernel: the kernel.check op (issue 34), in tfspec_protocol_prove; frontends: its ttgir form (issue 49)
       {"draw", {"reference"}},
       {"conformance", {"reference", "solver", "gpu", "props", "protocol", "draw"}},
       {"cli", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "draw",
-               "conformance", "kernel", "frontends"}},
+               "conformance", "kernel", "frontends", "ranks"}},
       {"bench", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "conformance"}},
       {"fuzz", {"reference", "propagation", "protocol", "draw", "multigpu", "conformance", "kernel"}},  // propagation: fuzz_propagate_program; multigpu: the plan and its simulator (issue 19); conformance: the --rerun-failed reader (issue 30)
       {"python", {"reference", "solver", "gpu", "propagation", "multigpu", "protocol", "draw"}},  // the pybind11 module (issue 26); gpu: offsets() by the host backend (issue 31)

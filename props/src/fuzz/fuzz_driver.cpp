@@ -24,6 +24,38 @@ void load_rapidcheck_quietly() {
   std::cerr.rdbuf(saved);
 }
 
+// One case in the counts of its op and rule; returns its size (the progress line's).
+int64_t count_case(FuzzResult& r, const std::string& op, const FuzzCase& c, const FuzzCheck& check) {
+  FuzzStats& s = r.per_op[op];
+  ++s.cases;
+  ++r.cases;
+  if (check.reference.rule && check.verdict == Verdict::Agree) {
+    ++s.refusals;
+    ++r.refusals_by_rule[*check.reference.rule];
+  }
+  s.skipped += check.verdict == Verdict::Skip;
+  s.backend_skipped += check.verdict == Verdict::Skip && !check.reference.rule;
+  const int64_t size = fuzz_case_size(c);
+  s.max_size = std::max(s.max_size, size);
+  if ((op == "offsets" || op == "crd2idx") && check.verdict == Verdict::Agree && !check.reference.rule) {
+    const int64_t m = max_abs_offset(check.reference.values);
+    s.max_abs_value = std::max(s.max_abs_value, m);
+    s.wide += m > std::numeric_limits<int32_t>::max();
+  }
+  return size;
+}
+
+// The failing case so far (each shrink step that still fails replaces it: the last is minimal).
+void record_disagreement(FuzzResult& r, const std::string& op, const FuzzCase& c, const FuzzCheck& check) {
+  r.disagreement = true;
+  r.op = op;
+  r.case_text = fuzz_case_text(c);
+  r.reference = check.reference;
+  r.backend = check.backend;
+  r.reference_text = describe(check.reference);
+  r.backend_text = describe(check.backend);
+}
+
 }  // namespace
 
 int64_t max_abs_offset(const std::vector<int64_t>& values) {
@@ -43,50 +75,42 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
   int64_t last_size = 0, cases_at_report = 0;
   const int total = std::max(1, o.total_shards);
   auto stopping = [&] { return o.stop && o.stop->load() != 0; };
+  const uint64_t ranks = static_cast<uint64_t>(std::max(1, o.ranks));
+  const uint64_t batch = static_cast<uint64_t>(o.batch);
+  // Over MPI ranks --max-cases bounds the stream, not the rank: batch b starts at case b * batch.
+  auto cases_before = [&](uint64_t b) { return ranks > 1 ? static_cast<int64_t>(b * batch) : res.cases; };
   for (uint64_t b = 0;; ++b) {
-    if (elapsed() >= o.seconds || (o.max_cases > 0 && res.cases >= o.max_cases) || stopping()) break;
+    if (elapsed() >= o.seconds || (o.max_cases > 0 && cases_before(b) >= o.max_cases) || stopping()) break;
+    if (b % ranks != static_cast<uint64_t>(o.rank)) continue;
     if (static_cast<int>(b % static_cast<uint64_t>(total)) != o.shard_index) continue;
     const std::string op = ops[(b / static_cast<uint64_t>(total)) % ops.size()];
     bool failing = false;  // after the first failure every call is a shrink step
+    int64_t in_batch = 0;   // the cases of this batch so far
     FuzzResult* r = &res;
     auto property = [&] {
       if (stopping()) return;  // the rest of the batch passes without a case: it ends at once
       FuzzCase c = *gen_fuzz_case(op);
+      if (!failing && o.on_case) o.on_case(b, static_cast<int>(in_batch), c);
       FuzzCheck check = check_fuzz_case(c, backend, policy);
       if (failing) ++r->shrink_steps;
       else {
-        FuzzStats& s = r->per_op[op];
-        ++s.cases;
-        ++r->cases;
-        if (check.reference.rule && check.verdict == Verdict::Agree) {
-          ++s.refusals;
-          ++r->refusals_by_rule[*check.reference.rule];
-        }
-        s.skipped += check.verdict == Verdict::Skip;
-        s.backend_skipped += check.verdict == Verdict::Skip && !check.reference.rule;
-        last_size = fuzz_case_size(c);
-        s.max_size = std::max(s.max_size, last_size);
-        if ((op == "offsets" || op == "crd2idx") && check.verdict == Verdict::Agree && !check.reference.rule) {
-          const int64_t m = max_abs_offset(check.reference.values);
-          s.max_abs_value = std::max(s.max_abs_value, m);
-          s.wide += m > std::numeric_limits<int32_t>::max();
-        }
+        ++in_batch;
+        last_size = count_case(*r, op, c, check);
       }
       if (check.verdict == Verdict::Disagree) {
-        if (!failing) r->cases_before_failure = r->cases;
+        if (!failing) {
+          r->cases_before_failure = cases_before(b) + (ranks > 1 ? in_batch : 0);
+          r->failing_batch = static_cast<int64_t>(b);
+        }
         failing = true;
-        r->disagreement = true;
-        r->op = op;
-        r->case_text = fuzz_case_text(c);
-        r->reference = check.reference;
-        r->backend = check.backend;
+        record_disagreement(*r, op, c, check);
         RC_FAIL("the backend disagrees with the reference");
       }
     };
     rc::detail::TestParams params;
     params.seed = props::batch_seed(o.seed, b);
     // The last batch is cut to what --max-cases leaves (a disagreement's shrink steps are not cases).
-    params.maxSuccess = o.max_cases > 0 ? static_cast<int>(std::min<int64_t>(o.batch, o.max_cases - res.cases)) : o.batch;
+    params.maxSuccess = o.max_cases > 0 ? static_cast<int>(std::min<int64_t>(o.batch, o.max_cases - cases_before(b))) : o.batch;
     params.maxSize = 100;
     rc::detail::checkProperty(rc::detail::toProperty(property), rc::detail::TestMetadata{}, params);
     if (res.disagreement) break;

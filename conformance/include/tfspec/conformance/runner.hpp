@@ -151,6 +151,11 @@ Json json_report(const Report& r);
 // among the cases in flight then (--jobs N runs N at once), so the times add up to the run's wall
 // time, never more.
 std::string junit_report(const Report& r);
+// What run() checks before and after a run, for a run split over MPI ranks (ranks.hpp): the
+// selected cases in corpus order (refusing an empty selection or stale expected failures), and
+// the refusal of a run in which no selected case was answered.
+std::vector<const CorpusCase*> select_cases(const std::vector<CorpusCase>& cases, const RunOptions& opts);
+void refuse_if_untested(const Report& r);
 // 0 when nothing failed, errored or passed unexpectedly (an XPASS is a failure), else 1.
 int exit_code(const Report& r);
 

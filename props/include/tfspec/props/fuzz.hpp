@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -13,6 +14,7 @@
 #include <rapidcheck.h>
 
 #include "tfspec/gpu/backend.hpp"
+#include "tfspec/reference/json.hpp"
 
 namespace tfspec::props {
 
@@ -76,10 +78,16 @@ struct FuzzOptions {
   uint64_t seed = 1;
   std::string op = "all";
   int shard_index = 0, total_shards = 1;  // GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS
+  // A campaign over MPI ranks (issue 47): batch b of the seed's stream is run by rank b % ranks,
+  // and --max-cases bounds the whole stream (its first max_cases cases), so the ranks' batches
+  // together are exactly the batches of a one-process run (docs/fuzzing.md "Across MPI ranks").
+  int rank = 0, ranks = 1;
   int64_t max_cases = 0;                  // at most this many cases (exact); 0: until the time is up
   int batch = 100;                        // cases per RapidCheck run (one seed each)
   std::ostream* progress = nullptr;       // a progress line about once a second
   const std::atomic<int>* stop = nullptr;  // non-zero (a signal handler's flag): stop before the next case
+  // Called as each case starts (not for shrink steps): its batch, its index in the batch, the case.
+  std::function<void(uint64_t batch, int index, const FuzzCase&)> on_case;
 };
 struct FuzzStats {
   int64_t cases = 0, refusals = 0, skipped = 0;
@@ -101,7 +109,20 @@ struct FuzzResult {
   FuzzAnswer reference, backend;
   int64_t shrink_steps = 0;
   int64_t cases_before_failure = 0;
+  std::string reference_text, backend_text;  // describe(reference), describe(backend): what the reports print
+  int64_t failing_batch = -1;                // the batch of the disagreement (its place in the seed's stream)
+  int finding_rank = 0;                      // the rank that found it (a campaign over MPI ranks)
+  std::vector<std::string> more_findings;    // a merged campaign: the other ranks' distinct disagreements, one line each
 };
 FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& options, const gpu::PlanPolicy& policy = {});
+
+// A result as JSON (the `fuzz --json` report's counts and finding; what a rank sends rank 0) and
+// back (fuzz_merge.cpp).
+Json fuzz_result_json(const FuzzResult& r);
+FuzzResult fuzz_result_from_json(const Json& j);
+// The ranks' results as one: counts summed, sizes the largest, the time the longest; the
+// disagreement is the one earliest in the seed's stream (the one a one-process run stops at),
+// the others' distinct ones listed in more_findings.
+FuzzResult merge_fuzz(const std::vector<FuzzResult>& parts);
 
 }  // namespace tfspec::props

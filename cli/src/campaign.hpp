@@ -1,0 +1,75 @@
+// `fuzz` and `conform` under mpiexec (issue 47; docs/fuzzing.md and docs/conformance.md "Across
+// MPI ranks"): what the two commands share on top of the rank/merge helper (ranks/): whether a
+// run is a campaign, one device a rank, the heartbeat notes to rank 0, the test-only fault, and
+// the report lines of the ranks (how many cases each ran, which were lost and what they did last).
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tfspec/ranks/ranks.hpp"
+#include "tfspec/reference/json.hpp"
+
+namespace tfspec::cli {
+
+// --mpi was given or an MPI launcher started this process (OMPI_COMM_WORLD_SIZE, PMIX_RANK, ...).
+bool campaign_wanted(bool mpi_flag);
+// MPI started; ranks other than 0 print nothing from here on (rank 0 prints the merged report);
+// their own crash is still told on stderr (install_crash_report).
+std::unique_ptr<ranks::Campaign> start_campaign();
+// --backend cuda: one device a rank, the rank's local rank among the devices CUDA_VISIBLE_DEVICES
+// lists (or 0, 1, ... when it is unset); set before the backend touches CUDA.
+void one_device_per_rank(const ranks::Campaign& c);
+
+// The test-only fault TFSPEC_CAMPAIGN_FAULT=kill:RANK:CASE | hang:RANK:CASE | crash:RANK:CASE:
+// rank RANK sends itself SIGKILL, sleeps for ever, or dereferences null when it starts its
+// CASE-th case (1-based). Read whole; a malformed value is a usage error naming the part.
+struct CampaignFault {
+  enum class Kind { None, Kill, Hang, Crash } kind = Kind::None;
+  int rank = -1;
+  int64_t at = 0;
+};
+CampaignFault campaign_fault_from_env();
+
+// What a rank tells rank 0 while it runs: every case it starts (its text kept for the crash
+// report, the fault applied) and, at most every kNoteSeconds, a note {"cases", "case"}; rank 0
+// reads the others' notes instead.
+class Heartbeat {
+ public:
+  static constexpr double kNoteSeconds = 0.2;
+  Heartbeat(ranks::Campaign& c, CampaignFault fault);
+  void started(const std::string& case_text);
+  int64_t cases() const { return cases_; }
+
+ private:
+  ranks::Campaign& c_;
+  CampaignFault fault_;
+  int64_t cases_ = 0;
+  std::chrono::steady_clock::time_point last_;
+};
+// SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: this rank writes its rank, host and the case it
+// started last to stderr, then dies of the signal as it would have.
+void install_crash_report(const ranks::Campaign& c);
+
+// The lines every campaign report ends with: "ranks: R (rank 0 on HOST: N cases, ...)", and
+// for each rank that did not report, who it was and what it started last.
+struct RankCount {
+  int rank;
+  std::string host;
+  int64_t cases;
+};
+std::string this_host();  // gethostname, "?" when it fails
+std::string ranks_line(const std::vector<RankCount>& ranks, const char* unit);
+Json ranks_json(const std::vector<RankCount>& ranks);
+// One line per rank given up ("" when none), and the same as JSON.
+std::string lost_lines(const std::vector<ranks::RankReport>& lost, const char* unit);
+Json lost_json(const std::vector<ranks::RankReport>& lost);
+
+// What the merge cost rank 0 (the JSON report's "campaign"): the seconds it waited for the
+// others after its own share, the seconds it took to merge, and the bytes of the results.
+Json campaign_cost(const std::vector<ranks::RankReport>& reports, double waited, double merged);
+
+}  // namespace tfspec::cli

@@ -1,0 +1,136 @@
+// `tfspec conform` over MPI ranks (issue 47; docs/conformance.md "Across MPI ranks"): every rank
+// runs its share of the selected cases (conformance::share_of), its progress lines travel to
+// rank 0 as notes (the heartbeat), and rank 0 merges the shares (conformance::merge_parts) into
+// the report of a one-process run, with a `ranks:` line and a `lost:` line per rank that sent
+// nothing (its cases errored as not run).
+#include "conform_ranks.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "campaign.hpp"
+#include "commands.hpp"
+#include "run_control.hpp"
+#include "tfspec/conformance/html_report.hpp"
+#include "tfspec/conformance/ranks.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/rules.hpp"
+
+namespace tfspec::cli {
+namespace {
+
+using namespace conformance;
+
+// The runner's progress lines, as notes to rank 0 (other ranks) or as the moments rank 0 reads
+// the others' notes (printing its own line on stderr every 5 s unless quiet).
+class NoteBuf : public std::stringbuf {
+ public:
+  NoteBuf(ranks::Campaign& c, bool print) : c_(c), print_(print) {}
+  int sync() override {
+    std::string text = str();
+    str("");
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    if (text.empty()) return 0;
+    if (!c_.root()) c_.note(text);
+    else {
+      c_.read_notes();
+      if (print_ && ++lines_ % 25 == 1) std::cerr << text << "\n";
+    }
+    return 0;
+  }
+
+ private:
+  ranks::Campaign& c_;
+  bool print_;
+  int lines_ = 0;
+};
+
+Report my_share(const std::vector<CorpusCase>& cases, RunOptions opts, const std::vector<const CorpusCase*>& picked, const ranks::Campaign& c,
+                const StartImpls& start, std::ostream& notes) {
+  opts.only_ids = share_of(picked, c.rank(), c.size());
+  Report r;
+  if (opts.only_ids.empty()) return r;  // more ranks than cases
+  opts.allow_unsupported = true;  // decided by rank 0 on the merged report
+  opts.progress = &notes;
+  opts.live = false;
+  opts.progress_seconds = Heartbeat::kNoteSeconds;
+  auto impls = start();
+  std::vector<Implementation*> workers;
+  for (auto& impl : impls) workers.push_back(impl.get());
+  r = run(cases, workers, opts);
+  for (auto& impl : impls)
+    if (const std::string p = impl->copy_problem(); !p.empty()) fail(rule::kOutputWrite, p);
+  return r;
+}
+
+int merged_report(const std::vector<const CorpusCase*>& picked, const RunOptions& opts, ranks::Campaign& c,
+                  const std::vector<ranks::RankReport>& reports, const ConformOutputs& out, double waited) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::map<int, Json> parts;
+  std::map<int, std::string> why_lost;
+  std::vector<ranks::RankReport> lost;
+  std::vector<RankCount> counts;
+  for (const auto& rep : reports) {
+    const Json part = rep.reported ? Json::parse(rep.result) : Json();
+    if (!rep.reported || part.contains("error")) {
+      lost.push_back(rep);
+      why_lost[rep.rank] = "rank " + std::to_string(rep.rank) + " on " + rep.host +
+                           (rep.reported ? " stopped with an error: " + part["error"].get<std::string>()
+                                         : " sent no result (it crashed, was killed or stopped answering)");
+      if (rep.reported) lost.back().last_note = "error: " + part["error"].get<std::string>();
+      continue;
+    }
+    parts[rep.rank] = part;
+    counts.push_back({rep.rank, rep.host, static_cast<int64_t>(parts[rep.rank].at("cases").size())});
+  }
+  const Report report = merge_parts(picked, c.size(), parts, why_lost);
+  const int sig = stop_signal().load();
+  if (!opts.allow_unsupported && !sig && lost.empty()) refuse_if_untested(report);
+  std::cout << text_report(report, !out.quiet) << ranks_line(counts, "cases") << "\n" << lost_lines(lost, "cases") << std::flush;
+  Json j = json_report(report);
+  j["ranks"] = ranks_json(counts);
+  j["lost"] = lost_json(lost);
+  j["campaign"] = campaign_cost(reports, waited, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  if (!out.json.empty()) write_report_file(out.json, j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n");
+  if (!out.junit.empty()) write_report_file(out.junit, junit_report(report));
+  if (!out.html.empty()) write_report_file(out.html, html_report(report));
+  int code = exit_code(report) == 0 ? kOk : kViolations;
+  const Counts n = report.totals();
+  if (!lost.empty() && n.fail + n.xpass == 0) {
+    std::cerr << "undecided: [" << rule::kCampaignRankLost.id << " -] " << lost.size() << " of " << reports.size()
+              << " ranks sent no result: their cases are errored as not run (lost: lines above)" << std::endl;
+    code = kUnknown;
+  }
+  if (sig) code = stopped_exit_code();
+  if (!lost.empty()) c.abort_job(code);  // a rank given up may still hang: end the job
+  return code;
+}
+
+}  // namespace
+
+int run_conform_campaign(ranks::Campaign& campaign, const std::vector<CorpusCase>& cases, RunOptions opts, const StartImpls& start,
+                         const ConformOutputs& out) {
+  ranks::Campaign* c = &campaign;
+  install_crash_report(*c);
+  const std::vector<const CorpusCase*> picked = select_cases(cases, opts);
+  NoteBuf buf(*c, !out.quiet);
+  std::ostream notes(&buf);
+  Json mine;
+  try {
+    mine = part_json(my_share(cases, opts, picked, *c, start, notes));
+  } catch (const SpecError& e) {
+    if (c->root()) throw;
+    mine = {{"error", "[" + e.rule() + " " + e.clause() + "] " + e.diagnostic().message}};  // rank 0 tells it
+  }
+  if (!c->root()) {
+    c->finish(mine.dump(-1, ' ', false, Json::error_handler_t::replace), out.rank_timeout);
+    return kOk;  // rank 0 says how the run went
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto reports = c->collect(mine.dump(-1, ' ', false, Json::error_handler_t::replace), out.rank_timeout, &stop_signal(), 0.5);
+  return merged_report(picked, opts, *c, reports, out, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
+}  // namespace tfspec::cli

@@ -1,0 +1,114 @@
+// `tfspec fuzz` over MPI ranks (issue 47; docs/fuzzing.md "Across MPI ranks"). Every rank runs
+// its batches of the seed's stream (props::FuzzOptions::rank / ranks: batch b on rank b % R) and
+// sends its counts and finding to rank 0, which merges them (props::merge_fuzz) and alone writes
+// the reports, with a `ranks:` line and one `lost:` line per rank that sent nothing.
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+
+#include "campaign.hpp"
+#include "commands.hpp"
+#include "fuzz_command.hpp"
+#include "run_control.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/rules.hpp"
+
+namespace tfspec::cli {
+namespace {
+
+// Rank 0: the ranks' results as one report; `reports` in rank order.
+int merged_report(const FuzzArgs& a, ranks::Campaign& c, const std::vector<ranks::RankReport>& reports, double waited) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<props::FuzzResult> parts;
+  std::vector<RankCount> counts;
+  std::vector<ranks::RankReport> lost;
+  std::string unavailable;
+  for (const auto& rep : reports) {
+    if (!rep.reported) {
+      lost.push_back(rep);
+      continue;
+    }
+    const Json j = Json::parse(rep.result);
+    if (j.contains("unavailable")) {
+      unavailable += (unavailable.empty() ? "" : "; ") + std::string("rank ") + std::to_string(rep.rank) + " on " + rep.host + ": " + j["unavailable"].get<std::string>();
+      continue;
+    }
+    parts.push_back(props::fuzz_result_from_json(j));
+    counts.push_back({rep.rank, rep.host, parts.back().cases});
+  }
+  const Json extra = {{"ranks", ranks_json(counts)}, {"lost", lost_json(lost)}};
+  if (!unavailable.empty()) {
+    const std::string msg = "backend " + a.backend + " unavailable: " + unavailable;
+    std::cout << "fuzz: SKIPPED, " << msg << " (exit " << kUnavailable << ", never a pass)" << std::endl;
+    write_junit(a, nullptr, msg);
+    Json j = extra;
+    j["why"] = msg;
+    write_json(a, props::FuzzResult{}, "skipped", j);
+    return kUnavailable;
+  }
+  const props::FuzzResult r = props::merge_fuzz(parts);
+  const Json cost = campaign_cost(reports, waited, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const int sig = stop_signal().load();
+  if (r.cases == 0 && lost.empty() && !sig)
+    fail(rule::kUsage, "no case ran within --seconds " + std::to_string(a.seconds) + " (the budget ended before the first case): nothing was tested");
+  const std::string lost_text = lost_lines(lost, "cases");
+  const std::string stopped = sig ? "interrupted by signal " + std::to_string(sig) + " after " + std::to_string(r.cases) + " cases"
+                                  : (lost.empty() ? "" : std::to_string(lost.size()) + " rank(s) sent no result");
+  write_junit(a, &r, "", r.disagreement ? "" : stopped + (lost_text.empty() ? "" : "\n" + lost_text));
+  Json j = extra;
+  j["campaign"] = cost;
+  if (sig) j["signal"] = sig;
+  write_json(a, r, r.disagreement ? "disagreement" : (sig ? "interrupted" : (lost.empty() ? verdict_of(r) : "incomplete")), j);
+  int code = summary(a, r, sig ? sig : (lost.empty() ? 0 : -1));
+  std::cout << ranks_line(counts, "cases") << "\n" << lost_text << std::flush;
+  if (!lost.empty() && !r.disagreement && !sig) {
+    std::cerr << "undecided: [" << rule::kCampaignRankLost.id << " -] " << lost.size() << " of " << reports.size()
+              << " ranks sent no result: the merged report covers the others' cases only (lost: lines above)" << std::endl;
+    code = kUnknown;
+  }
+  if (sig && !r.disagreement) code = stopped_exit_code();
+  if (!lost.empty()) c.abort_job(code);  // a rank given up may still hang: end the job
+  return code;
+}
+
+}  // namespace
+
+int run_fuzz_campaign(const FuzzArgs& a) {
+  check_fuzz_names(a);
+  if (std::getenv("GTEST_TOTAL_SHARDS"))
+    fail(rule::kUsage, "GTEST_TOTAL_SHARDS and MPI ranks would both split the run: unset GTEST_TOTAL_SHARDS under mpiexec");
+  const CampaignFault fault = campaign_fault_from_env();
+  auto c = start_campaign();
+  install_crash_report(*c);
+  if (a.backend == "cuda") one_device_per_rank(*c);
+  std::unique_ptr<gpu::Backend> backend = gpu::make_backend(a.backend);
+  props::FuzzOptions o;
+  o.seconds = a.seconds;
+  o.seed = a.seed;
+  o.op = a.op;
+  o.max_cases = a.max_cases;
+  o.rank = c->rank();
+  o.ranks = c->size();
+  o.progress = a.quiet || !c->root() ? nullptr : &std::cout;
+  o.stop = &stop_signal();
+  Heartbeat beat(*c, fault);
+  o.on_case = [&beat](uint64_t, int, const props::FuzzCase& k) { beat.started(props::fuzz_case_text(k)); };
+  catch_stop_signals();
+  Json mine;
+  if (auto why = backend->unavailable()) {
+    mine = {{"unavailable", *why}};
+  } else {
+    std::cout << "fuzz: backend " << a.backend << ", op " << a.op << ", seed " << a.seed << ", " << c->size() << " MPI ranks, " << a.seconds << " s"
+              << std::endl;
+    mine = props::fuzz_result_json(props::run_fuzz(*backend, o));
+  }
+  if (!c->root()) {
+    c->finish(mine.dump(), a.rank_timeout);
+    return kOk;  // rank 0 says how the run went
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto reports = c->collect(mine.dump(), a.rank_timeout, &stop_signal(), 0.5);
+  return merged_report(a, *c, reports, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
+}  // namespace tfspec::cli

@@ -1,0 +1,229 @@
+// The rank/merge helper (ranks.hpp) over MPI: MPI_ERRORS_RETURN on a duplicate of the world,
+// notes and results as byte messages to rank 0 (probed, then received without blocking), every
+// wait polled against a deadline (TOOLING-NOTES.md: a rank waiting on a dead peer blocks forever
+// by default). Without MPI a Campaign cannot be made: the commands say so (mpi-unavailable).
+#include "tfspec/ranks/ranks.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <thread>
+
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/rules.hpp"
+
+#ifdef TFSPEC_RANKS_MPI
+#include <mpi.h>
+#endif
+
+namespace tfspec::ranks {
+
+bool launched_by_mpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK", "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+#ifndef TFSPEC_RANKS_MPI
+
+bool built_with_mpi() { return false; }
+struct Campaign::State {};
+Campaign::Campaign() {
+  fail(rule::kMpiUnavailable,
+       "this tfspec was built without MPI (CMake's find_package(MPI) found none), so a campaign cannot be split over MPI ranks; "
+       "run it without mpiexec and --mpi, or rebuild with libopenmpi-dev installed");
+}
+Campaign::~Campaign() = default;
+void Campaign::note(const std::string&) {}
+void Campaign::read_notes() {}
+void Campaign::finish(const std::string&, double) {}
+std::vector<RankReport> Campaign::collect(const std::string& mine, double, const std::atomic<int>*, double) {
+  return {RankReport{0, "", true, mine, "", 0}};
+}
+void Campaign::abort_job(int code) { std::_Exit(code); }
+
+#else
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr int kNoteTag = 47, kResultTag = 48;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "?";
+  return name;
+}
+}  // namespace
+
+bool built_with_mpi() { return true; }
+
+struct Campaign::State {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::string note_buf, pending;  // the note in flight (its buffer), the newest one waiting
+  bool has_pending = false;
+  MPI_Request note_req = MPI_REQUEST_NULL;
+  bool aborted = false;
+  // rank 0
+  std::vector<RankReport> reports;
+  std::vector<Clock::time_point> heard;
+
+  // A message announced by a probe, received without blocking (a sender that dies mid-transfer
+  // must not hang rank 0): true with its text, false when it did not arrive within `seconds`.
+  bool receive(const MPI_Status& st, std::string& text, double seconds) {
+    int count = 0;
+    MPI_Get_count(&st, MPI_CHAR, &count);
+    text.assign(static_cast<size_t>(count), '\0');
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (MPI_Irecv(text.data(), count, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, comm, &req) != MPI_SUCCESS) return false;
+    const auto t0 = Clock::now();
+    for (;;) {
+      int done = 0;
+      if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+      if (done) return true;
+      if (since(t0) > seconds) {
+        MPI_Cancel(&req);
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+
+  // Polls `req` until it completes or `seconds` pass; true when it completed.
+  static bool wait(MPI_Request& req, double seconds) {
+    const auto t0 = Clock::now();
+    for (;;) {
+      int done = 0;
+      if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+      if (done) return true;
+      if (since(t0) > seconds) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+};
+
+Campaign::Campaign() : s_(std::make_unique<State>()) {
+  int inited = 0;
+  MPI_Initialized(&inited);
+  if (!inited) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  if (MPI_Comm_dup(MPI_COMM_WORLD, &s_->comm) != MPI_SUCCESS) fail(rule::kMpiError, "MPI_Comm_dup failed at the start of the campaign");
+  MPI_Comm_set_errhandler(s_->comm, MPI_ERRORS_RETURN);
+  MPI_Comm local = MPI_COMM_NULL;  // the ranks of this host: a rank's device is its rank among them
+  if (MPI_Comm_split_type(s_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local) == MPI_SUCCESS) {
+    MPI_Comm_rank(local, &local_rank_);
+    MPI_Comm_free(&local);
+  }
+  constexpr int kHost = 256;
+  std::string mine = this_host();
+  mine.resize(kHost, '\0');
+  std::string all(static_cast<size_t>(kHost) * static_cast<size_t>(size_), '\0');
+  if (MPI_Allgather(mine.data(), kHost, MPI_CHAR, all.data(), kHost, MPI_CHAR, s_->comm) != MPI_SUCCESS)
+    fail(rule::kMpiError, "MPI_Allgather of the host names failed at the start of the campaign");
+  for (int r = 0; r < size_; ++r) hosts_.push_back(all.substr(static_cast<size_t>(r) * kHost, kHost).c_str());
+  if (root()) {
+    s_->reports.resize(static_cast<size_t>(size_));
+    s_->heard.assign(static_cast<size_t>(size_), Clock::now());
+    for (int r = 0; r < size_; ++r) s_->reports[static_cast<size_t>(r)].rank = r, s_->reports[static_cast<size_t>(r)].host = hosts_[static_cast<size_t>(r)];
+  }
+}
+
+Campaign::~Campaign() {
+  if (s_->aborted) return;
+  if (s_->note_req != MPI_REQUEST_NULL) MPI_Cancel(&s_->note_req);
+  MPI_Comm_free(&s_->comm);
+  MPI_Finalize();
+}
+
+void Campaign::note(const std::string& text) {
+  if (root()) return;
+  if (s_->note_req != MPI_REQUEST_NULL) {
+    int done = 0;
+    MPI_Test(&s_->note_req, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+      s_->pending = text;
+      s_->has_pending = true;
+      return;
+    }
+  }
+  s_->note_buf = text;
+  s_->has_pending = false;
+  MPI_Isend(s_->note_buf.data(), static_cast<int>(s_->note_buf.size()), MPI_CHAR, 0, kNoteTag, s_->comm, &s_->note_req);
+}
+
+void Campaign::read_notes() {
+  if (!root()) return;
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s_->comm, &flag, &st) != MPI_SUCCESS || !flag) return;
+    std::string text;
+    if (!s_->receive(st, text, 10)) return;
+    RankReport& r = s_->reports.at(static_cast<size_t>(st.MPI_SOURCE));
+    s_->heard[static_cast<size_t>(st.MPI_SOURCE)] = Clock::now();
+    if (st.MPI_TAG == kNoteTag) r.last_note = std::move(text);
+    else if (st.MPI_TAG == kResultTag) r.result = std::move(text), r.reported = true;
+  }
+}
+
+void Campaign::finish(const std::string& result, double timeout_seconds) {
+  if (root()) return;
+  if (s_->note_req != MPI_REQUEST_NULL && !State::wait(s_->note_req, timeout_seconds)) {
+    std::fprintf(stderr, "tfspec: rank %d: rank 0 did not take its progress note within %g s\n", rank_, timeout_seconds);
+    return;
+  }
+  MPI_Request req = MPI_REQUEST_NULL;
+  std::string buf = result;
+  if (MPI_Isend(buf.data(), static_cast<int>(buf.size()), MPI_CHAR, 0, kResultTag, s_->comm, &req) != MPI_SUCCESS ||
+      !State::wait(req, timeout_seconds))
+    std::fprintf(stderr, "tfspec: rank %d: rank 0 did not take this rank's result within %g s\n", rank_, timeout_seconds);
+}
+
+std::vector<RankReport> Campaign::collect(const std::string& mine, double silence_seconds, const std::atomic<int>* stop, double grace_seconds) {
+  auto& reports = s_->reports;
+  reports[0].reported = true;
+  reports[0].result = mine;
+  std::vector<bool> given_up(reports.size(), false);
+  Clock::time_point stopped_at{};
+  for (;;) {
+    read_notes();
+    bool waiting = false;
+    const bool stopping = stop && stop->load() != 0;
+    if (stopping && stopped_at == Clock::time_point{}) stopped_at = Clock::now();
+    for (size_t r = 1; r < reports.size(); ++r) {
+      if (reports[r].reported || given_up[r]) continue;
+      const double silent = since(s_->heard[r]);
+      if (silent > silence_seconds || (stopping && since(stopped_at) > grace_seconds)) {
+        given_up[r] = true;
+        reports[r].silent_seconds = silent;
+      } else {
+        waiting = true;
+      }
+    }
+    if (!waiting) return reports;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Not MPI_Abort: measured with OpenMPI 4.1 on this machine, mpiexec then lost the end of rank 0's
+// output and once crashed itself (exit 139); a rank 0 that exits without MPI_Finalize is taken
+// as the job's end, the others are killed and mpiexec exits with rank 0's code (under
+// --enable-recovery mpiexec exits 0 whatever rank 0 returns, and waits for a hung rank).
+void Campaign::abort_job(int code) {
+  s_->aborted = true;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(code);
+}
+
+#endif
+
+}  // namespace tfspec::ranks
