@@ -143,7 +143,7 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
 
 KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  KernelReport r{p.name, p.arch, {}, 0};
+  KernelReport r{p.name, p.arch, {}, {}, 0};
   for (const std::string& u : p.unknown) r.findings.push_back(Finding{"reader", "not read", Outcome::Skipped, nullptr, u, Json::object()});
   for (const Move& m : p.moves) {
     if (m.kind == MoveKind::Alloc) continue;

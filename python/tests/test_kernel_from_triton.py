@@ -52,3 +52,31 @@ def test_a_compiled_kernel_passes_its_metadata():
     assert code == 0
     footprint = [f for f in report["findings"] if f["check"] == "footprint"][0]
     assert footprint["detail"]["declared_bytes"] == 8192
+
+
+def test_in_process_gives_the_commands_answer(monkeypatch):
+    """Issue 49: with no cli= the check runs in the module (the protocol op kernel.check, its ttgir
+    form): no subprocess is started, and the report is the command's, finding for finding."""
+    import subprocess
+
+    expected = k.from_triton(FakeCompiled(fixture("transpose_64_w4.sm80.ttgir")), cli=cli())
+
+    def no_subprocess(*a, **kw):
+        raise AssertionError("from_triton started a subprocess")
+
+    monkeypatch.setattr(subprocess, "run", no_subprocess)
+    code, report = k.from_triton(FakeCompiled(fixture("transpose_64_w4.sm80.ttgir")))
+    assert code == expected[0]
+    strip = lambda r: [(f["check"], f["subject"], f["outcome"], f.get("loc")) for f in r["findings"]]
+    assert strip(report) == strip(expected[1])
+    text = fixture("matmul_fp16_128x128x32_w4_s3.sm80.ttgir").replace(
+        "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>")
+    code, report = k.from_triton(text)
+    assert code == 1 and sum(f["rule"] == "kernel-dot-operands" for f in report["findings"] if f["outcome"] == "violation") == 2
+
+
+def test_in_process_refusal_is_a_spec_error():
+    import tfspec
+    with pytest.raises(tfspec.SpecError) as e:
+        k.from_triton("module attributes {\"ttg.num-warps\" = 4 : i32} { this is not TTGIR")
+    assert e.value.rule.startswith("triton-") or e.value.rule.startswith("json") or e.value.rule, e.value

@@ -165,14 +165,28 @@ def _run_command(description: Dict[str, Any], args: Sequence[str], cli: Optional
 def from_triton(compiled: Any, *args: str, cli: Optional[str] = None) -> Tuple[int, Optional[Dict[str, Any]]]:
     """Checks a kernel Triton compiled (spec/TRITON.md): `compiled` is what `triton.compile(...)`
     returns (its `asm["ttgir"]` and `metadata.shared` are read; no GPU is needed), or the TTGIR text
-    itself. Runs `tfspec kernel check --from triton FILE --json ARGS`; returns (exit code, report
-    dict or None)."""
+    itself. Runs in-process through the module's protocol op `kernel.check` (its `ttgir` form), as
+    `tfspec kernel check --from triton FILE --json` does; ARGS (`--smem-limit X`) as for check().
+    With cli= it runs that command as a subprocess instead. Returns (exit code, report); a TTGIR the
+    reader refuses raises tfspec.SpecError."""
     import tempfile
     if isinstance(compiled, str):
         ttgir, shared = compiled, None
     else:
         ttgir = compiled.asm["ttgir"]
         shared = getattr(getattr(compiled, "metadata", None), "shared", None)
+    if cli is None:
+        options = _options(args)
+        if "draw" in options:
+            raise TypeError("tfspec.kernel.from_triton: --draw is not available for a Triton kernel")
+        from . import _tfspec
+        op_args: Dict[str, Any] = {"ttgir": ttgir}
+        if shared is not None:
+            op_args["shared"] = int(shared)
+        if "smem_limit" in options:
+            op_args["smem_limit"] = options["smem_limit"]
+        report: Dict[str, Any] = json.loads(_tfspec._call_json("kernel.check", json.dumps(op_args)))
+        return int(report["exit"]), report
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "kernel.ttgir")
         with open(path, "w") as f:
