@@ -258,6 +258,15 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
       << " refusals)\n";
   Json j{{"result", s.answers.size() == 1 ? json_of(s.answers[0].result) : Json(nullptr)}, {"cases", cases}, {"conditions", top},
          {"validated", Json{{"instances", v.instances}, {"compared", v.compared}, {"refusals", v.refusals}}}};
+  // S9: an answer replayed at no instance is not checked at all (issue 46 item 7: assumptions
+  // such as M*M == 2*N*N have no instance, yet Z3 cannot refute them): undecided, exit 2.
+  if (v.instances == 0) {
+    const std::string why = "the answer could not be validated: neither the instance pool nor the solver found an instance of the "
+                            "assumptions, and the solver could not show that they have none";
+    out << "undecided: " << why << "\n";
+    j["undecided"] = why;
+    return OpResult{j, out.str(), 2};
+  }
   return OpResult{j, out.str()};
 }
 
