@@ -120,9 +120,9 @@ void register_prove_ops(OpRegistry& r) {
          [](const Json& a) { return guarded([&] { return solver::prove_injective(L(a, "layout"), options(a)); }); }});
   r.add({"prove", "in-bounds", "§3", "every offset lies in [0, size)", with_options({{"layout", P::Layout, false, "a layout"}, {"size", P::IntTuple, false, "the buffer size E"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_in_bounds(L(a, "layout"), dim_arg(a, "size"), options(a)); }); }});
-  r.add({"prove", "fits-int32", "§3", "offsets and index arithmetic never overflow int32", with_options({{"layout", P::Layout, false, "a layout, e.g. (M,N):(1,M)"}}),
+  r.add({"prove", "fits-int32", "§3", "index arithmetic never overflows int32: extents, strides, offsets and the size", with_options({{"layout", P::Layout, false, "a layout, e.g. (M,N):(1,M)"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_fits(L(a, "layout"), 32, options(a)); }); }});
-  r.add({"prove", "fits-int64", "§3", "offsets and index arithmetic never overflow int64", with_options({{"layout", P::Layout, false, "a layout, e.g. (M,N):(1,M)"}}),
+  r.add({"prove", "fits-int64", "§3", "index arithmetic never overflows int64: extents, strides, offsets and the size", with_options({{"layout", P::Layout, false, "a layout, e.g. (M,N):(1,M)"}}),
          [](const Json& a) { return guarded([&] { return solver::prove_fits(L(a, "layout"), 64, options(a)); }); }});
   r.add({"prove", "equivalent", "§3", "the same function on the same domain (a linear or swizzled layout: decided exactly, X2)",
          with_options({{"a", P::AnyLayout, false, "layout A"}, {"b", P::AnyLayout, false, "layout B"}}), [](const Json& a) {

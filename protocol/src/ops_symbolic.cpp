@@ -188,9 +188,29 @@ bool walk_sufficient(const std::string& op) {
   return walk.count(op) > 0;
 }
 
+// Issue 46 item 1: every printed case is reachable. Each case's guard gets a witness instance
+// (the pool's, else the solver's); a case whose guard the solver proves empty under the
+// assumptions is dropped (no instance reaches it); one that is neither stays, its witness null
+// (`reachable: undecided`). Returns the witnesses, one per kept case.
 template <class R>
-OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec, const SymSummary<R>& s,
+std::vector<std::optional<Bindings>> keep_reachable(BudgetedDecider& dec, SymSummary<R>& s) {
+  std::vector<SymAnswer<R>> kept;
+  std::vector<std::optional<Bindings>> witnesses;
+  for (auto& a : s.answers) {
+    std::optional<Bindings> w = dec.instance(a.when);
+    if (!w && dec.satisfiable(a.when) == false) continue;
+    kept.push_back(std::move(a));
+    witnesses.push_back(std::move(w));
+  }
+  if (kept.empty() && s.refusals.empty()) return std::vector<std::optional<Bindings>>(s.answers.size());  // cannot be: kept as found
+  s.answers = std::move(kept);
+  return witnesses;
+}
+
+template <class R>
+OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec, SymSummary<R> s,
                 const std::function<std::string(const R&)>& text_of, const std::function<Json(const R&)>& json_of, const Differs<R>& differs) {
+  const std::vector<std::optional<Bindings>> witnesses = keep_reachable(dec, s);
   if (s.answers.empty()) {
     const Diagnostic& d = *s.refusals.front().refusal;
     std::string msg = d.message + "; refused for every instance of the assumptions";
@@ -247,9 +267,11 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
       when.push_back(to_string(p));
       guard += (guard.empty() ? "" : " and ") + to_string(p);
     }
+    const std::optional<Bindings>& witness = witnesses[cases.size()];
+    if (!witness) lines += "  reachable: undecided (no instance of this case was found, and none was proved impossible)\n";
     if (s.answers.size() > 1) out << "when " << (guard.empty() ? "(otherwise)" : guard) << ":\n";
     out << text_of(a.result) << "\n" << lines << everywhere_line(everywhere, dec.assumptions().symbols, s.answers.size() > 1);
-    cases.push_back(Json{{"when", when}, {"result", json_of(a.result)}, {"conditions", conds}});
+    cases.push_back(Json{{"when", when}, {"result", json_of(a.result)}, {"conditions", conds}, {"witness", witness ? Json(*witness) : Json(nullptr)}});
     if (s.answers.size() == 1) top = conds;
   }
   const ValidationStats v = validate_cases(
@@ -259,6 +281,15 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
       << " refusals)\n";
   Json j{{"result", s.answers.size() == 1 ? json_of(s.answers[0].result) : Json(nullptr)}, {"cases", cases}, {"conditions", top},
          {"validated", Json{{"instances", v.instances}, {"compared", v.compared}, {"refusals", v.refusals}}}};
+  // S9: an answer replayed at no instance is not checked at all (issue 46 item 7: assumptions
+  // such as M*M == 2*N*N have no instance, yet Z3 cannot refute them): undecided, exit 2.
+  if (v.instances == 0) {
+    const std::string why = "the answer could not be validated: neither the instance pool nor the solver found an instance of the "
+                            "assumptions, and the solver could not show that they have none";
+    out << "undecided: " << why << "\n";
+    j["undecided"] = why;
+    return OpResult{j, out.str(), 2};
+  }
   return OpResult{j, out.str()};
 }
 
@@ -300,7 +331,7 @@ OpResult run_paths(const Concrete& concrete, const Json& args, const Inputs& in,
   };
   SymSummary<R> summary = summarize(explore<R>(dec, checked));
   simplify(summary, dec);
-  return report<R>(concrete, args, dec, summary, text_of, json_of, differs);
+  return report<R>(concrete, args, dec, std::move(summary), text_of, json_of, differs);
 }
 
 // The ops whose answer is a layout: (the symbolic op, its second argument: 't' a tiler, 'b' a

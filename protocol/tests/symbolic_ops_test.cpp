@@ -53,6 +53,60 @@ TEST(SymbolicOps, TheFormsWrapOnlyRegisteredLayoutOps) {
   EXPECT_NE(std::find(names.begin(), names.end(), "zipped_divide"), names.end());
 }
 
+// Issue 46 item 7: M*M == 2*N*N has no instance (sqrt 2 is irrational: M/N = sqrt 2 would be
+// rational) but Z3 cannot refute it, so the answer is replayed at no instance: undecided (exit 2),
+// saying why, not a proof validated at "0 instances".
+TEST(SymbolicOps, AnAnswerValidatedAtNoInstanceIsUndecided) {
+  const Json args = Json::parse(R"j({"a":"(M,N):(1,M)","tiler":"(2,2):(1,M)","assume":["M*M == 2*N*N"]})j");
+  const OpResult r = both().find("layout", "composition")->run(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.json["validated"]["instances"], 0);
+  ASSERT_TRUE(r.json.contains("undecided")) << r.json;
+  EXPECT_NE(r.text.find("undecided: the answer could not be validated"), std::string::npos) << r.text;
+  // One instance is enough: M == 2*N (M=2, N=1) validates and exits 0.
+  const Json ok = Json::parse(R"j({"a":"(M,N):(1,M)","tiler":"(2,2):(1,M)","assume":["M == 2*N"]})j");
+  EXPECT_EQ(both().find("layout", "composition")->run(ok).exit_code, 0);
+}
+
+// Issue 44 item 8: `tiled_product "(M*N):(4)" "(N,1,M*M):(4,M,N)"` under `M <= 64` was
+// resource-limit in a fresh server and a 9-case answer after an unrelated request: Z3's QF_NIA
+// strategy cut its smt step by the wall clock (2 s) and let nlsat decide where a fast machine ran
+// into the rlimit first. Every stop is now the rlimit's, or a named resource-limit: the reply is
+// the same in a fresh server, after other requests, and through the op the CLI calls.
+Json reply_of(const OpRegistry& reg, const Json& request) {
+  Json r = ask(reg, request.dump());
+  r.erase("seq");
+  return r;
+}
+
+Json cli_reply(const OpRegistry& reg, const Json& request) {
+  try {
+    return Json{{"result", reg.find("layout", request["op"].get<std::string>())->run(request["args"]).json}};
+  } catch (const SpecError& e) {
+    return Json{{"error", Json{{"rule", e.rule()}}}};
+  }
+}
+
+TEST(SymbolicOps, TheSameRequestGetsTheSameAnswerInAnySession) {
+  const Json requests[] = {
+      Json::parse(R"j({"seq":7,"op":"tiled_product","args":{"a":"(M*N):(4)","tiler":"(N,1,M*M):(4,M,N)","assume":["M <= 64"]}})j"),
+      Json::parse(R"j({"seq":7,"op":"zipped_divide","args":{"a":"(M,N):(N,1)","tiler":"(4,2):(2,1)"}})j")};
+  const char* earlier[] = {R"j({"seq":1,"op":"logical_divide","args":{"a":"(M,N):(1,M)","tiler":{"tiler":["128:1","64:1"]}}})j",
+                           R"j({"seq":2,"op":"complement","args":{"layout":"(4,8):(1,M)","cotarget":4096,"assume":["M % 4 == 0"]}})j"};
+  for (const Json& q : requests) {
+    OpRegistry fresh;
+    register_reference_ops(fresh);
+    register_prove_ops(fresh);
+    const Json first = reply_of(fresh, q);
+    for (const char* e : earlier) ask(both(), e);
+    const Json warm = reply_of(both(), q);
+    EXPECT_EQ(first, warm) << q;
+    const Json cli = cli_reply(both(), q);
+    if (first.contains("error")) EXPECT_EQ(cli["error"]["rule"], first["error"]["rule"]) << q;
+    else EXPECT_EQ(cli["result"], first["result"]) << q;
+  }
+}
+
 }  // namespace
 }  // namespace tfspec::protocol
 #endif

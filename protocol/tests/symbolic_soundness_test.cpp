@@ -133,6 +133,17 @@ std::string check_answer(const std::string& op, const Json& args, const std::vec
     return "";
   }
   const Json& cases = reply["result"]["cases"];
+  // Issue 46 item 1: every case is reachable: its witness (when not null: `reachable: undecided`)
+  // satisfies its guard and the assumptions, read here from the reply's own text.
+  for (const auto& c : cases) {
+    if (!c.contains("witness")) return "a case has no witness: " + c.dump();
+    if (c["witness"].is_null()) continue;
+    const Bindings w = c["witness"].get<Bindings>();
+    for (const auto& g : c["when"])
+      if (!holds_at(g.get<std::string>(), w)) return "the witness " + at_text(w) + " of a case fails its guard " + g.get<std::string>();
+    for (const auto& t : args.value("assume", Json::array()))
+      if (!holds_at(t.get<std::string>(), w)) return "the witness " + at_text(w) + " of a case fails the assumption " + t.get<std::string>();
+  }
   for (const auto& b : instances) {
     Json bound = written_in(args, b);
     bound.erase("assume");
@@ -212,6 +223,11 @@ std::vector<Repro> reproducers() {
       {"tiled_divide", {{"a", "(M,N):(N,1)"}, {"tiler", t("3:1")}, {"assume", {"N % 2 == 0", "N >= 8"}}}, {"M", "N"}},
       {"coalesce", {{"layout", "(M-1,4):(1,M-1)"}}, {"M"}},
       {"logical_divide", {{"a", "(M,K):(1,M)"}, {"tiler", Json{{"tiler", {"128:1", "64:1"}}}}, {"assume", {"M % 128 == 0", "K % 64 == 0"}}}, {"K", "M"}},
+      // issue 46 items 1 to 4 (a case that cannot occur, a condition classified loosely, one
+      // undefined in its case, a refusal hole), each case's witness checked by check_answer
+      {"complement", {{"layout", "(4,8):(1,M)"}, {"cotarget", 4096}, {"assume", {"M % 4 == 0", "M <= 64"}}}, {"M"}},
+      {"logical_divide", {{"a", "(M,N):(1,M)"}, {"tiler", t("(4,8):(2,8)")}, {"assume", {"M % 16 == 0"}}}, {"M", "N"}},
+      {"shape_div", {{"a", "(M,N)"}, {"b", "8"}, {"assume", {"N <= 64", "N % 16 == 0"}}}, {"M", "N"}},
   };
 }
 

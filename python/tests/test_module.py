@@ -343,6 +343,20 @@ def test_a_symbolic_size_is_a_size_object_not_a_dict():
     assert tfspec.Layout((4, 8), (8, 1)).size() == 32 and isinstance(tfspec.Layout((4, 8), (8, 1)).size(), int)
 
 
+def test_symbolic_values_are_equal_by_their_normal_form():
+    # Issue 46 item 6: size("(K,M)") is the product of the extents, K*M (§3); (M,K):(K,1) has the
+    # same extents, so the same size, though its answer's conditions and validation counts differ.
+    a, b = tfspec.size("(K,M)"), tfspec.Layout("(M,K):(K,1)").size()
+    assert str(a) == str(b) == "K*M"
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1 and hash(a) == hash("K*M")
+    assert a != tfspec.size("(K,M,2)")  # 2*K*M
+    # A symbolic L(coord) is a Symbolic: (M,K):(K,1) at (3,5) is 3*K + 5*1 (§3 crd2idx).
+    v = tfspec.Layout("(M,K):(K,1)")((3, 5))
+    assert isinstance(v, tfspec.Symbolic) and not isinstance(v, dict)
+    assert v == tfspec.eval("(M,K):(K,1)", (3, 5)) == "3*K+5"
+    assert tfspec.Layout((4, 8), (8, 1))((3, 5)) == 3 * 8 + 5 and isinstance(tfspec.Layout((4, 8), (8, 1))(7), int)
+
+
 def test_a_shape_where_a_layout_is_expected_is_its_compact_layout():
     # pycute / CuTe DSL habits: `size((4, 8))`, `blocked_product(L, (2, 2))`. A shape there is
     # Layout(shape), column-major compact: (4,8) is (4,8):(1,4), size 32, cosize 32.

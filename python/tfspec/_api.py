@@ -59,11 +59,20 @@ class Symbolic(Mapping[str, Any]):
     def __repr__(self) -> str:
         return "Symbolic(%r)" % str(self)
 
+    def _normal_form(self) -> Any:
+        """What two equal values share (issue 46 item 6): the engine prints every expression in its
+        normal form (spec/ALGEBRA.md S2), so `size("(K,M)")` and `Layout("(M,K):(K,1)").size()` both
+        read "K*M"; a value with cases is its set of (guard, result) pairs, in any order. The
+        conditions and the validation counts say how the value was derived, not what it is."""
+        if self.expression is not None:
+            return self.expression.replace(" ", "")
+        return frozenset((tuple(c.get("when", ())), str(c.get("result"))) for c in self.cases)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             return str(self).replace(" ", "") == other.replace(" ", "")
         if isinstance(other, Symbolic):
-            return self._answer == other._answer
+            return bool(self._normal_form() == other._normal_form())
         if isinstance(other, Mapping):
             return self._answer == dict(other)
         return NotImplemented
@@ -73,7 +82,7 @@ class Symbolic(Mapping[str, Any]):
         return eq if eq is NotImplemented else not eq
 
     def __hash__(self) -> int:
-        return hash(str(self))
+        return hash(self._normal_form())  # equal to hash(str) of the expression it equals
 
 
 def _scalar(result: Any) -> Any:
@@ -261,6 +270,15 @@ def _cosize_of(self: Layout) -> Any:
     return _scalar(_cosize(self))
 
 
+_apply = Layout.__call__
+
+
+def _apply_of(self: Layout, *args: Any) -> Any:
+    """L(i) or L(coord): an int, or a Symbolic for symbolic extents or strides (docs/python.md)."""
+    return _scalar(_apply(self, *args))
+
+
+setattr(Layout, "__call__", _apply_of)
 setattr(Layout, "size", _size_of)
 setattr(Layout, "cosize", _cosize_of)
 setattr(Layout, "from_pycute", classmethod(_from_pycute))

@@ -202,6 +202,7 @@ void Budget::watch() {
   while (!stop_) {
     const auto until = armed_ ? std::min(armed_until_, real_deadline_) : real_deadline_;
     if (Clock::now() >= until) {
+      ++interrupts_;
       ctx_.interrupt();
       cv_.wait_for(lock, std::chrono::milliseconds(10));
       continue;
@@ -236,9 +237,47 @@ unsigned degree(const z3::expr& e) {
   return degree(e, memo);
 }
 
+namespace {
+z3::tactic with_params(z3::context& ctx, const char* name, std::initializer_list<std::pair<const char*, unsigned>> ps) {
+  z3::params p(ctx);
+  for (const auto& [k, v] : ps) p.set(k, v);
+  return z3::with(z3::tactic(ctx, name), p);
+}
+
+z3::tactic with_flags(z3::context& ctx, const char* name, std::initializer_list<std::pair<const char*, bool>> ps) {
+  z3::params p(ctx);
+  for (const auto& [k, v] : ps) p.set(k, v);
+  return z3::with(z3::tactic(ctx, name), p);
+}
+
+// Z3's default tactic for these queries is its QF_NIA strategy, whose steps are bounded by the
+// wall clock (`try_for` 2000 ms around the smt step, 3000 ms around nlsat): on a loaded machine the
+// smt step is cut before it spends the rlimit and nlsat decides what a fast machine leaves
+// unknown, so the same request answered differently by machine load and by what ran before
+// (issue 44 item 8). Its steps without the clocks: only the rlimit ends them, so every run spends
+// the same work and gets the same answer. nlsat comes before smt: smt on these queries can run
+// past its rlimit for many seconds (measured on `logical_product (M-1):(4) (4:M)`), where the
+// clocks used to cut it and hand over to nlsat. The preamble's cofactor-term-ite step is left
+// out: after it the smt step ran past 60 s ignoring the rlimit (measured on a query of
+// `tiled_product (M*N):(4) (N,1,M*M):(4,M,N)`; without it the rlimit stops that query at 0.2 s).
+z3::tactic nonlinear_tactic(z3::context& ctx) {
+  z3::tactic sk(ctx, "skip");
+  z3::tactic pre = z3::tactic(ctx, "simplify") & z3::tactic(ctx, "propagate-values") &
+                   with_params(ctx, "ctx-simplify", {{"max_depth", 30}, {"max_steps", 5000000}}) &
+                   with_flags(ctx, "simplify", {{"pull_cheap_ite", true}, {"local_ctx", true}}) & z3::tactic(ctx, "elim-uncnstr");
+  z3::tactic bv = with_flags(ctx, "simplify", {{"hoist_mul", true}}) & with_params(ctx, "nla2bv", {{"nla2bv_max_bv_size", 64}}) &
+                  ((with_params(ctx, "bit-blast", {{"max_memory", 100}}) & with_params(ctx, "sat", {{"max_conflicts", 500}})) | sk) &
+                  z3::tactic(ctx, "fail-if-undecided");
+  z3::tactic smt = with_flags(ctx, "simplify", {{"som", true}}) & z3::tactic(ctx, "smt");
+  z3::tactic nlsat = with_flags(ctx, "simplify", {{"som", true}}) & z3::tactic(ctx, "qfnra-nlsat") &
+                   z3::tactic(ctx, "fail-if-undecided");
+  return pre & (bv | nlsat | smt);
+}
+}  // namespace
+
 QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, const Limits& limits,
                    const std::string& logic, const std::string& smt2_path, const std::string& comment) {
-  z3::solver s = limits.default_solver ? z3::solver(ctx) : z3::tactic(ctx, "smt").mk_solver();
+  z3::solver s = limits.default_solver ? nonlinear_tactic(ctx).mk_solver() : z3::tactic(ctx, "smt").mk_solver();
   z3::params p(ctx);
   p.set("timeout", std::max(1u, limits.timeout_ms));
   // The watchdog (Budget) is the hard limit; a derived rlimit only backs it up where Z3 does not
@@ -268,6 +307,8 @@ QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, co
     }
     limits.budget->arm(limits.timeout_ms);
   }
+  const unsigned interrupts_before = limits.budget ? limits.budget->interrupts() : 0;
+  auto clock_stopped = [&] { return q.reason == "timeout" || (limits.budget && limits.budget->interrupts() != interrupts_before); };
   try {
     q.result = s.check();
   } catch (const z3::exception& e) {  // canceled while setting up: the same as an interrupted check
@@ -275,12 +316,14 @@ QueryOutcome check(z3::context& ctx, const std::vector<z3::expr>& assertions, co
     q.result = z3::unknown;
     q.reason = e.msg();
     q.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    q.clock_stop = clock_stopped();
     return q;
   }
   if (limits.budget) limits.budget->disarm();
   q.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (q.result == z3::sat) q.model = s.get_model();
   if (q.result == z3::unknown) q.reason = s.reason_unknown();
+  q.clock_stop = q.result == z3::unknown && clock_stopped();
   return q;
 }
 

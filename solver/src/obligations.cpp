@@ -74,7 +74,17 @@ QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::exp
   limits.rlimit = rlimit_;
   limits.budget = watchdog_.get();  // Z3 can ignore both limits in one nonlinear step (TOOLING-NOTES)
   limits.default_solver = !searching && nonlinear(a);  // linear queries: the smt tactic, twice as fast
-  return check(ctx_, a, limits, "ALL", "", "");
+  QueryOutcome q = check(ctx_, a, limits, "ALL", "", "");
+  // An unknown that the wall clock caused would make the answer depend on the machine's load and on
+  // what ran before (issue 44 item 8): never a silently different answer, a named resource-limit.
+  // A model search (`searching`: an instance to replay the answer at) only adds a validation
+  // instance; stopped, it adds none, as when it finds none.
+  if (q.clock_stop && !searching)
+    fail(rule::kResourceLimit, "a solver query ran " + std::to_string(query_ms_) +
+                                   " ms of wall-clock time without reaching its resource limit and was stopped by the clock (" + q.reason +
+                                   "); an answer that depended on the clock would differ between machines and sessions, so none is given: "
+                                   "add assumptions that decide the operation's branches");
+  return q;
 }
 
 // p defined (every divisor in it non-zero) and true; `negate(p)` reads the same way.

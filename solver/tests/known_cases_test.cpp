@@ -74,6 +74,19 @@ TEST(ProveFits, BoundedDimsFitInt32) {
   EXPECT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
 }
 
+// Issue 46 item 8: fits checks the index arithmetic (spec/PROVE.md), the size included, not only
+// the offsets. (M,K):(K,1) with M <= 65536, K <= 32768: the largest offset is
+// 65535*32768 + 32767 = 2^31 - 1 (fits), the size 65536*32768 = 2^31 (does not): refuted on the
+// size. With K <= 32767 the size is 65536*32767 = 2^31 - 65536 and the largest offset smaller: proved.
+TEST(ProveFits, TheSizeIsPartOfTheIndexArithmetic) {
+  auto q = prove_fits(parse_layout("(M,K):(K,1)"), 32, opts({"M <= 65536", "K <= 32768"}));
+  ASSERT_EQ(q.verdict, Verdict::Refuted) << to_text(q);
+  EXPECT_EQ(q.counterexample["quantity"], "size of modes 0..1") << q.counterexample;
+  EXPECT_EQ(q.counterexample["value"], "2147483648") << q.counterexample;
+  auto r = prove_fits(parse_layout("(M,K):(K,1)"), 32, opts({"M <= 65536", "K <= 32767"}));
+  EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);
+}
+
 TEST(ProveEquivalent, ColumnMajorEqualsItsCoalescedForm) {
   auto r = prove_equivalent(parse_layout("(M,N):(1,M)"), parse_layout("M*N:1"), opts());
   EXPECT_EQ(r.verdict, Verdict::Proved) << to_text(r);

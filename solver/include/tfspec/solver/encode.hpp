@@ -4,6 +4,7 @@
 #pragma once
 #include <z3++.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -86,6 +87,9 @@ class Budget {
   // unknown with `z3_refusal` as the reason, without calling Z3.
   bool z3_allowed = true;
   std::string z3_refusal;
+  // How many times the watchdog has interrupted Z3: a call during which it grew was stopped by
+  // the clock, not by its rlimit.
+  unsigned interrupts() const { return interrupts_.load(); }
 
  private:
   void watch();
@@ -94,6 +98,7 @@ class Budget {
   std::function<Clock::time_point()> clock_;
   Clock::time_point start_, deadline_, real_deadline_, armed_until_;
   bool armed_ = false, stop_ = false;
+  std::atomic<unsigned> interrupts_{0};
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread thread_;
@@ -104,9 +109,10 @@ struct Limits {
   unsigned timeout_ms = 2000;
   unsigned rlimit = 0;       // 0: derived from timeout_ms
   Budget* budget = nullptr;  // when set, the call is interrupted at timeout_ms or the deadline
-  // Z3's default solver, not incremental (its preprocessing tactics first), instead of
-  // tactic("smt"): on the symbolic algebra's small nonlinear queries (`K*M % 32` against `M // 32`)
-  // it honours the rlimit, where the smt tactic searched past 20 s ignoring rlimit and interrupt.
+  // Z3's QF_NIA strategy without its wall-clock steps (encode.cpp nonlinear_tactic), not
+  // incremental (its preprocessing tactics first), instead of tactic("smt"): on the symbolic
+  // algebra's small nonlinear queries (`K*M % 32` against `M // 32`) it honours the rlimit, where
+  // the smt tactic searched past 20 s ignoring rlimit and interrupt.
   bool default_solver = false;
 };
 
@@ -115,6 +121,9 @@ struct QueryOutcome {
   std::optional<z3::model> model;
   std::string reason;  // Z3's reason_unknown when unknown
   double seconds = 0;
+  // Unknown because a wall clock stopped it (Z3's `timeout`, or the watchdog's interrupt), not
+  // the rlimit: an outcome that depends on the machine's speed and load.
+  bool clock_stop = false;
 };
 
 // Checks the conjunction of `assertions` (sat = a counterexample exists). When `smt2_path` is
