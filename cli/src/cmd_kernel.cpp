@@ -3,6 +3,7 @@
 // holds, 1 a violation, 2 a condition neither proved nor refuted, 3 a malformed description (or a
 // picture that cannot be written), 4 internal.
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include "input_file.hpp"
 #include "run_control.hpp"
 #include "tfspec/draw/draw.hpp"
+#include "tfspec/frontends/triton/lower.hpp"
+#include "tfspec/kernel/layout_program.hpp"
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/views.hpp"
 #include "tfspec/protocol/kernel_ops.hpp"
@@ -25,7 +28,7 @@ namespace tfspec::cli {
 namespace {
 
 struct KernelState {
-  std::string file, smem_limit, draw;
+  std::string file, smem_limit, draw, from;
   bool json = false;
 };
 
@@ -49,6 +52,29 @@ void write_pictures(const kernel::Pipeline& p, const kernel::KernelReport& r, co
   }
 }
 
+// `--from triton KERNEL.ttgir` (spec/TRITON.md): the TTGIR read by frontends/triton, its moves
+// checked by kernel/. Triton's metadata.shared comes from KERNEL.json beside it when present.
+int check_triton(const KernelState& st, const Json& args) {
+  if (st.from != "triton") fail(rule::kUsage, "--from: the only reader is 'triton' (a TTGIR file), not '" + st.from + "'");
+  if (!st.draw.empty()) fail(rule::kUsage, "--draw is not available with --from triton");
+  const auto start = std::chrono::steady_clock::now();
+  const triton::Module m = triton::read_ttgir(read_input_file(st.file, "ttgir"));
+  std::optional<int64_t> shared;
+  std::filesystem::path meta(st.file);
+  meta.replace_extension(".json");
+  if (st.file != "-" && std::filesystem::exists(meta)) {
+    const Json j = Json::parse(read_input_file(meta.string(), "metadata"), nullptr, false);
+    if (j.is_object() && j.contains("shared") && j["shared"].is_number_integer()) shared = j["shared"].get<int64_t>();
+  }
+  kernel::KernelOptions o;
+  if (args.contains("smem_limit")) o.smem_limit = args["smem_limit"].get<int64_t>();
+  kernel::KernelReport r = kernel::check_layout_program(triton::lower(m, shared), o);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (st.json) std::cout << protocol::dump_line(kernel::to_json(r)) << "\n";
+  else std::cout << kernel::to_text(r);
+  return r.exit_code();
+}
+
 }  // namespace
 
 void add_kernel_command(CLI::App& app, int& exit_code) {
@@ -58,11 +84,17 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
   auto* check = group->add_subcommand("check", "Check coverage, agreement, banks and width, bounds and shared-memory footprint");
   check->add_option("pipeline", st->file, "the pipeline description, a JSON file (docs/kernels/*.json; '-' reads stdin)")->required();
   check->add_flag("--json", st->json, "print the findings as JSON");
+  check->add_option("--from", st->from, "read the kernel from another system's artifact: 'triton' (a TTGIR file, compiled.asm[\"ttgir\"]; spec/TRITON.md)");
   check->add_option("--draw", st->draw, "write one SVG per stage's partition into this directory, offending cells marked");
   check->add_option("--smem-limit", st->smem_limit, "shared memory a CTA may use, bytes or KiB (default per arch: sm80 164KiB, sm86/sm89 100KiB, sm90 228KiB)");
   check->callback([st, &exit_code] {
     exit_code = reported([&] {
       // One code path with `tfspec serve`: the protocol op `kernel.check` (protocol/src/ops_kernel.cpp).
+      if (!st->from.empty()) {
+        Json args = Json::object();
+        if (!st->smem_limit.empty()) args["smem_limit"] = protocol::smem_limit_bytes(Json(st->smem_limit), "--smem-limit", rule::kUsage);
+        return check_triton(*st, args);
+      }
       const protocol::Op* op = protocol::OpRegistry::instance().find("kernel", "check");
       if (!op) fail(rule::kInternal, "the kernel.check op is not registered");
       const std::string text = read_input_file(st->file, "pipeline");

@@ -73,6 +73,7 @@ Json to_json(const KernelReport& r) {
   for (const Finding& f : r.findings) {
     Json x{{"check", f.check}, {"subject", f.subject}, {"outcome", outcome_name(f.outcome)}, {"message", f.message}, {"detail", f.detail}};
     if (f.rule) x["rule"] = std::string(f.rule->id), x["clause"] = std::string(f.rule->clause);
+    if (!f.loc.empty()) x["loc"] = f.loc;
     j["findings"].push_back(std::move(x));
   }
   const int e = r.exit_code();
@@ -88,7 +89,7 @@ std::string to_text(const KernelReport& r) {
     head.resize(10, ' ');
     std::string check = f.check;
     check.resize(10, ' ');
-    s += head + check + f.subject + ": " + f.message;
+    s += head + check + f.subject + (f.loc.empty() ? "" : " at " + f.loc) + ": " + f.message;
     if (f.rule) s += " [" + std::string(f.rule->id) + " " + std::string(f.rule->clause) + "]";
     s += "\n";
     bad += f.outcome == Outcome::Violation ? 1 : 0;

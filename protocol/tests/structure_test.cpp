@@ -52,7 +52,7 @@ std::vector<fs::path> sources(const std::string& module, bool tests) {
 
 const std::vector<std::string> kModules = {"reference", "pack", "solver",  "gpu",         "propagation", "multigpu", "props",
                                             "protocol",  "draw",    "conformance", "cli",         "bench",    "fuzz",
-                                            "python",    "kernel"};
+                                            "python",    "kernel",  "frontends"};
 
 }  // namespace
 
@@ -161,6 +161,7 @@ TEST(Layering, NoIncludeGoesUp) {
       {"solver", {"reference"}},
       {"gpu", {"reference", "pack"}},
       {"propagation", {"reference"}},
+      {"frontends", {"reference", "solver", "kernel"}},  // readers of other systems' notations (issue 48): above kernel/, below protocol/
       {"kernel", {"reference", "solver"}},  // kernel pipelines (issue 34): bounds conditions go to `prove divides`
       {"multigpu", {"reference", "pack"}},
       {"props", {"reference", "solver", "gpu", "propagation", "multigpu"}},
@@ -168,7 +169,7 @@ TEST(Layering, NoIncludeGoesUp) {
       {"draw", {"reference"}},
       {"conformance", {"reference", "solver", "gpu", "props", "protocol", "draw"}},
       {"cli", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "draw",
-               "conformance", "kernel"}},
+               "conformance", "kernel", "frontends"}},
       {"bench", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "conformance"}},
       {"fuzz", {"reference", "propagation", "protocol", "draw", "multigpu", "conformance", "kernel"}},  // propagation: fuzz_propagate_program; multigpu: the plan and its simulator (issue 19); conformance: the --rerun-failed reader (issue 30)
       {"python", {"reference", "solver", "gpu", "propagation", "multigpu", "protocol", "draw"}},  // the pybind11 module (issue 26); gpu: offsets() by the host backend (issue 31)

@@ -114,3 +114,26 @@ def check(description: Dict[str, Any], *args: str, cli: Optional[str] = None) ->
     cmd = [cli or os.environ.get("TFSPEC_CLI", "tfspec"), "kernel", "check", "-", "--json", *args]
     r = subprocess.run(cmd, input=json.dumps(description), capture_output=True, text=True, check=False)
     return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else None)
+
+
+def from_triton(compiled: Any, *args: str, cli: Optional[str] = None) -> Tuple[int, Optional[Dict[str, Any]]]:
+    """Checks a kernel Triton compiled (spec/TRITON.md): `compiled` is what `triton.compile(...)`
+    returns (its `asm["ttgir"]` and `metadata.shared` are read; no GPU is needed), or the TTGIR text
+    itself. Runs `tfspec kernel check --from triton FILE --json ARGS`; returns (exit code, report
+    dict or None)."""
+    import tempfile
+    if isinstance(compiled, str):
+        ttgir, shared = compiled, None
+    else:
+        ttgir = compiled.asm["ttgir"]
+        shared = getattr(getattr(compiled, "metadata", None), "shared", None)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "kernel.ttgir")
+        with open(path, "w") as f:
+            f.write(ttgir)
+        if shared is not None:
+            with open(os.path.join(d, "kernel.json"), "w") as f:
+                json.dump({"shared": int(shared)}, f)
+        cmd = [cli or os.environ.get("TFSPEC_CLI", "tfspec"), "kernel", "check", "--from", "triton", path, "--json", *args]
+        r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else None)

@@ -20,6 +20,7 @@ struct Finding {
   const RuleId* rule = nullptr;  // the rule a violation or undecided answer reports
   std::string message;
   Json detail = Json::object();  // thread, value, element, wavefronts, ... as data
+  std::string loc = {};  // the source location of the op checked (kernels read from an IR), else empty
 };
 
 struct KernelOptions {

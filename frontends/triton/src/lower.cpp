@@ -1,0 +1,133 @@
+// A TTGIR module lowered to the moves kernel/ checks (spec/TRITON.md §3): each data-moving op
+// with its layouts derived (§2). An encoding tfspec does not derive leaves the move undecided,
+// with the reason; nothing is guessed.
+#include "tfspec/frontends/triton/lower.hpp"
+
+#include "tfspec/reference/error.hpp"
+
+namespace tfspec::triton {
+namespace {
+
+using kernel::Move;
+using kernel::MoveKind;
+
+// The layout of a tensor or memdesc type, or the reason there is none.
+std::optional<LinearLayout> layout_of(const TypeInfo& t, const Module& m, std::string& why, bool alloc) {
+  if (!t.encoding) {
+    why = "the type " + t.text + " has no encoding";
+    return std::nullopt;
+  }
+  if (!derivable(*t.encoding)) {
+    why = "#ttg." + t.encoding->kind + " is not derived by tfspec (listed, not guessed): " + t.encoding->text;
+    return std::nullopt;
+  }
+  std::vector<int64_t> shape = alloc ? t.alloc_shape : t.shape;
+  if (alloc && shape.size() > t.shape.size()) shape.erase(shape.begin(), shape.end() - static_cast<std::ptrdiff_t>(t.shape.size()));
+  try {
+    return to_linear(*t.encoding, shape, m.threads_per_warp);
+  } catch (const SpecError& e) {
+    why = e.what();
+    return std::nullopt;
+  }
+}
+
+Move base_move(const Op& op, MoveKind kind, const TypeInfo& data) {
+  Move mv;
+  mv.kind = kind;
+  mv.subject = op.name + (op.results.empty() ? "" : " %" + op.results[0]) + " (line " + std::to_string(op.line) + ")";
+  mv.loc = op.loc;
+  mv.elem_bits = data.elem_bits;
+  mv.shape = data.shape;
+  return mv;
+}
+
+// A register tensor and a shared buffer: local_load (mem -> regs), local_store and async copies.
+Move shared_move(const Op& op, MoveKind kind, const TypeInfo& regs, const TypeInfo& mem, const Module& m) {
+  Move mv = base_move(op, kind, mem);
+  mv.regs = layout_of(regs, m, mv.undecided, false);
+  mv.smem = layout_of(mem, m, mv.undecided, true);
+  mv.smem_shape = mem.alloc_shape;
+  if (mv.smem_shape.size() > mem.shape.size()) mv.smem_shape.erase(mv.smem_shape.begin(), mv.smem_shape.end() - static_cast<std::ptrdiff_t>(mem.shape.size()));
+  return mv;
+}
+
+Move global_move(const Op& op, MoveKind kind, const TypeInfo& ptr, const Module& m, const std::map<std::string, ValueFacts>& facts) {
+  Move mv = base_move(op, kind, ptr);
+  mv.regs = layout_of(ptr, m, mv.undecided, false);
+  auto f = op.operands.empty() ? facts.end() : facts.find(op.operands[0]);
+  if (f != facts.end()) {
+    mv.global.contiguous_dim = f->second.contiguous_dim;
+    mv.global.contiguity = f->second.contiguity;
+    mv.global.align_elems = f->second.divisibility;
+  }
+  if (op.attrs.count("contiguity")) mv.global.contiguity = std::max(mv.global.contiguity, op.attrs.at("contiguity"));
+  return mv;
+}
+
+kernel::DotOperand operand(const TypeInfo& t, const Module& m, std::string& why) {
+  kernel::DotOperand d;
+  if (t.kind == TypeInfo::Kind::MemDesc || !t.encoding) return d;  // wgmma reads it from shared memory
+  d.layout = layout_of(t, m, why, false);
+  if (t.encoding->kind == "dot_op") {
+    d.parent = t.encoding->get_enc("parent").text;
+    d.op_idx = t.encoding->get_int("opIdx");
+    d.k_width = t.encoding->get_int("kWidth");
+  }
+  return d;
+}
+
+void lower_op(const Op& op, const Module& m, const std::map<std::string, ValueFacts>& facts, kernel::LayoutProgram& p) {
+  const auto& in = op.in_types;
+  const auto& out = op.out_types;
+  if (op.name == "ttg.local_alloc" && !out.empty()) {
+    Move a = base_move(op, MoveKind::Alloc, out[0]);
+    int64_t n = 1;
+    for (int64_t s : out[0].alloc_shape) n *= s;
+    a.alloc_bytes = n * out[0].elem_bits / 8;
+    p.moves.push_back(a);
+    if (!in.empty() && in[0].kind == TypeInfo::Kind::Tensor) p.moves.push_back(shared_move(op, MoveKind::SharedStore, in[0], out[0], m));
+  } else if (op.name == "ttg.local_load" && !in.empty() && !out.empty()) {
+    p.moves.push_back(shared_move(op, MoveKind::SharedLoad, out[0], in[0], m));
+  } else if (op.name == "ttg.local_store" && in.size() >= 2) {
+    p.moves.push_back(shared_move(op, MoveKind::SharedStore, in[0], in[1], m));
+  } else if (op.name == "ttg.local_store" && in.size() == 1 && !out.empty()) {
+    p.moves.push_back(shared_move(op, MoveKind::SharedStore, in[0], out[0], m));
+  } else if (op.name == "ttg.async_copy_global_to_local" && !in.empty() && !out.empty()) {
+    p.moves.push_back(global_move(op, MoveKind::GlobalLoad, in[0], m, facts));
+    Move s = shared_move(op, MoveKind::AsyncCopy, in[0], out[0], m);
+    s.elem_bits = out[0].elem_bits;
+    p.moves.push_back(s);
+  } else if (op.name == "ttg.convert_layout" && !in.empty() && !out.empty()) {
+    Move c = base_move(op, MoveKind::Convert, in[0]);
+    c.regs = layout_of(in[0], m, c.undecided, false);
+    c.regs_to = layout_of(out[0], m, c.undecided, false);
+    p.moves.push_back(c);
+  } else if ((op.name == "tt.load" || op.name == "tt.store") && !in.empty() && in[0].pointer && in[0].kind == TypeInfo::Kind::Tensor) {
+    p.moves.push_back(global_move(op, op.name == "tt.load" ? MoveKind::GlobalLoad : MoveKind::GlobalStore, in[0], m, facts));
+  } else if ((op.name == "tt.dot" || op.name == "ttng.warp_group_dot") && in.size() >= 2 && !out.empty()) {
+    Move d = base_move(op, MoveKind::Dot, out[0]);
+    d.a = operand(in[0], m, d.undecided);
+    d.b = operand(in[1], m, d.undecided);
+    d.elem_bits = in[0].elem_bits;
+    d.accumulator = out[0].encoding ? out[0].encoding->text : "";
+    d.regs = layout_of(out[0], m, d.undecided, false);
+    p.moves.push_back(d);
+  }
+}
+
+}  // namespace
+
+kernel::LayoutProgram lower(const Module& m, std::optional<int64_t> metadata_shared) {
+  kernel::LayoutProgram p;
+  p.name = m.kernel;
+  p.arch = m.target.starts_with("cuda:") ? "sm" + m.target.substr(5) : m.target;
+  p.threads_per_warp = m.threads_per_warp;
+  p.num_warps = m.num_warps;
+  p.declared_shared = metadata_shared;
+  p.unknown = m.unknown;
+  const auto facts = global_facts(m);
+  for (const Op& op : m.ops) lower_op(op, m, facts, p);
+  return p;
+}
+
+}  // namespace tfspec::triton

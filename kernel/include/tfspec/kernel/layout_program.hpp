@@ -1,0 +1,70 @@
+// A kernel as the data movement between its linear layouts (spec/TRITON.md §3; issue 48): what a
+// frontend (frontends/triton/ reads Triton's TTGIR) hands to kernel/ to check. Distributed layouts
+// map in-dims register, lane, warp, block to the tensor's dims (dim0, dim1, ...); shared layouts
+// map in-dims offset, block to the element an offset holds. The checks run here, on the layouts;
+// the frontend decides nothing.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tfspec/kernel/check.hpp"
+#include "tfspec/reference/linear.hpp"
+
+namespace tfspec::kernel {
+
+enum class MoveKind { SharedLoad, SharedStore, AsyncCopy, Convert, GlobalLoad, GlobalStore, Dot, Alloc };
+
+// What the IR says about a global pointer tensor (§3.4): the dim along which consecutive elements
+// are consecutive addresses (-1: none known), how many of them are (contiguity), and the alignment
+// in elements every thread's first address along it has (from tt.divisibility).
+struct GlobalFacts {
+  int contiguous_dim = -1;
+  int64_t contiguity = 1, align_elems = 1;
+};
+
+struct DotOperand {
+  std::optional<LinearLayout> layout;  // on the operand's shape: A is M x K, B is K x N
+  std::string parent;                  // the dot_op's parent encoding, as written
+  int64_t op_idx = -1, k_width = 0;    // -1: the operand is read from shared memory (wgmma)
+};
+
+struct Move {
+  MoveKind kind = MoveKind::SharedLoad;
+  std::string subject, loc;  // "ttg.local_load %a_52 (line 72)", "kernels.py:20:12"
+  int64_t elem_bits = 0;
+  std::vector<int64_t> shape;
+  std::optional<LinearLayout> regs;     // the distributed side (a convert's source)
+  std::optional<LinearLayout> regs_to;  // a convert's destination
+  std::optional<LinearLayout> smem;     // the shared side, on smem_shape (the allocation's)
+  std::vector<int64_t> smem_shape;
+  int64_t alloc_bytes = 0;  // Alloc: the allocation's bytes (every buffer of it)
+  GlobalFacts global;
+  DotOperand a, b;
+  std::string accumulator;  // the dot's result encoding, as written
+  std::string undecided;    // why a layout this move needs was not derived (then it is not checked)
+};
+
+struct LayoutProgram {
+  std::string name, arch;  // arch: sm80, sm90
+  int64_t threads_per_warp = 32, num_warps = 4;
+  std::optional<int64_t> declared_shared;  // what the compiler allocated (Triton's metadata.shared)
+  std::vector<Move> moves;
+  std::vector<std::string> unknown;  // ops and encodings the frontend listed and did not read
+};
+
+// Checks 1-5 of spec/TRITON.md §3 over every move, in program order, then the footprint.
+KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o = {});
+
+// The families, one file each (layout_smem.cpp, layout_convert.cpp, layout_global.cpp).
+void check_layout_smem(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
+void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
+void check_layout_dot(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
+void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
+void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out);
+
+// The (thread, value) -> element tables the checks use (thread = lane + threads_per_warp * warp;
+// value = register index), element = row-major index into `shape`.
+std::vector<int64_t> element_table(const LinearLayout& regs, const std::vector<int64_t>& shape, int64_t& threads, int64_t& values);
+
+}  // namespace tfspec::kernel

@@ -1,0 +1,109 @@
+// spec/TRITON.md §3.3 and §3.4 on a LayoutProgram: a dot's operands against its MMA and each
+// other, and each global load or store's vector width and 32-byte sectors against the ideal.
+#include <algorithm>
+#include <set>
+
+#include "tfspec/kernel/layout_program.hpp"
+
+namespace tfspec::kernel {
+namespace {
+
+Finding finding(const Move& m, const char* check, Outcome o, const RuleId* rule, std::string message, Json detail = Json::object()) {
+  Finding f{check, m.subject, o, rule, std::move(message), std::move(detail)};
+  f.loc = m.loc;
+  return f;
+}
+
+const std::vector<std::vector<int64_t>>& bases(const LinearLayout& l, const std::string& in) {
+  static const std::vector<std::vector<int64_t>> none;
+  for (const LinearInDim& d : l.ins())
+    if (d.name == in) return d.bases;
+  return none;
+}
+
+// The k each bit of a dot operand walks (§3.3): registers that move only along k, in order, then
+// the lanes that do (A is M x K: k is dim 1; B is K x N: k is dim 0).
+std::vector<int64_t> k_steps(const LinearLayout& l, size_t k, std::vector<int64_t>& lane_steps) {
+  const size_t other = 1 - k;
+  std::vector<int64_t> regs;
+  for (const auto& b : bases(l, "register"))
+    if (b[other] == 0 && b[k] != 0) regs.push_back(b[k]);
+  for (const auto& b : bases(l, "lane"))
+    if (b[other] == 0 && b[k] != 0) lane_steps.push_back(b[k]);
+  return regs;
+}
+
+int64_t coord(int64_t flat, const std::vector<int64_t>& shape, size_t d) {
+  for (size_t i = 0; i < d; ++i) flat /= shape[i];
+  return flat % shape[d];
+}
+
+}  // namespace
+
+void check_layout_dot(const LayoutProgram&, const Move& m, std::vector<Finding>& out) {
+  if (m.a.op_idx < 0 || m.b.op_idx < 0 || !m.a.layout || !m.b.layout) {
+    out.push_back(finding(m, "dot", Outcome::Skipped, nullptr, "an operand is read from shared memory by the instruction's descriptor (wgmma): its layout is the shared encoding's, not a register layout"));
+    return;
+  }
+  std::string problem;
+  if (m.a.op_idx != 0 || m.b.op_idx != 1) problem = "operand indices " + std::to_string(m.a.op_idx) + ", " + std::to_string(m.b.op_idx) + " (A is opIdx 0, B opIdx 1)";
+  else if (m.a.parent != m.accumulator || m.b.parent != m.accumulator) problem = "an operand's parent is not the accumulator's encoding " + m.accumulator;
+  std::vector<int64_t> la, lb;
+  const std::vector<int64_t> ra = k_steps(*m.a.layout, 1, la), rb = k_steps(*m.b.layout, 0, lb);
+  Json detail{{"a_kwidth", m.a.k_width}, {"b_kwidth", m.b.k_width}, {"a_register_k", ra}, {"b_register_k", rb}, {"a_lane_k", la}, {"b_lane_k", lb}};
+  if (problem.empty() && la != lb) problem = "lanes walk k differently: A's lane bits step k by " + Json(la).dump() + ", B's by " + Json(lb).dump();
+  for (size_t j = 0; problem.empty() && j < std::min(ra.size(), rb.size()); ++j)
+    if (ra[j] != rb[j])
+      problem = "the operands do not meet at the same k: k-register bit " + std::to_string(j) + " of a thread holds A's k + " + std::to_string(ra[j]) +
+                " but B's k + " + std::to_string(rb[j]) + " (kWidth " + std::to_string(m.a.k_width) + " vs " + std::to_string(m.b.k_width) + ")";
+  if (!problem.empty()) {
+    out.push_back(finding(m, "dot", Outcome::Violation, &rule::kKernelDotOperands, problem, detail));
+    return;
+  }
+  out.push_back(finding(m, "dot", Outcome::Ok, nullptr, "A and B share the accumulator's parent and meet slot by slot: k steps " + Json(ra).dump() + " in registers, " + Json(la).dump() + " in lanes (kWidth " + std::to_string(m.a.k_width) + ")", detail));
+}
+
+// §3.4: each thread's vector along the contiguous dim (the register bits that step it by 1, 2,
+// 4, ...), capped by 16 bytes, the contiguity and the alignment; and warp 0's 32-byte sectors per
+// access instruction (rows of other dims are distinct sectors) against the bytes it moves.
+void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Finding>& out) {
+  const int cd = m.global.contiguous_dim;
+  const int64_t bytes = std::max<int64_t>(1, m.elem_bits / 8);
+  if (cd < 0) {
+    out.push_back(finding(m, "global", Outcome::Skipped, nullptr, "no dim of the pointer tensor is known to be contiguous from the IR's facts: not checked"));
+    return;
+  }
+  int64_t own = 1;
+  for (const auto& b : bases(*m.regs, "register")) {
+    std::vector<int64_t> unit(b.size(), 0);
+    unit[static_cast<size_t>(cd)] = own;
+    if (b != unit) break;
+    own *= 2;
+  }
+  const int64_t values = int64_t{1} << m.regs->in_dim_bits(0);
+  const int64_t cap = std::max<int64_t>(1, std::min({16 / bytes, m.global.contiguity, m.global.align_elems}));
+  const int64_t vec = std::min(own, cap), ideal_vec = std::min(cap, values);
+  int64_t stride = 1;  // of the contiguous dim in the flat element index (dim0 fastest)
+  for (int i = 0; i < cd; ++i) stride *= m.shape[static_cast<size_t>(i)];
+  int64_t sectors = 0, ideal = 0;
+  for (int64_t k = 0; k < values / vec; ++k) {
+    std::set<std::pair<int64_t, int64_t>> s;
+    std::set<int64_t> elems;
+    for (int64_t lane = 0; lane < p.threads_per_warp; ++lane)
+      for (int64_t v = k * vec; v < (k + 1) * vec; ++v) {
+        const int64_t e = (*m.regs)(v + lane * values), c = coord(e, m.shape, static_cast<size_t>(cd));
+        elems.insert(e);
+        s.insert({e - c * stride, c * bytes / 32});
+      }
+    sectors += static_cast<int64_t>(s.size());
+    ideal += (static_cast<int64_t>(elems.size()) * bytes + 31) / 32;
+  }
+  Json detail{{"vector_bits", vec * bytes * 8}, {"ideal_vector_bits", ideal_vec * bytes * 8}, {"sectors", sectors}, {"ideal_sectors", ideal}, {"contiguous_dim", cd}};
+  const std::string what = std::to_string(vec * bytes * 8) + "-bit accesses along dim " + std::to_string(cd) + ", warp 0 touches " + std::to_string(sectors) + " sectors for " + std::to_string(ideal) + " ideal";
+  if (vec < ideal_vec || sectors > ideal)
+    out.push_back(finding(m, "global", Outcome::Violation, &rule::kKernelGlobalAccess,
+                          what + " (the contiguity, alignment and each thread's " + std::to_string(values) + " values allow " + std::to_string(ideal_vec * bytes * 8) + "-bit)", detail));
+  else out.push_back(finding(m, "global", Outcome::Ok, nullptr, what, detail));
+}
+
+}  // namespace tfspec::kernel

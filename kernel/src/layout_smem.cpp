@@ -1,0 +1,164 @@
+// spec/TRITON.md §3.1, §3.2, §3.5 on a LayoutProgram: shared-memory accesses (banks and vector
+// width with spec/SMEM.md's model, on tables built from the linear layouts), convert_layout
+// classified, and the shared-memory footprint; check_layout_program runs every family.
+#include <algorithm>
+#include <chrono>
+
+#include "tfspec/kernel/layout_program.hpp"
+#include "tfspec/reference/smem.hpp"
+
+namespace tfspec::kernel {
+namespace {
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t n = 1;
+  for (int64_t x : v) n *= x;
+  return n;
+}
+
+// A flat element of `from` (dim0 fastest, the linear layouts' flattening) as one of `to`.
+int64_t reflatten(int64_t flat, const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  int64_t out = 0, scale = 1;
+  for (size_t d = 0; d < from.size(); ++d) {
+    out += (flat % from[d]) * scale;
+    flat /= from[d];
+    scale *= to[d];
+  }
+  return out;
+}
+
+Finding finding(const Move& m, const char* check, Outcome o, const RuleId* rule, std::string message, Json detail = Json::object()) {
+  Finding f{check, m.subject, o, rule, std::move(message), std::move(detail)};
+  f.loc = m.loc;
+  return f;
+}
+
+// §3.1: the element offset each (thread, value) of the move touches in shared memory.
+std::vector<int64_t> smem_offsets(const Move& m, int64_t& threads, int64_t& values) {
+  const std::vector<int64_t> elems = element_table(*m.regs, m.shape, threads, values);
+  std::vector<int64_t> offset_of(static_cast<size_t>(product(m.smem_shape)), -1);
+  for (int64_t o = m.smem->size() - 1; o >= 0; --o) offset_of[static_cast<size_t>((*m.smem)(o))] = o;  // the lowest offset wins
+  std::vector<int64_t> off(elems.size());
+  for (size_t i = 0; i < elems.size(); ++i) off[i] = offset_of[static_cast<size_t>(reflatten(elems[i], m.shape, m.smem_shape))];
+  return off;
+}
+
+const char* move_name(MoveKind k) {
+  return k == MoveKind::SharedLoad ? "local_load" : k == MoveKind::SharedStore ? "local_store" : "async copy";
+}
+
+}  // namespace
+
+std::vector<int64_t> element_table(const LinearLayout& regs, const std::vector<int64_t>& shape, int64_t& threads, int64_t& values) {
+  (void)shape;
+  values = int64_t{1} << regs.in_dim_bits(0);
+  threads = regs.size() / values;
+  std::vector<int64_t> out(static_cast<size_t>(regs.size()));
+  for (int64_t t = 0; t < threads; ++t)
+    for (int64_t v = 0; v < values; ++v) out[static_cast<size_t>(t * values + v)] = regs(v + t * values);
+  return out;
+}
+
+void check_layout_smem(const LayoutProgram&, const Move& m, std::vector<Finding>& out) {
+  int64_t threads = 0, values = 0;
+  const std::vector<int64_t> off = smem_offsets(m, threads, values);
+  const int64_t bytes = std::max<int64_t>(1, m.elem_bits / 8);
+  const VectorWidth w = vector_width(off, threads, values, bytes);
+  out.push_back(finding(m, "width", Outcome::Ok, nullptr,
+                        std::string(move_name(m.kind)) + ": " + std::to_string(w.bytes * 8) + "-bit vectors (" + std::to_string(w.elems) + (w.elems == 1 ? " element" : " elements") + " a thread" +
+                            (w.next_elems ? "; not " + std::to_string(*w.next_elems) + ": " + w.reason : "") + ")",
+                        {{"bits", w.bytes * 8}, {"elements", w.elems}}));
+  SmemAccess access;
+  access.elem_bytes = bytes;
+  access.vector = w.elems;
+  const BankReport r = bank_conflicts(off, threads, values, access);
+  Json detail{{"wavefronts", r.wavefronts}, {"ideal", r.ideal}, {"degree", r.degree()}, {"access_bits", r.access_bytes * 8}, {"phases", r.phases}};
+  if (r.conflict_free()) {
+    out.push_back(finding(m, "banks", Outcome::Ok, nullptr, "conflict-free: " + std::to_string(r.wavefronts) + " wavefronts = ideal", detail));
+    return;
+  }
+  const PhaseCost& p = *r.worst;
+  std::string who;
+  for (size_t i = 0; i < p.colliding.size() && i < 8; ++i) who += (i ? ", " : "") + std::to_string(p.colliding[i].first);
+  out.push_back(finding(m, "banks", Outcome::Violation, &rule::kKernelBankConflict,
+                        std::to_string(r.degree()) + "-way conflict: " + std::to_string(r.wavefronts) + " wavefronts for an ideal of " + std::to_string(r.ideal) + " (" +
+                            std::to_string(r.access_bytes * 8) + "-bit accesses); first worst: warp " + std::to_string(p.warp) + " access " + std::to_string(p.access) +
+                            ", bank " + std::to_string(p.bank) + " serves " + std::to_string(p.wavefronts) + " words to threads " + who,
+                        detail));
+}
+
+// §3.2: where each destination value comes from. Every element a destination thread holds is held
+// by that same thread in the source (registers only), by a thread of its warp (shuffles), or only
+// by another warp (through shared memory).
+void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Finding>& out) {
+  const int64_t bytes = std::max<int64_t>(1, m.elem_bits / 8), tile = product(m.shape) * bytes;
+  if (*m.regs == *m.regs_to) {
+    out.push_back(finding(m, "convert", Outcome::Ok, nullptr, "no data movement: the two encodings are the same linear layout", {{"class", "none"}}));
+    return;
+  }
+  int64_t ts = 0, vs = 0, td = 0, vd = 0;
+  const std::vector<int64_t> src = element_table(*m.regs, m.shape, ts, vs), dst = element_table(*m.regs_to, m.shape, td, vd);
+  std::vector<std::vector<int64_t>> holders(static_cast<size_t>(product(m.shape)));
+  for (size_t i = 0; i < src.size(); ++i) holders[static_cast<size_t>(src[i])].push_back(static_cast<int64_t>(i) / vs);
+  int level = 0;  // 0 registers, 1 shuffles, 2 shared memory
+  for (size_t i = 0; i < dst.size() && level < 2; ++i) {
+    const int64_t t = static_cast<int64_t>(i) / vd;
+    const auto& h = holders[static_cast<size_t>(dst[i])];
+    if (std::find(h.begin(), h.end(), t) != h.end()) continue;
+    const bool same_warp = std::any_of(h.begin(), h.end(), [&](int64_t s) { return s / p.threads_per_warp == t / p.threads_per_warp; });
+    level = std::max(level, same_warp ? 1 : 2);
+  }
+  static const char* kClass[] = {"registers", "shuffles", "shared"};
+  static const char* kText[] = {"within each thread (register moves only)", "across lanes of a warp (warp shuffles suffice)",
+                                "across warps: through shared memory"};
+  Json detail{{"class", kClass[level]}};
+  std::string msg = kText[level];
+  if (level == 2) detail["scratch_bytes"] = tile, msg += " (a scratch of at most " + std::to_string(tile) + " B, the whole tile)";
+  out.push_back(finding(m, "convert", Outcome::Ok, nullptr, msg, detail));
+}
+
+void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out) {
+  int64_t allocs = 0, scratch = 0;
+  for (const Move& m : p.moves) {
+    allocs += m.kind == MoveKind::Alloc ? m.alloc_bytes : 0;
+    if (m.kind == MoveKind::Convert && m.regs && m.regs_to && !(*m.regs == *m.regs_to)) {
+      std::vector<Finding> c;
+      check_layout_convert(p, m, c);
+      if (c[0].detail.contains("scratch_bytes")) scratch = std::max(scratch, c[0].detail["scratch_bytes"].get<int64_t>());
+    }
+  }
+  const int64_t need = std::max(allocs, scratch);
+  Move whole;
+  whole.subject = "shared memory";
+  Finding f = finding(whole, "footprint", Outcome::Ok, nullptr, "", {{"allocations_bytes", allocs}, {"scratch_bytes", scratch}, {"bytes", need}});
+  f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B: " + std::to_string(need) + " B";
+  if (p.declared_shared) f.message += "; Triton allocated " + std::to_string(*p.declared_shared) + " B", f.detail["declared_bytes"] = *p.declared_shared;
+  const std::optional<int64_t> limit = o.smem_limit ? o.smem_limit : smem_limit_for(p.arch);
+  const int64_t used = std::max(need, p.declared_shared.value_or(0));
+  if (limit) f.detail["limit_bytes"] = *limit;
+  if (limit && used > *limit) f.outcome = Outcome::Violation, f.rule = &rule::kKernelSmemFootprint, f.message += " > the limit " + std::to_string(*limit) + " B";
+  else if (limit) f.message += " <= the limit " + std::to_string(*limit) + " B";
+  out.push_back(std::move(f));
+}
+
+KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  KernelReport r{p.name, p.arch, {}, 0};
+  for (const std::string& u : p.unknown) r.findings.push_back(Finding{"reader", "not read", Outcome::Skipped, nullptr, u, Json::object()});
+  for (const Move& m : p.moves) {
+    if (m.kind == MoveKind::Alloc) continue;
+    if (!m.undecided.empty()) {
+      r.findings.push_back(finding(m, "layout", Outcome::Undecided, &rule::kTritonEncoding, m.undecided));
+      continue;
+    }
+    if (m.kind == MoveKind::SharedLoad || m.kind == MoveKind::SharedStore || m.kind == MoveKind::AsyncCopy) check_layout_smem(p, m, r.findings);
+    else if (m.kind == MoveKind::Convert) check_layout_convert(p, m, r.findings);
+    else if (m.kind == MoveKind::Dot) check_layout_dot(p, m, r.findings);
+    else check_layout_global(p, m, r.findings);
+  }
+  check_layout_footprint(p, o, r.findings);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace tfspec::kernel
