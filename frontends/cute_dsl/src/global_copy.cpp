@@ -70,7 +70,7 @@ const TiledCopy* copy_of(const Module& m, const Type& t) {
 }
 
 kernel::Finding check_one(const Op& op, const TiledCopy& c, const Type& g) {
-  kernel::Finding f = make_finding("coalescing", c.alias + " " + op.name.substr(op.name.rfind('.') + 1) + " line " + std::to_string(op.line));
+  kernel::Finding f = make_finding("global", c.alias + " " + op.name.substr(op.name.rfind('.') + 1));
   f.loc = "line " + std::to_string(op.line);
   Symbols none;
   const LayoutPtr tvp = read_layout(c.layout_tv, none);

@@ -110,7 +110,7 @@ std::string operands_text(const Op& op) {
 }
 
 kernel::Finding compare(const Op& op, const LayoutPtr& ref, const LayoutPtr& got) {
-  kernel::Finding f = make_finding("layout-op", op.name + " line " + std::to_string(op.line));
+  kernel::Finding f = make_finding("layout-op", op.name);
   f.loc = op.loc.empty() ? "line " + std::to_string(op.line) : op.loc;
   const Equivalence e = equivalent(*got, *ref);
   f.detail = {{"op", op.name}, {"line", op.line}, {"operands", operands_text(op)}, {"ir", op.result_types[0].text},
@@ -149,7 +149,7 @@ void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out) {
       if (!ref) continue;
       out.push_back(compare(op, ref, read_layout(op.result_types[0].text, syms)));
     } catch (const SpecError& e) {
-      kernel::Finding f = make_finding("layout-op", op.name + " line " + std::to_string(op.line), kernel::Outcome::Undecided, &rule::kCuteDslLayoutOp);
+      kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Undecided, &rule::kCuteDslLayoutOp);
       f.loc = "line " + std::to_string(op.line);
       f.message = op.name + "(" + operands_text(op) + "): the reference does not answer: " + e.what();
       out.push_back(std::move(f));

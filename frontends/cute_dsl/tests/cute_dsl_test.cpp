@@ -131,7 +131,8 @@ TEST(CuteDslValidate, PlantedCompositionStrideIsCaughtAtItsOp) {
   const kernel::KernelReport r = cute_dsl::check_module(cute_dsl::read_cute_ir(text));
   const auto bad = of(r, "layout-op", Outcome::Violation);
   ASSERT_EQ(bad.size(), 1u);
-  EXPECT_EQ(bad[0].subject, "cute.composition line " + std::to_string(line));
+  EXPECT_EQ(bad[0].subject, "cute.composition");
+  EXPECT_EQ(bad[0].loc, "line " + std::to_string(line));
   EXPECT_EQ(bad[0].rule->id, std::string("cute-dsl-layout-op"));
   EXPECT_EQ(bad[0].detail["index"], 128);
   EXPECT_NE(bad[0].message.find("IR 33, reference 32"), std::string::npos) << bad[0].message;
@@ -145,15 +146,15 @@ TEST(CuteDslValidate, PlantedCompositionStrideIsCaughtAtItsOp) {
 TEST(CuteDslCoalescing, ThreadsWalkingTheStridedDimensionAreAFinding) {
   for (const char* name : kGemms) {
     const kernel::KernelReport r = cute_dsl::check_module(cute_dsl::read_cute_ir(fixture(name)));
-    const auto ok = of(r, "coalescing", Outcome::Ok);
+    const auto ok = of(r, "global", Outcome::Ok);
     ASSERT_EQ(ok.size(), 2u) << name;  // A and B
     EXPECT_EQ(ok[0].detail["sectors"], 16);
-    EXPECT_TRUE(of(r, "coalescing", Outcome::Violation).empty()) << name;
+    EXPECT_TRUE(of(r, "global", Outcome::Violation).empty()) << name;
     EXPECT_EQ(r.exit_code(), 0) << kernel::to_text(r);
   }
   const kernel::KernelReport r =
       cute_dsl::check_module(cute_dsl::read_cute_ir(fixture("gemm_f16_128x128x32_atoms4x2_threads_walk_m.mlir")));
-  const auto bad = of(r, "coalescing", Outcome::Violation);
+  const auto bad = of(r, "global", Outcome::Violation);
   ASSERT_EQ(bad.size(), 2u);
   EXPECT_EQ(bad[0].detail["sectors"], 32);
   EXPECT_EQ(bad[0].detail["ideal"], 16);
