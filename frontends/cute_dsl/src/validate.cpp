@@ -149,9 +149,12 @@ void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out) {
       if (!ref) continue;
       out.push_back(compare(op, ref, read_layout(op.result_types[0].text, syms)));
     } catch (const SpecError& e) {
-      kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Undecided, &rule::kCuteDslLayoutOp);
+      // A layout string this reader cannot read is skipped (listed); a reference refusal is undecided.
+      const bool unread = e.diagnostic().rule == rule::kCuteDslInput.id;
+      kernel::Finding f = make_finding("layout-op", op.name, unread ? kernel::Outcome::Skipped : kernel::Outcome::Undecided,
+                                       unread ? nullptr : &rule::kCuteDslLayoutOp);
       f.loc = "line " + std::to_string(op.line);
-      f.message = op.name + "(" + operands_text(op) + "): the reference does not answer: " + e.what();
+      f.message = op.name + "(" + operands_text(op) + "): " + (unread ? "not read: " : "the reference does not answer: ") + e.what();
       out.push_back(std::move(f));
     }
   }
