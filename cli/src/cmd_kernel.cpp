@@ -15,6 +15,7 @@
 #include "input_file.hpp"
 #include "run_control.hpp"
 #include "tfspec/draw/draw.hpp"
+#include "tfspec/frontends/cute_dsl/cute_ir.hpp"
 #include "tfspec/frontends/triton/lower.hpp"
 #include "tfspec/kernel/layout_program.hpp"
 #include "tfspec/kernel/check.hpp"
@@ -56,7 +57,7 @@ void write_pictures(const kernel::Pipeline& p, const kernel::KernelReport& r, co
 // `--from triton KERNEL.ttgir` (spec/TRITON.md): the TTGIR read by frontends/triton, its moves
 // checked by kernel/. Triton's metadata.shared comes from KERNEL.json beside it when present.
 int check_triton(const KernelState& st, const Json& args) {
-  if (st.from != "triton") fail(rule::kUsage, "--from: the only reader is 'triton' (a TTGIR file), not '" + st.from + "'");
+  if (st.from != "triton") fail(rule::kUsage, "--from: the readers are 'triton' (a TTGIR file) and 'cute-dsl' (an MLIR dump), not '" + st.from + "'");
   if (!st.draw.empty()) fail(rule::kUsage, "--draw is not available with --from triton");
   Json op_args = args;
   op_args["ttgir"] = read_input_file(st.file, "ttgir");
@@ -80,6 +81,18 @@ int check_triton(const KernelState& st, const Json& args) {
   return r.exit_code;
 }
 
+// `--from cute-dsl DUMP.mlir` (spec/CUTE_DSL.md): the DSL's MLIR read by frontends/cute_dsl, its
+// layout ops recomputed and its global copies checked.
+int check_cute_dsl(const KernelState& st) {
+  if (!st.draw.empty() || !st.smem_limit.empty()) fail(rule::kUsage, "--draw and --smem-limit are not available with --from cute-dsl");
+  const auto start = std::chrono::steady_clock::now();
+  kernel::KernelReport r = cute_dsl::check_module(cute_dsl::read_cute_ir(read_input_file(st.file, "MLIR dump")));
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (st.json) std::cout << protocol::dump_line(kernel::to_json(r)) << "\n";
+  else std::cout << kernel::to_text(r);
+  return r.exit_code();
+}
+
 }  // namespace
 
 void add_kernel_command(CLI::App& app, int& exit_code) {
@@ -89,13 +102,14 @@ void add_kernel_command(CLI::App& app, int& exit_code) {
   auto* check = group->add_subcommand("check", "Check coverage, agreement, banks and width, bounds and shared-memory footprint");
   check->add_option("pipeline", st->file, "the pipeline description, a JSON file (docs/kernels/*.json; '-' reads stdin)")->required();
   check->add_flag("--json", st->json, "print the findings as JSON");
-  check->add_option("--from", st->from, "read the kernel from another system's artifact: 'triton' (a TTGIR file, compiled.asm[\"ttgir\"]; spec/TRITON.md)");
+  check->add_option("--from", st->from, "read the kernel from another system's artifact: 'triton' (a TTGIR file, compiled.asm[\"ttgir\"]; spec/TRITON.md) or 'cute-dsl' (the MLIR CUTE_DSL_KEEP=ir-debug dumps; spec/CUTE_DSL.md)");
   check->add_option("--draw", st->draw, "write one SVG per stage's partition into this directory, offending cells marked")
       ->check(non_empty("--draw names the directory the pictures go into"));
   check->add_option("--smem-limit", st->smem_limit, "shared memory a CTA may use, bytes or KiB (default per arch: sm80 164KiB, sm86/sm89 100KiB, sm90 228KiB)");
   check->callback([st, &exit_code] {
     exit_code = reported([&] {
       // One code path with `tfspec serve`: the protocol op `kernel.check` (protocol/src/ops_kernel.cpp).
+      if (st->from == "cute-dsl") return check_cute_dsl(*st);
       if (!st->from.empty()) {
         Json args = Json::object();
         if (!st->smem_limit.empty()) args["smem_limit"] = protocol::smem_limit_bytes(Json(st->smem_limit), "--smem-limit", rule::kUsage);

@@ -1,0 +1,76 @@
+// CuTe DSL MLIR read into tfspec's objects (issue 45, spec/CUTE_DSL.md). The DSL dumps its kernel
+// IR with CUTE_DSL_KEEP=ir-debug; layouts are types in CuTe's notation (`!cute.layout<"...">`).
+// This frontend decides no law: layouts go to reference/, the checks run on what was read.
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tfspec/kernel/check.hpp"
+#include "tfspec/reference/algebra.hpp"
+#include "tfspec/reference/layout.hpp"
+
+namespace tfspec::cute_dsl {
+
+// A type as the IR prints it, aliases resolved. kind: layout, composed_layout, tile, shape,
+// int_tuple, coord, stride, memref, tiled_copy, tiled_mma, other. `text` is the CuTe string.
+struct Type {
+  std::string kind, text;
+  std::string elem, space;  // memref: element type (f16) and address space (gmem, smem, rmem)
+  int64_t align = 0;        // memref: align<N>, bytes
+  std::string full;         // the whole type text (aliases resolved)
+};
+
+struct Op {
+  int line = 0;  // 1-based line in the dump
+  std::string loc, name;  // loc(...) where the dump has one; name: cute.composition, ...
+  std::vector<std::string> results, operands;
+  std::vector<Type> operand_types, result_types;
+};
+
+// `!cute.tiled_copy<ATOM, layout_copy_tv = <"TV">, tiler_mn = <"[..]">>`
+struct TiledCopy {
+  std::string alias, atom, layout_tv, tiler;
+};
+// `!cute.tiled_mma<ATOM, atom_layout_MNK = <"..">, permutation_MNK = <"[..]">>`
+struct TiledMma {
+  std::string alias, atom, shape_mnk, elem_types, atom_layout, permutation;
+};
+
+struct Module {
+  std::map<std::string, std::string> aliases;  // `!name` -> type text
+  std::vector<Op> ops;                          // every op whose name starts with `cute.`
+  std::vector<TiledCopy> copies;
+  std::vector<TiledMma> mmas;
+  std::vector<std::string> unknown_ops;  // cute.* op names this reader does not know (listed once)
+};
+
+// Fails closed (SpecError cute-dsl-input, naming the line) on a type it cannot read.
+Module read_cute_ir(std::string_view text);
+Type parse_type(std::string_view text, const std::map<std::string, std::string>& aliases);
+
+// CuTe notation -> tfspec layouts (§1 of spec/CUTE_DSL.md). `?{div=N}` / `?{i64 div=N}` become
+// symbols s0, s1, ... with `s % N == 0`, recorded in `divisors` (symbol -> N).
+struct Symbols {
+  std::map<std::string, int64_t> divisors;
+};
+std::string to_tfspec_notation(std::string_view cute, Symbols& syms);
+LayoutPtr read_layout(std::string_view cute, Symbols& syms);  // layout or `S<B,M,S> o off o L`
+Tiler read_tiler(std::string_view cute);                      // `[a:b;c:d]` (static only)
+bool is_static(std::string_view cute);                        // no `?`
+
+inline kernel::Finding make_finding(std::string check, std::string subject, kernel::Outcome o = kernel::Outcome::Ok,
+                                    const RuleId* rule = nullptr) {
+  kernel::Finding f;
+  f.check = std::move(check), f.subject = std::move(subject), f.outcome = o, f.rule = rule;
+  return f;
+}
+
+// The checks on what was read: translation validation of every static layout op (§2) and the
+// coalescing of global copies (§3). The report's arch is sm80 (the DSL's Ampere atoms).
+kernel::KernelReport check_module(const Module& m);
+void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out);
+void check_global_copies(const Module& m, std::vector<kernel::Finding>& out);
+
+}  // namespace tfspec::cute_dsl

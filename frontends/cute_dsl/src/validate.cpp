@@ -1,0 +1,168 @@
+// Translation validation of the DSL compiler's layout algebra (spec/CUTE_DSL.md §2): every static
+// layout op in the IR is recomputed by the reference and compared with its result type as a function.
+#include <algorithm>
+#include <set>
+
+#include "tfspec/frontends/cute_dsl/cute_ir.hpp"
+#include "tfspec/reference/composed.hpp"
+#include "tfspec/reference/equivalent.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/swizzle.hpp"
+
+namespace tfspec::cute_dsl {
+namespace {
+
+bool is_layout_kind(const Type& t) { return t.kind == "layout" || t.kind == "composed_layout"; }
+
+Tiler tiler_of(const Type& t, Symbols& syms) {
+  if (t.kind == "tile") return read_tiler(t.text);
+  const LayoutPtr l = read_layout(t.text, syms);
+  if (l->kind() != LayoutKind::Layout) fail(rule::kCuteDslInput, "cute-dsl (§2): a swizzled layout as a tiler: " + t.text);
+  return Tiler(static_cast<const Layout&>(*l));
+}
+
+const Layout& plain(const LayoutPtr& l, const Type& t) {
+  if (l->kind() != LayoutKind::Layout) fail(rule::kCuteDslInput, "cute-dsl (§2): expected a plain layout, got " + t.text);
+  return static_cast<const Layout&>(*l);
+}
+
+// CuTe's make_ordered_layout for a flat shape: the mode with the smallest order is stride 1.
+Layout ordered_layout(const IntTuple& shape, const IntTuple& order) {
+  std::vector<size_t> idx(static_cast<size_t>(rank(shape)));
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return order[a].value() < order[b].value(); });
+  std::vector<IntTuple> stride(idx.size(), IntTuple(0));
+  int64_t s = 1;
+  for (size_t i : idx) stride[i] = IntTuple(s), s *= shape[i].value();
+  return Layout(shape, IntTuple::tuple(stride));
+}
+
+// CuTe's tile_to_shape(block, trg, ord) = blocked_product(block, ordered(ceil_div(trg, block), ord)),
+// on the outer of a composed block.
+LayoutPtr tile_to_shape(const LayoutPtr& block, const IntTuple& trg, const IntTuple& order) {
+  if (block->kind() == LayoutKind::Composed) {
+    const auto& c = static_cast<const ComposedLayout&>(*block);
+    return std::make_shared<ComposedLayout>(c.inner(), c.offset(), tile_to_shape(c.outer(), trg, order));
+  }
+  const Layout& b = static_cast<const Layout&>(*block);
+  std::vector<IntTuple> reps;
+  for (int i = 0; i < rank(trg); ++i) {
+    const int64_t bs = product_int(b.shape_ref()[i]);
+    reps.emplace_back((trg[i].value() + bs - 1) / bs);
+  }
+  return std::make_shared<Layout>(blocked_product(b, ordered_layout(IntTuple::tuple(reps), order), DomainPolicy::Extend));
+}
+
+// The reference's answer for one op, or nullptr where the op is not covered (spec/CUTE_DSL.md §2).
+LayoutPtr recompute(const Op& op, Symbols& syms) {
+  const auto& in = op.operand_types;
+  auto L = [&](size_t i) { return read_layout(in[i].text, syms); };
+  const std::string& n = op.name;
+  if (n == "cute.composition" && in.size() == 2) {
+    const LayoutPtr a = L(0);
+    if (a->kind() == LayoutKind::Composed)
+      return std::make_shared<ComposedLayout>(composition(static_cast<const ComposedLayout&>(*a), tiler_of(in[1], syms), DomainPolicy::Extend));
+    return std::make_shared<Layout>(composition(plain(a, in[0]), tiler_of(in[1], syms), DomainPolicy::Extend));
+  }
+  if (n == "cute.right_inverse" && in.size() == 1) return std::make_shared<Layout>(right_inverse(plain(L(0), in[0])));
+  if (n == "cute.left_inverse" && in.size() == 1) return std::make_shared<Layout>(left_inverse(plain(L(0), in[0])));
+  if (n == "cute.coalesce" && in.size() == 1) return std::make_shared<Layout>(coalesce(plain(L(0), in[0])));
+  if (n == "cute.complement" && in.size() == 1) return std::make_shared<Layout>(complement(plain(L(0), in[0])));
+  if (n == "cute.raked_product" && in.size() == 2)
+    return std::make_shared<Layout>(raked_product(plain(L(0), in[0]), plain(L(1), in[1]), DomainPolicy::Extend));
+  if (n == "cute.blocked_product" && in.size() == 2)
+    return std::make_shared<Layout>(blocked_product(plain(L(0), in[0]), plain(L(1), in[1]), DomainPolicy::Extend));
+  if (n == "cute.logical_product" && in.size() == 2)
+    return std::make_shared<Layout>(logical_product(plain(L(0), in[0]), tiler_of(in[1], syms), DomainPolicy::Extend));
+  if (n == "cute.logical_divide" && in.size() == 2)
+    return std::make_shared<Layout>(logical_divide(plain(L(0), in[0]), tiler_of(in[1], syms), DomainPolicy::Extend));
+  if (n == "cute.zipped_divide" && in.size() == 2)
+    return std::make_shared<Layout>(zipped_divide(plain(L(0), in[0]), tiler_of(in[1], syms), DomainPolicy::Extend));
+  if (n == "cute.tile_to_shape" && in.size() == 3 && in[1].kind == "shape" && in[2].kind == "int_tuple")
+    return tile_to_shape(L(0), parse_inttuple(in[1].text), parse_inttuple(in[2].text));
+  return nullptr;
+}
+
+// Covered when every operand is a static layout, tile, shape or order and the result a static layout.
+bool covered(const Op& op) {
+  static const std::set<std::string> ops = {"cute.composition", "cute.right_inverse", "cute.left_inverse", "cute.coalesce",
+                                            "cute.complement", "cute.raked_product", "cute.blocked_product",
+                                            "cute.logical_product", "cute.logical_divide", "cute.zipped_divide",
+                                            "cute.tile_to_shape"};
+  if (!ops.count(op.name)) return false;
+  if (op.result_types.size() != 1 || !is_layout_kind(op.result_types[0]) || op.operand_types.empty()) return false;
+  for (const Type& t : op.operand_types) {
+    if (!(is_layout_kind(t) || t.kind == "tile" || t.kind == "shape" || t.kind == "int_tuple")) return false;
+  }
+  return true;
+}
+
+bool all_static(const Op& op) {
+  for (const Type& t : op.operand_types) if (!is_static(t.text)) return false;
+  return is_static(op.result_types[0].text);
+}
+
+std::string operands_text(const Op& op) {
+  std::string s;
+  for (const Type& t : op.operand_types) s += (s.empty() ? "" : ", ") + t.text;
+  return s;
+}
+
+kernel::Finding compare(const Op& op, const LayoutPtr& ref, const LayoutPtr& got) {
+  kernel::Finding f = make_finding("layout-op", op.name);
+  f.loc = op.loc.empty() ? "line " + std::to_string(op.line) : op.loc;
+  const Equivalence e = equivalent(*got, *ref);
+  f.detail = {{"op", op.name}, {"line", op.line}, {"operands", operands_text(op)}, {"ir", op.result_types[0].text},
+              {"reference", to_string(*ref)}};
+  if (e.equal) {
+    f.message = op.name + "(" + operands_text(op) + ") = " + op.result_types[0].text + ", as the reference computes";
+    return f;
+  }
+  f.outcome = kernel::Outcome::Violation;
+  f.rule = &rule::kCuteDslLayoutOp;
+  f.message = op.name + "(" + operands_text(op) + "): the IR says " + op.result_types[0].text + ", the reference " +
+              to_string(*ref);
+  if (e.index) {
+    f.message += "; they differ first at index " + std::to_string(*e.index) + " (IR " + std::to_string(e.value_a) +
+                 ", reference " + std::to_string(e.value_b) + ")";
+    f.detail["index"] = *e.index;
+  } else {
+    f.message += "; " + e.reason;
+  }
+  return f;
+}
+
+}  // namespace
+
+void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out) {
+  int64_t dynamic = 0;
+  for (const Op& op : m.ops) {
+    if (!covered(op)) continue;
+    if (!all_static(op)) {
+      ++dynamic;
+      continue;
+    }
+    Symbols syms;
+    try {
+      const LayoutPtr ref = recompute(op, syms);
+      if (!ref) continue;
+      out.push_back(compare(op, ref, read_layout(op.result_types[0].text, syms)));
+    } catch (const SpecError& e) {
+      // A layout string this reader cannot read is skipped (listed); a reference refusal is undecided.
+      const bool unread = e.diagnostic().rule == rule::kCuteDslInput.id;
+      kernel::Finding f = make_finding("layout-op", op.name, unread ? kernel::Outcome::Skipped : kernel::Outcome::Undecided,
+                                       unread ? nullptr : &rule::kCuteDslLayoutOp);
+      f.loc = "line " + std::to_string(op.line);
+      f.message = op.name + "(" + operands_text(op) + "): " + (unread ? "not read: " : "the reference does not answer: ") + e.what();
+      out.push_back(std::move(f));
+    }
+  }
+  if (dynamic > 0) {
+    kernel::Finding f = make_finding("layout-op", "dynamic layout ops", kernel::Outcome::Skipped);
+    f.message = std::to_string(dynamic) + " layout op(s) with a dynamic (?) operand or result are not recomputed (spec/CUTE_DSL.md §2)";
+    out.push_back(std::move(f));
+  }
+}
+
+}  // namespace tfspec::cute_dsl
