@@ -12,6 +12,7 @@ from CUTLASS's traits; they are spec/kernel-atoms.json's (tests/test_kernel_buil
 checked against CuTe itself.
 """
 import json
+import os
 import re
 import subprocess
 from typing import Any, Dict, List, Optional, Sequence, Tuple
