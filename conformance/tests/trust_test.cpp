@@ -208,13 +208,14 @@ TEST(Trust, GlobsAndExcludesSelectCases) {
   EXPECT_TRUE(selected(c, {}, {"s3-*"}));
   EXPECT_FALSE(selected(c, {"s7-sugar"}, {"§7"}));
   EXPECT_FALSE(selected(c, {"sugar*"})) << "a glob matches the whole id, not a prefix";
-  // --tag: the corpus's `tags` member; the seven `limit` cases of the corpus (spec/corpus/*.json:
-  // five of the layout ops, and k1-kernel-bounds-undecided and k1-kernel-gmma-layout).
+  // --tag: the corpus's `tags` member; the eight `limit` cases of the corpus (spec/corpus/*.json:
+  // five of the layout ops, k1-kernel-bounds-undecided, k1-kernel-gmma-layout and
+  // k2-triton-encoding-underived).
   RunOptions limits;
   limits.tags = {"limit"};
   auto reference = in_process(registry());
   const Report tagged = run(corpus(), *reference, limits);
-  EXPECT_EQ(tagged.cases.size(), 7u);
+  EXPECT_EQ(tagged.cases.size(), 8u);
   for (const auto& o : tagged.cases)
     EXPECT_NE(std::find(o.c->tags.begin(), o.c->tags.end(), "limit"), o.c->tags.end()) << o.c->id;
   limits.tags = {"no-such-tag"};
