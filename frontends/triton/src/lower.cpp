@@ -3,6 +3,8 @@
 // with the reason; nothing is guessed.
 #include "tfspec/frontends/triton/lower.hpp"
 
+#include <algorithm>
+
 #include "tfspec/reference/error.hpp"
 
 namespace tfspec::triton {
@@ -66,7 +68,20 @@ Move global_move(const Op& op, MoveKind kind, const TypeInfo& ptr, const Module&
 
 kernel::DotOperand operand(const TypeInfo& t, const Module& m, std::string& why) {
   kernel::DotOperand d;
-  if (t.kind == TypeInfo::Kind::MemDesc || !t.encoding) return d;  // wgmma reads it from shared memory
+  if (t.kind == TypeInfo::Kind::MemDesc && t.encoding) {  // wgmma reads it from shared memory, by descriptor
+    std::string ignored;  // an operand not derived is reported by the dot check as not expressible
+    if (t.alloc_shape.size() >= t.shape.size() && std::equal(t.shape.begin(), t.shape.end(), t.alloc_shape.end() - static_cast<std::ptrdiff_t>(t.shape.size())))
+      d.smem = layout_of(t, m, ignored, true);
+    d.shape = t.shape;
+    d.encoding = t.encoding->text;
+    d.elem_bits = t.elem_bits;
+    if (t.encoding->kind == "nvmma_shared") {
+      d.swizzle_bytes = t.encoding->get_int("swizzlingByteWidth");
+      d.transposed = t.encoding->params.count("transposed") && t.encoding->get_int("transposed") != 0;
+    }
+    return d;
+  }
+  if (!t.encoding) return d;
   d.layout = layout_of(t, m, why, false);
   if (t.encoding->kind == "dot_op") {
     d.parent = t.encoding->get_enc("parent").text;
@@ -87,7 +102,10 @@ void lower_op(const Op& op, const Module& m, const std::map<std::string, ValueFa
     p.moves.push_back(a);
     if (!in.empty() && in[0].kind == TypeInfo::Kind::Tensor) p.moves.push_back(shared_move(op, MoveKind::SharedStore, in[0], out[0], m));
   } else if (op.name == "ttg.local_load" && !in.empty() && !out.empty()) {
-    p.moves.push_back(shared_move(op, MoveKind::SharedLoad, out[0], in[0], m));
+    Move load = shared_move(op, MoveKind::SharedLoad, out[0], in[0], m);
+    const auto& enc = out[0].encoding;
+    load.to_mma_operand = enc && enc->kind == "dot_op" && enc->get_enc("parent").kind == "nvidia_mma";  // ldmatrix (§3.1)
+    p.moves.push_back(load);
   } else if (op.name == "ttg.local_store" && in.size() >= 2) {
     p.moves.push_back(shared_move(op, MoveKind::SharedStore, in[0], in[1], m));
   } else if (op.name == "ttg.local_store" && in.size() == 1 && !out.empty()) {
