@@ -63,7 +63,7 @@ std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, i
       const int64_t wf = matrix_wavefronts(off, w * threads_per_warp, threads_per_warp, values, g * per, per, elem_bytes, slot);
       if (wf < 0) {
         why_not = "registers " + std::to_string(g * per) + ".." + std::to_string(g * per + per - 1) + " of warp " + std::to_string(w) +
-                  " are not eight whole 16-byte rows";
+                  " are not eight whole 16-byte rows (ldmatrix reads aligned 16-byte rows)";
         return std::nullopt;
       }
       r.wavefronts += wf, r.ideal += 1, ++r.matrices;

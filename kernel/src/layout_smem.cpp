@@ -16,11 +16,12 @@ int64_t product(const std::vector<int64_t>& v) {
   return n;
 }
 
-// A flat element of `from` (dim0 fastest, the linear layouts' flattening) as one of `to`.
-int64_t reflatten(int64_t flat, const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+// A flat element of `from` (dim0 fastest, the linear layouts' flattening) as one of `to`, the view
+// starting at `origin` of `to` (empty: at 0).
+int64_t reflatten(int64_t flat, const std::vector<int64_t>& from, const std::vector<int64_t>& to, const std::vector<int64_t>& origin) {
   int64_t out = 0, scale = 1;
   for (size_t d = 0; d < from.size(); ++d) {
-    out += (flat % from[d]) * scale;
+    out += ((flat % from[d] + (d < origin.size() ? origin[d] : 0)) % to[d]) * scale;
     flat /= from[d];
     scale *= to[d];
   }
@@ -39,7 +40,7 @@ std::vector<int64_t> smem_offsets(const Move& m, int64_t& threads, int64_t& valu
   std::vector<int64_t> offset_of(static_cast<size_t>(product(m.smem_shape)), -1);
   for (int64_t o = m.smem->size() - 1; o >= 0; --o) offset_of[static_cast<size_t>((*m.smem)(o))] = o;  // the lowest offset wins
   std::vector<int64_t> off(elems.size());
-  for (size_t i = 0; i < elems.size(); ++i) off[i] = offset_of[static_cast<size_t>(reflatten(elems[i], m.shape, m.smem_shape))];
+  for (size_t i = 0; i < elems.size(); ++i) off[i] = offset_of[static_cast<size_t>(reflatten(elems[i], m.shape, m.smem_shape, m.smem_origin))];
   return off;
 }
 

@@ -161,6 +161,35 @@ TEST(TritonKernels, PlantedUnswizzledLdmatrixOperandConflicts) {
     }
 }
 
+// Subslice origins (§3.1): the loop reads A's second k half at [0, 16] and B's at [16, 0] (the IR
+// lines 100 and 102); the accesses are placed there in the allocation. Planted: A's slice at
+// [0, 4] (8 bytes in): each matrix row's eight halves span bytes 8..23 of a 16-byte aligned pair,
+// two 16-byte rows, so ldmatrix cannot read it (the model says so and falls back to the generic one).
+TEST(TritonKernels, SubsliceOriginsPlaceTheAccesses) {
+  const triton::Module m = triton::read_ttgir(fixture(kMatmul));
+  std::vector<std::vector<int64_t>> offsets;
+  for (const triton::Op& op : m.ops)
+    if (op.name == "ttg.memdesc_subslice") offsets.push_back(op.offsets);
+  ASSERT_EQ(offsets.size(), 6u);
+  EXPECT_EQ(offsets[2], (std::vector<int64_t>{0, 16}));
+  EXPECT_EQ(offsets[3], (std::vector<int64_t>{16, 0}));
+  const kernel::LayoutProgram p = triton::lower(m);
+  std::vector<std::vector<int64_t>> origins;
+  for (const kernel::Move& mv : p.moves)
+    if (mv.kind == kernel::MoveKind::SharedLoad) origins.push_back(mv.smem_origin);
+  ASSERT_EQ(origins.size(), 6u);
+  EXPECT_EQ(origins[2], (std::vector<int64_t>{0, 16}));
+  EXPECT_EQ(origins[3], (std::vector<int64_t>{16, 0}));
+  const auto shifted = check(replaced(fixture(kMatmul), "%a_72[0, 16]", "%a_72[0, 4]"));
+  int refused = 0;
+  for (const Finding& f : shifted.findings)
+    if (f.check == "width" && f.subject.starts_with("ttg.local_load %a_85")) {
+      ++refused;
+      EXPECT_NE(f.message.find("not ldmatrix"), std::string::npos) << f.message;
+    }
+  EXPECT_EQ(refused, 1);
+}
+
 // wgmma's shared-memory operands (§3.3) on Triton's own sm90 kernels. fp16 matmul: A is 128 x 32
 // halves, k contiguous: 64-byte rows, Triton declares swizzlingByteWidth = 64, a K-major 64-byte
 // atom; B is 32 x 128, n contiguous (transposed = false), 256-byte rows: MN-major 128-byte atoms.

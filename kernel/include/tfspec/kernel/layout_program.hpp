@@ -45,6 +45,7 @@ struct Move {
   std::optional<LinearLayout> regs_to;  // a convert's destination
   std::optional<LinearLayout> smem;     // the shared side, on smem_shape (the allocation's)
   std::vector<int64_t> smem_shape;
+  std::vector<int64_t> smem_origin;  // where the view starts in the allocation (memdesc_subslice); empty: 0
   int64_t alloc_bytes = 0;  // Alloc: the allocation's bytes (every buffer of it)
   GlobalFacts global;
   DotOperand a, b;
