@@ -115,7 +115,7 @@ TEST(TritonKernels, TritonsOwnChoicesPassEveryCheckButTheTransposedTf32Operand) 
     EXPECT_LT(r.seconds, 1.0);
     ++kernels;
   }
-  EXPECT_EQ(kernels, 24);
+  EXPECT_EQ(kernels, 26);  // kernels.py's 12 and the fused-attention tutorial's forward kernel, each for sm80 and sm90
 }
 
 // Planted: both buffers without their swizzle (maxPhase = 1). The local_loads into the mma
@@ -291,6 +291,28 @@ TEST(TritonKernels, TransposeConvertGoesThroughSharedMemory) {
   ASSERT_EQ(fp.size(), 1u);
   EXPECT_EQ(fp[0]->detail["bytes"], 8192);
   EXPECT_EQ(fp[0]->detail["declared_bytes"], 8192);
+}
+
+// The fused-attention tutorial's own forward kernel (_attn_fwd_tma) on sm90, read from its TTGIR:
+// the allocations are Q 128 x 64 halves (16384 B), K and V 3 x 64 x 64 halves (24576 B each), the
+// epilogue's 128 x 64 output staging (16384 B) and i64 barriers (1 + 3 + 3: 56 B): 81976 B. Triton
+// allocated 65592 B = 81976 - 16384, the staging reusing the dead K/V ring's space (its allocator
+// works by liveness, tfspec sums). wgmma's operands: Q and K^T have the head dim contiguous, 64
+// halves = 128 bytes: K-major 128-byte atoms; V (keys x head dim, head dim contiguous) is MN-major.
+TEST(TritonKernels, FusedAttentionTutorialOnSm90) {
+  const auto r = kernel::check_layout_program(triton::lower(triton::read_ttgir(fixture("tutorial_attn_fwd_128x64_d64_w4_s3.sm90.ttgir")), 65592));
+  const auto fp = select(r, "footprint", Outcome::Ok);
+  ASSERT_EQ(fp.size(), 1u);
+  EXPECT_EQ(fp[0]->detail["allocations_bytes"], 16384 + 2 * 24576 + 16384 + 56);
+  EXPECT_EQ(fp[0]->detail["declared_bytes"], 81976 - 16384);
+  const auto dots = select(r, "dot", Outcome::Ok);
+  ASSERT_EQ(dots.size(), 3u);
+  EXPECT_EQ(dots[0]->detail["major"], "K");
+  EXPECT_EQ(dots[1]->detail["major"], "K");
+  EXPECT_EQ(dots[2]->detail["operand"], "B");
+  EXPECT_EQ(dots[2]->detail["major"], "MN");
+  for (const Finding* f : dots) EXPECT_EQ(f->detail["atom_bytes"], 128);
+  EXPECT_TRUE(dots[2]->loc.starts_with("06-fused-attention.py:135:")) << dots[2]->loc;  // acc = tl.dot(p, v, acc)
 }
 
 TEST(TritonKernels, FootprintOverTheLimitIsAViolation) {
