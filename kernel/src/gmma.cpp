@@ -67,31 +67,43 @@ std::string GmmaAtom::name() const {
          (atom_bytes == 16 ? std::string("interleaved (unswizzled)") : std::to_string(atom_bytes) + "-byte swizzled");
 }
 
-Finding gmma_layout(const Pipeline& p, const Operand& o) {
-  const int64_t rows = o.name == 'A' ? p.bm : p.bn, elem_bytes = o.bits / 8;
-  const SmemMap m = smem_map(o, rows, p.bk);
-  Finding f{"agreement", std::string(1, o.name) + " mma (smem)", Outcome::Ok, nullptr, "", Json::object()};
-  std::optional<Mismatch> widest;
+GmmaMatch match_gmma_atom(const std::vector<int64_t>& offset, int64_t rows, int64_t bk, int64_t elem_bytes) {
+  SmemMap m;
+  m.offset = offset;
+  GmmaMatch r;
   for (GmmaMajor major : {GmmaMajor::K, GmmaMajor::MN})
     for (int64_t bytes : {128, 64, 32, 16}) {
       if (bytes < elem_bytes) continue;
       const GmmaAtom atom(major, bytes, elem_bytes);
-      if (rows % atom.mn_extent() != 0 || p.bk % atom.k_extent() != 0) continue;
-      const std::optional<Mismatch> bad = tiling_mismatch(m, rows, p.bk, atom);
+      if (rows % atom.mn_extent() != 0 || bk % atom.k_extent() != 0) continue;
+      const std::optional<Mismatch> bad = tiling_mismatch(m, rows, bk, atom);
       if (!bad) {
-        f.message = "matches wgmma's " + atom.name() + " atoms (" + std::to_string(atom.mn_extent()) + " x " + std::to_string(atom.k_extent()) +
-                    " elements), as its descriptor requires";
-        f.detail = {{"atom_bytes", bytes}, {"major", major == GmmaMajor::K ? "K" : "MN"}};
-        return f;
+        r.atom = atom;
+        return r;
       }
-      if (!widest) widest = bad;
+      if (r.element < 0) r.element = bad->element, r.offset = bad->offset, r.expected = bad->expected;
     }
+  return r;
+}
+
+Finding gmma_layout(const Pipeline& p, const Operand& o) {
+  const int64_t rows = o.name == 'A' ? p.bm : p.bn, elem_bytes = o.bits / 8;
+  const SmemMap m = smem_map(o, rows, p.bk);
+  Finding f{"agreement", std::string(1, o.name) + " mma (smem)", Outcome::Ok, nullptr, "", Json::object()};
+  const GmmaMatch g = match_gmma_atom(m.offset, rows, p.bk, elem_bytes);
+  if (g.atom) {
+    const GmmaAtom& atom = *g.atom;
+    f.message = "matches wgmma's " + atom.name() + " atoms (" + std::to_string(atom.mn_extent()) + " x " + std::to_string(atom.k_extent()) +
+                " elements), as its descriptor requires";
+    f.detail = {{"atom_bytes", atom.atom_bytes}, {"major", atom.major == GmmaMajor::K ? "K" : "MN"}};
+    return f;
+  }
   f.outcome = Outcome::Undecided;
   f.rule = &rule::kKernelGmmaLayout;
   f.message = "not a canonical GMMA layout, K- or MN-major";
-  if (widest)
-    f.message += " (with K-major 128-byte atoms, " + element_name(o.name, widest->element, rows) + " is at offset " + std::to_string(widest->offset) +
-                 ", the atom puts it at " + std::to_string(widest->expected) + ")";
+  if (g.element >= 0)
+    f.message += " (with K-major 128-byte atoms, " + element_name(o.name, g.element, rows) + " is at offset " + std::to_string(g.offset) +
+                 ", the atom puts it at " + std::to_string(g.expected) + ")";
   f.message += "; wgmma's reading of any other layout is not modelled, so it is undecided";
   return f;
 }

@@ -40,9 +40,12 @@ int64_t coord(int64_t flat, const std::vector<int64_t>& shape, size_t d) {
 
 }  // namespace
 
-void check_layout_dot(const LayoutProgram&, const Move& m, std::vector<Finding>& out) {
+void check_layout_dot(const LayoutProgram& p, const Move& m, std::vector<Finding>& out) {
   if (m.a.op_idx < 0 || m.b.op_idx < 0 || !m.a.layout || !m.b.layout) {
-    out.push_back(finding(m, "dot", Outcome::Skipped, nullptr, "an operand is read from shared memory by the instruction's descriptor (wgmma): its layout is the shared encoding's, not a register layout"));
+    const size_t before = out.size();
+    check_wgmma_operands(p, m, out);  // §3.3: the shared-memory operands against wgmma's descriptor
+    if (out.size() == before)
+      out.push_back(finding(m, "dot", Outcome::Skipped, nullptr, "an operand is read from shared memory by the instruction's descriptor (wgmma): its layout is the shared encoding's, not a register layout"));
     return;
   }
   std::string problem;
@@ -64,7 +67,7 @@ void check_layout_dot(const LayoutProgram&, const Move& m, std::vector<Finding>&
 }
 
 // §3.4: each thread's vector along the contiguous dim (the register bits that step it by 1, 2,
-// 4, ...), capped by 16 bytes, the contiguity and the alignment; and warp 0's 32-byte sectors per
+// 4, ...), capped by 16 bytes, the contiguity and the alignment; and each warp's 32-byte sectors per
 // access instruction (rows of other dims are distinct sectors) against the bytes it moves.
 void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Finding>& out) {
   const int cd = m.global.contiguous_dim;
@@ -85,21 +88,27 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
   const int64_t vec = std::min(own, cap), ideal_vec = std::min(cap, values);
   int64_t stride = 1;  // of the contiguous dim in the flat element index (dim0 fastest)
   for (int i = 0; i < cd; ++i) stride *= m.shape[static_cast<size_t>(i)];
-  int64_t sectors = 0, ideal = 0;
-  for (int64_t k = 0; k < values / vec; ++k) {
-    std::set<std::pair<int64_t, int64_t>> s;
-    std::set<int64_t> elems;
-    for (int64_t lane = 0; lane < p.threads_per_warp; ++lane)
-      for (int64_t v = k * vec; v < (k + 1) * vec; ++v) {
-        const int64_t e = (*m.regs)(v + lane * values), c = coord(e, m.shape, static_cast<size_t>(cd));
-        elems.insert(e);
-        s.insert({e - c * stride, c * bytes / 32});
-      }
-    sectors += static_cast<int64_t>(s.size());
-    ideal += (static_cast<int64_t>(elems.size()) * bytes + 31) / 32;
+  // Every warp (§3.4): the warp with the most sectors over its ideal is reported (the first such).
+  int64_t sectors = -1, ideal = 0, worst_warp = 0;
+  const int64_t warps = m.regs->size() / (values * p.threads_per_warp);
+  for (int64_t w = 0; w < warps; ++w) {
+    int64_t ws = 0, wi = 0;
+    for (int64_t k = 0; k < values / vec; ++k) {
+      std::set<std::pair<int64_t, int64_t>> s;
+      std::set<int64_t> elems;
+      for (int64_t lane = 0; lane < p.threads_per_warp; ++lane)
+        for (int64_t v = k * vec; v < (k + 1) * vec; ++v) {
+          const int64_t e = (*m.regs)(v + (lane + w * p.threads_per_warp) * values), c = coord(e, m.shape, static_cast<size_t>(cd));
+          elems.insert(e);
+          s.insert({e - c * stride, c * bytes / 32});
+        }
+      ws += static_cast<int64_t>(s.size());
+      wi += (static_cast<int64_t>(elems.size()) * bytes + 31) / 32;
+    }
+    if (sectors < 0 || ws - wi > sectors - ideal) sectors = ws, ideal = wi, worst_warp = w;
   }
-  Json detail{{"vector_bits", vec * bytes * 8}, {"ideal_vector_bits", ideal_vec * bytes * 8}, {"sectors", sectors}, {"ideal_sectors", ideal}, {"contiguous_dim", cd}};
-  const std::string what = std::to_string(vec * bytes * 8) + "-bit accesses along dim " + std::to_string(cd) + ", warp 0 touches " + std::to_string(sectors) + " sectors for " + std::to_string(ideal) + " ideal";
+  Json detail{{"vector_bits", vec * bytes * 8}, {"ideal_vector_bits", ideal_vec * bytes * 8}, {"sectors", sectors}, {"ideal_sectors", ideal}, {"contiguous_dim", cd}, {"warp", worst_warp}, {"warps", warps}};
+  const std::string what = std::to_string(vec * bytes * 8) + "-bit accesses along dim " + std::to_string(cd) + ", warp " + std::to_string(worst_warp) + (warps > 1 ? " (the worst of " + std::to_string(warps) + ")" : "") + " touches " + std::to_string(sectors) + " sectors for " + std::to_string(ideal) + " ideal";
   if (vec < ideal_vec || sectors > ideal)
     out.push_back(finding(m, "global", Outcome::Violation, &rule::kKernelGlobalAccess,
                           what + " (the contiguity, alignment and each thread's " + std::to_string(values) + " values allow " + std::to_string(ideal_vec * bytes * 8) + "-bit)", detail));

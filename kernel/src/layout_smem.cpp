@@ -16,11 +16,12 @@ int64_t product(const std::vector<int64_t>& v) {
   return n;
 }
 
-// A flat element of `from` (dim0 fastest, the linear layouts' flattening) as one of `to`.
-int64_t reflatten(int64_t flat, const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+// A flat element of `from` (dim0 fastest, the linear layouts' flattening) as one of `to`, the view
+// starting at `origin` of `to` (empty: at 0).
+int64_t reflatten(int64_t flat, const std::vector<int64_t>& from, const std::vector<int64_t>& to, const std::vector<int64_t>& origin) {
   int64_t out = 0, scale = 1;
   for (size_t d = 0; d < from.size(); ++d) {
-    out += (flat % from[d]) * scale;
+    out += ((flat % from[d] + (d < origin.size() ? origin[d] : 0)) % to[d]) * scale;
     flat /= from[d];
     scale *= to[d];
   }
@@ -39,7 +40,7 @@ std::vector<int64_t> smem_offsets(const Move& m, int64_t& threads, int64_t& valu
   std::vector<int64_t> offset_of(static_cast<size_t>(product(m.smem_shape)), -1);
   for (int64_t o = m.smem->size() - 1; o >= 0; --o) offset_of[static_cast<size_t>((*m.smem)(o))] = o;  // the lowest offset wins
   std::vector<int64_t> off(elems.size());
-  for (size_t i = 0; i < elems.size(); ++i) off[i] = offset_of[static_cast<size_t>(reflatten(elems[i], m.shape, m.smem_shape))];
+  for (size_t i = 0; i < elems.size(); ++i) off[i] = offset_of[static_cast<size_t>(reflatten(elems[i], m.shape, m.smem_shape, m.smem_origin))];
   return off;
 }
 
@@ -59,14 +60,42 @@ std::vector<int64_t> element_table(const LinearLayout& regs, const std::vector<i
   return out;
 }
 
-void check_layout_smem(const LayoutProgram&, const Move& m, std::vector<Finding>& out) {
+namespace {
+
+// §3.1: a local_load into an mma operand is read by ldmatrix, one phase per 8x8 matrix.
+bool check_ldmatrix(const LayoutProgram& p, const Move& m, const std::vector<int64_t>& off, int64_t threads, int64_t values, std::string& why_not,
+                    std::vector<Finding>& out) {
+  const int64_t bytes = std::max<int64_t>(1, m.elem_bits / 8);
+  const std::optional<LdmatrixReport> r = ldmatrix_phases(off, threads, values, p.threads_per_warp, bytes, why_not);
+  if (!r) return false;
+  out.push_back(finding(m, "width", Outcome::Ok, nullptr, "local_load by ldmatrix: 16-byte rows, 8 rows a matrix (" + std::to_string(r->matrices) + " matrices)",
+                        {{"bits", 128}, {"model", "ldmatrix"}}));
+  Json detail{{"wavefronts", r->wavefronts}, {"ideal", r->ideal}, {"degree", r->degree}, {"model", "ldmatrix"}, {"phases", r->matrices}};
+  if (r->wavefronts == r->ideal) {
+    out.push_back(finding(m, "banks", Outcome::Ok, nullptr, "conflict-free (ldmatrix phases): " + std::to_string(r->wavefronts) + " wavefronts = ideal", detail));
+    return true;
+  }
+  out.push_back(finding(m, "banks", Outcome::Violation, &rule::kKernelBankConflict,
+                        std::to_string(r->degree) + "-way conflict (ldmatrix phases): " + std::to_string(r->wavefronts) + " wavefronts for an ideal of " +
+                            std::to_string(r->ideal) + "; first worst: warp " + std::to_string(r->worst_warp) + " matrix " + std::to_string(r->worst_group) +
+                            ", " + std::to_string(r->degree) + " of its eight 16-byte rows in the banks " + std::to_string(4 * r->worst_slot) + "-" +
+                            std::to_string(4 * r->worst_slot + 3),
+                        detail));
+  return true;
+}
+
+}  // namespace
+
+void check_layout_smem(const LayoutProgram& prog, const Move& m, std::vector<Finding>& out) {
   int64_t threads = 0, values = 0;
   const std::vector<int64_t> off = smem_offsets(m, threads, values);
+  std::string why_not;
+  if (m.to_mma_operand && check_ldmatrix(prog, m, off, threads, values, why_not, out)) return;
   const int64_t bytes = std::max<int64_t>(1, m.elem_bits / 8);
   const VectorWidth w = vector_width(off, threads, values, bytes);
   out.push_back(finding(m, "width", Outcome::Ok, nullptr,
                         std::string(move_name(m.kind)) + ": " + std::to_string(w.bytes * 8) + "-bit vectors (" + std::to_string(w.elems) + (w.elems == 1 ? " element" : " elements") + " a thread" +
-                            (w.next_elems ? "; not " + std::to_string(*w.next_elems) + ": " + w.reason : "") + ")",
+                            (w.next_elems ? "; not " + std::to_string(*w.next_elems) + ": " + w.reason : "") + ")" + (why_not.empty() ? "" : "; not ldmatrix: " + why_not),
                         {{"bits", w.bytes * 8}, {"elements", w.elems}}));
   SmemAccess access;
   access.elem_bytes = bytes;

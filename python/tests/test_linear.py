@@ -67,3 +67,58 @@ def test_triton_objects_both_ways():
     assert t.apply({"lane": 5, "register": 1}) == {"dim0": 1, "dim1": 3}  # Triton's own apply, the hand value
     assert tfspec.LinearLayout.from_triton(t) == MMA
     assert tfspec.LinearLayout.from_triton(t.invert()) == MMA.invert()
+
+
+class GluonLikeDistributed:  # gluon's DistributedLinearLayout, duck-typed: the attributes from_triton reads
+    def __init__(self, reg_bases, lane_bases, warp_bases, block_bases, shape):
+        self.reg_bases, self.lane_bases, self.warp_bases, self.block_bases, self.shape = reg_bases, lane_bases, warp_bases, block_bases, shape
+
+
+# The mma.sync 16x8 tile of MMA above as gluon writes it: reg_bases [dim0, dim1] pairs; one warp, one CTA.
+MMA_REG, MMA_LANE = [[0, 1], [8, 0]], [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]
+
+
+def test_gluon_distributed_linear_layout_duck_typed():
+    ll = tfspec.LinearLayout.from_triton(GluonLikeDistributed(MMA_REG, MMA_LANE, [], [], [16, 8]))
+    assert [n for n, _ in ll.in_dims] == ["register", "lane", "warp", "block"]
+    assert ll.apply(lane=5, register=1) == {"dim0": 1, "dim1": 3}  # MMA's hand value: row 5 // 4, col 2 * (5 % 4) + 1
+    assert ll.out_dims == [("dim0", 16), ("dim1", 8)]
+    # a second warp below the first (warp basis: row 16) on a 32 x 8 tile
+    two = tfspec.LinearLayout.from_triton(GluonLikeDistributed(MMA_REG, MMA_LANE, [[16, 0]], [], [32, 8]))
+    assert two.apply(lane=5, register=1, warp=1) == {"dim0": 17, "dim1": 3}
+    with pytest.raises(ValueError):  # a basis of rank 1 on a rank-2 shape
+        tfspec.LinearLayout.from_triton(GluonLikeDistributed([[1]], MMA_LANE, [], [], [16, 8]))
+    with pytest.raises(TypeError):
+        tfspec.LinearLayout.from_triton(object())
+
+
+def _gluon():
+    try:
+        from triton.experimental.gluon import language as ttgl
+    except ImportError as e:
+        print("skipped: triton's gluon is not importable (python3 -m pip install triton): %s" % e)
+        pytest.skip("triton's gluon is not importable: %s" % e)
+    return ttgl
+
+
+def test_gluon_layout_objects_as_a_new_user_gives_them():
+    ttgl = _gluon()
+    d = ttgl.DistributedLinearLayout(reg_bases=MMA_REG, lane_bases=MMA_LANE, warp_bases=[], block_bases=[], shape=[16, 8])
+    assert tfspec.LinearLayout.from_triton(d).apply(lane=5, register=1) == {"dim0": 1, "dim1": 3}
+    # SharedLinearLayout: offsets 1, 2 step dim1, offset 4 steps dim0: a 2 x 4 row-major tile (shape [2, 4])
+    s = tfspec.LinearLayout.from_triton(ttgl.SharedLinearLayout(offset_bases=[[0, 1], [0, 2], [1, 0]], block_bases=[], alignment=16))
+    assert s.out_dims == [("dim0", 2), ("dim1", 4)]
+    assert s.apply(offset=6) == {"dim0": 1, "dim1": 2}
+    # BlockedLayout [1, 8] x [8, 4] x [4, 1] on 32 x 32 (hand): registers step dim1 by 1, 2, 4; lanes dim1
+    # by 8, 16 then dim0 by 1, 2, 4; warps dim0 by 8, 16. Triton's own conversion must agree.
+    b = ttgl.BlockedLayout(size_per_thread=[1, 8], threads_per_warp=[8, 4], warps_per_cta=[4, 1], order=[1, 0])
+    with pytest.raises(TypeError):  # a blocked layout needs the tensor's shape
+        tfspec.LinearLayout.from_triton(b)
+    bl = tfspec.LinearLayout.from_triton(b, shape=[32, 32])
+    assert dict(bl.bases)["register"] == [[0, 1], [0, 2], [0, 4]]
+    assert dict(bl.bases)["lane"] == [[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]]
+    assert dict(bl.bases)["warp"] == [[8, 0], [16, 0]]
+    # Triton's mma v2 layout on one warp's 16 x 8 tile is the hand MMA
+    mma = ttgl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
+    got = tfspec.LinearLayout.from_triton(mma, shape=[16, 8])
+    assert dict(got.bases)["register"] == MMA_REG and dict(got.bases)["lane"] == MMA_LANE

@@ -405,9 +405,42 @@ class LinearLayout(Layout):
         return cls(_call("to_linear", layout, **kw))
 
     @classmethod
-    def from_triton(cls, obj: Any) -> "LinearLayout":
-        """From triton._C.libtriton.linear_layout.LinearLayout (its .bases and .out_dims)."""
-        return cls(obj)
+    def from_triton(cls, obj: Any, shape: Optional[Sequence[int]] = None) -> "LinearLayout":
+        """From a Triton layout object (spec/TRITON.md §2):
+        - triton._C.libtriton.linear_layout.LinearLayout (its .bases and .out_dims);
+        - gluon's DistributedLinearLayout(reg_bases, lane_bases, warp_bases, block_bases, shape):
+          in-dims register, lane, warp, block, out-dims dim0.. of its shape;
+        - gluon's SharedLinearLayout(offset_bases, block_bases, alignment): in-dims offset, block,
+          out-dims dim0.. of its shape (the alignment is an address property, not a layout's);
+        - any other gluon layout (BlockedLayout, NVMMADistributedLayout, SliceLayout,
+          DotOperandLayout, SwizzledSharedLayout, NVMMASharedLayout, ...) on `shape`, through
+          Triton's own to_linear_layout (triton must be importable; no GPU needed).
+        `shape` overrides a linear layout object's own shape."""
+        if hasattr(obj, "bases") and hasattr(obj, "out_dims"):
+            return cls(obj)
+        if hasattr(obj, "reg_bases") and hasattr(obj, "lane_bases"):
+            ins = [("register", obj.reg_bases), ("lane", obj.lane_bases), ("warp", getattr(obj, "warp_bases", [])),
+                   ("block", getattr(obj, "block_bases", []))]
+            return cls._from_gluon_bases(ins, obj, shape)
+        if hasattr(obj, "offset_bases"):
+            return cls._from_gluon_bases([("offset", obj.offset_bases), ("block", getattr(obj, "block_bases", []))], obj, shape)
+        if hasattr(obj, "_to_ir"):  # a gluon layout given by its parameters
+            if shape is None:
+                raise TypeError("LinearLayout.from_triton: a %s is a layout of a tensor shape; give it: "
+                                "LinearLayout.from_triton(layout, shape=[M, N])" % type(obj).__name__)
+            return cls.from_triton(_gluon_to_linear_layout(obj, shape))
+        raise TypeError("LinearLayout.from_triton takes Triton's LinearLayout or a gluon layout "
+                        "(DistributedLinearLayout, SharedLinearLayout, BlockedLayout, ...); got %s" % type(obj).__name__)
+
+    @classmethod
+    def _from_gluon_bases(cls, ins: Sequence[Tuple[str, Any]], obj: Any, shape: Optional[Sequence[int]]) -> "LinearLayout":
+        dims = [int(s) for s in (shape if shape is not None else obj.shape)]
+        bases = [(n, [[int(x) for x in v] for v in (vs or [])]) for n, vs in ins]
+        for name, vs in bases:
+            if any(len(v) != len(dims) for v in vs):
+                raise ValueError("LinearLayout.from_triton: a %s basis has %s entries, the shape %s has %d dims"
+                                 % (name, [len(v) for v in vs if len(v) != len(dims)][0], dims, len(dims)))
+        return cls(bases, [("dim%d" % i, s) for i, s in enumerate(dims)])
 
     def to_triton(self) -> Any:
         """This layout as Triton's LinearLayout (triton must be importable; no GPU needed)."""
@@ -416,3 +449,16 @@ class LinearLayout(Layout):
 
     def __repr__(self) -> str:
         return "LinearLayout('%s')" % self
+
+
+def _gluon_to_linear_layout(layout: Any, shape: Sequence[int]) -> Any:
+    """Triton's own linear layout of a gluon layout on `shape` (gluon's to_linear_layout)."""
+    try:
+        from triton._C.libtriton import gluon_ir, ir  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError as e:
+        raise TypeError("LinearLayout.from_triton: converting a %s needs triton (python3 -m pip install triton): %s"
+                        % (type(layout).__name__, e)) from e
+    ctx = ir.context()
+    ir.load_dialects(ctx)
+    builder = gluon_ir.GluonOpBuilder(ctx)
+    return builder.to_linear_layout(layout._to_ir(builder), [int(s) for s in shape])

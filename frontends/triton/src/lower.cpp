@@ -3,6 +3,8 @@
 // with the reason; nothing is guessed.
 #include "tfspec/frontends/triton/lower.hpp"
 
+#include <algorithm>
+
 #include "tfspec/reference/error.hpp"
 
 namespace tfspec::triton {
@@ -66,7 +68,20 @@ Move global_move(const Op& op, MoveKind kind, const TypeInfo& ptr, const Module&
 
 kernel::DotOperand operand(const TypeInfo& t, const Module& m, std::string& why) {
   kernel::DotOperand d;
-  if (t.kind == TypeInfo::Kind::MemDesc || !t.encoding) return d;  // wgmma reads it from shared memory
+  if (t.kind == TypeInfo::Kind::MemDesc && t.encoding) {  // wgmma reads it from shared memory, by descriptor
+    std::string ignored;  // an operand not derived is reported by the dot check as not expressible
+    if (t.alloc_shape.size() >= t.shape.size() && std::equal(t.shape.begin(), t.shape.end(), t.alloc_shape.end() - static_cast<std::ptrdiff_t>(t.shape.size())))
+      d.smem = layout_of(t, m, ignored, true);
+    d.shape = t.shape;
+    d.encoding = t.encoding->text;
+    d.elem_bits = t.elem_bits;
+    if (t.encoding->kind == "nvmma_shared") {
+      d.swizzle_bytes = t.encoding->get_int("swizzlingByteWidth");
+      d.transposed = t.encoding->params.count("transposed") && t.encoding->get_int("transposed") != 0;
+    }
+    return d;
+  }
+  if (!t.encoding) return d;
   d.layout = layout_of(t, m, why, false);
   if (t.encoding->kind == "dot_op") {
     d.parent = t.encoding->get_enc("parent").text;
@@ -76,7 +91,31 @@ kernel::DotOperand operand(const TypeInfo& t, const Module& m, std::string& why)
   return d;
 }
 
-void lower_op(const Op& op, const Module& m, const std::map<std::string, ValueFacts>& facts, kernel::LayoutProgram& p) {
+// Where each memdesc value starts in its allocation (§3.1): a subslice adds its offsets to its
+// source's, an index selects a whole buffer (origin 0), a loop's iter_args start as their initial
+// values. Offsets are in the view's dims, the allocation's trailing dims.
+using Origins = std::map<std::string, std::vector<int64_t>>;
+
+void track_origin(const Op& op, Origins& origin) {
+  if (op.name == "scf.for") {
+    for (size_t i = 4; i + 1 < op.operands.size(); i += 2)
+      if (origin.count(op.operands[i + 1])) origin[op.operands[i]] = origin[op.operands[i + 1]];
+  } else if (op.name == "ttg.memdesc_subslice" && !op.results.empty() && !op.operands.empty()) {
+    std::vector<int64_t> o = op.offsets;
+    const auto src = origin.find(op.operands[0]);
+    if (src != origin.end())
+      for (size_t d = 0; d < o.size() && d < src->second.size(); ++d) o[d] += src->second[d];
+    origin[op.results[0]] = o;
+  }
+}
+
+Move with_origin(Move mv, const Origins& origin, const std::string& memdesc) {
+  const auto o = origin.find(memdesc);
+  if (o != origin.end()) mv.smem_origin = o->second;
+  return mv;
+}
+
+void lower_op(const Op& op, const Module& m, const std::map<std::string, ValueFacts>& facts, const Origins& origin, kernel::LayoutProgram& p) {
   const auto& in = op.in_types;
   const auto& out = op.out_types;
   if (op.name == "ttg.local_alloc" && !out.empty()) {
@@ -87,14 +126,17 @@ void lower_op(const Op& op, const Module& m, const std::map<std::string, ValueFa
     p.moves.push_back(a);
     if (!in.empty() && in[0].kind == TypeInfo::Kind::Tensor) p.moves.push_back(shared_move(op, MoveKind::SharedStore, in[0], out[0], m));
   } else if (op.name == "ttg.local_load" && !in.empty() && !out.empty()) {
-    p.moves.push_back(shared_move(op, MoveKind::SharedLoad, out[0], in[0], m));
+    Move load = with_origin(shared_move(op, MoveKind::SharedLoad, out[0], in[0], m), origin, op.operands.empty() ? "" : op.operands[0]);
+    const auto& enc = out[0].encoding;
+    load.to_mma_operand = enc && enc->kind == "dot_op" && enc->get_enc("parent").kind == "nvidia_mma";  // ldmatrix (§3.1)
+    p.moves.push_back(load);
   } else if (op.name == "ttg.local_store" && in.size() >= 2) {
-    p.moves.push_back(shared_move(op, MoveKind::SharedStore, in[0], in[1], m));
+    p.moves.push_back(with_origin(shared_move(op, MoveKind::SharedStore, in[0], in[1], m), origin, op.operands.size() > 1 ? op.operands[1] : ""));
   } else if (op.name == "ttg.local_store" && in.size() == 1 && !out.empty()) {
     p.moves.push_back(shared_move(op, MoveKind::SharedStore, in[0], out[0], m));
   } else if (op.name == "ttg.async_copy_global_to_local" && !in.empty() && !out.empty()) {
     p.moves.push_back(global_move(op, MoveKind::GlobalLoad, in[0], m, facts));
-    Move s = shared_move(op, MoveKind::AsyncCopy, in[0], out[0], m);
+    Move s = with_origin(shared_move(op, MoveKind::AsyncCopy, in[0], out[0], m), origin, op.operands.size() > 1 ? op.operands[1] : "");
     s.elem_bits = out[0].elem_bits;
     p.moves.push_back(s);
   } else if (op.name == "ttg.convert_layout" && !in.empty() && !out.empty()) {
@@ -126,7 +168,11 @@ kernel::LayoutProgram lower(const Module& m, std::optional<int64_t> metadata_sha
   p.declared_shared = metadata_shared;
   p.unknown = m.unknown;
   const auto facts = global_facts(m);
-  for (const Op& op : m.ops) lower_op(op, m, facts, p);
+  Origins origin;
+  for (const Op& op : m.ops) {
+    track_origin(op, origin);
+    lower_op(op, m, facts, origin, p);
+  }
   return p;
 }
 

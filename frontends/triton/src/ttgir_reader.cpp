@@ -108,6 +108,10 @@ std::optional<Op> read_op(std::string_view line, int n, const Module& m, const L
   const std::string head(rest.substr(0, colon));
   for (std::sregex_iterator it(head.begin(), head.end(), operand), end; it != end; ++it) op.operands.push_back((*it)[1]);
   for (std::sregex_iterator it(head.begin(), head.end(), int_attr), end; it != end; ++it) op.attrs[(*it)[1]] = std::stoll((*it)[2]);
+  static const std::regex subslice(R"(\[\s*(\d+(?:\s*,\s*\d+)*)\s*\])");
+  std::smatch sm;
+  if (op.name == "ttg.memdesc_subslice" && std::regex_search(head, sm, subslice))
+    for (std::string_view v : split_top(std::string_view(sm[1].first, sm[1].second), ",")) op.offsets.push_back(std::stoll(std::string(trim(v))));
   static const std::regex constant(R"(^\s*(?:dense<)?(-?\d+)>?\s*$)");
   std::smatch cm;
   if (op.name == "arith.constant" && std::regex_match(head, cm, constant)) op.attrs["value"] = std::stoll(cm[1]);

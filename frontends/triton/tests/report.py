@@ -20,8 +20,34 @@ EXPLAINED = {
         "operand, laid out as mma.sync's A (spec/TRITON.md §2.4; equal to Triton's on the seeded cases). That "
         "convert (kernels.py line 95) moves no data: with kWidth 2 the accumulator's layout and the operand's are "
         "the same linear layout (registers k1, m8, k8, k16, k32, m64; lanes k2, k4, m1, m2, m4; warps m16, m32). Both "
-        "dots read B (and the first also A) from shared memory by descriptor, so the dot check is skipped, "
-        "saying so."),
+        "dots read B (and the first also A) from shared memory by descriptor: each such operand is checked "
+        "against wgmma's canonical atoms (spec/TRITON.md §3.3.1): Q and K K-major (head dim contiguous, 128-byte "
+        "rows of 64 halves), V MN-major (its rows are k = the key index, n = the head dim contiguous)."),
+    "tutorial_attn_fwd_128x64_d64_w4_s3.sm80": (
+        "**The fused-attention tutorial's own kernel** (`_attn_fwd_tma` of triton-lang/triton's "
+        "python/tutorials/06-fused-attention.py, compiled by `fixtures/tutorial_attention.py` from the file; "
+        "fp16, non-causal, HEAD_DIM 64, BLOCK_M 128, BLOCK_N 64, 4 warps, 3 stages; the file's sha256 in "
+        "`fixtures/TUTORIAL`). On sm80 there is no TMA: Triton rewrites each descriptor load into a pointer "
+        "load whose addresses are `row * desc.stride.0 + col * desc.stride.1` with both strides *runtime* "
+        "values of the descriptor, so no dim is known to be contiguous, to Triton's axis analysis as to ours: "
+        "Triton picks `#blocked` with one element a thread, lanes along the head dim (32 consecutive columns "
+        "a warp: 64 bytes, two sectors, when the stride is 1 at run time), and tfspec skips the global check, "
+        "saying why. The same one-element layout stores Q and V into shared memory (16-bit stores, conflict-free: "
+        "32 lanes write 32 consecutive halves of one row, 16 banks). K goes through a convert_layout into the "
+        "transposed layout `tt.trans` needs (across warps: through shared memory); the dots' operands are read "
+        "by ldmatrix, conflict-free under the 64-halves rows' `vec = 8, maxPhase = 8` swizzle. `tt.reshape` and "
+        "`tt.trans` are listed as not read (they move no data here)."),
+    "tutorial_attn_fwd_128x64_d64_w4_s3.sm90": (
+        "**The fused-attention tutorial's own kernel** on sm90: Q, K and V arrive by TMA "
+        "(`ttng.async_tma_copy_global_to_local`, with mbarriers: listed as not read, TMA is not modelled here) "
+        "into 128-byte swizzled `nvmma_shared` buffers (Q 128 x 64, K and V 3 stages of 64 x 64); K is read "
+        "through `ttg.memdesc_trans` (listed) as a transposed nvmma_shared. Both wgmma operand checks hold: Q "
+        "and K^T K-major 128-byte (head dim contiguous, 64 halves = 128 bytes), V MN-major 128-byte. "
+        "**Footprint, explained:** the allocations total 81976 B = Q 16384 + K 24576 + V 24576 + the epilogue's "
+        "output staging 16384 + barriers 8 + 2 x 24; Triton allocated 65592 B = 81976 - 16384 because its "
+        "allocator places buffers by liveness: the output staging (line 190) is written after the loop, when "
+        "the K/V ring is dead, and takes its space. tfspec's sum is an upper bound (it does not model "
+        "liveness); the check compares the larger of the two with the limit."),
     "matmul_fp32_64x128x32_w4_s3.sm90": (
         "**Explained finding.** wgmma reads tf32 operands K-major only, so Triton stores the N-contiguous B "
         "(32 x 128, row-major in global memory) into a *transposed* `nvmma_shared` (K contiguous, 128-byte "
@@ -44,16 +70,20 @@ def main():
     print("`tfspec kernel check --from triton` ([spec/TRITON.md](../../spec/TRITON.md), "
           "[docs/kernels.md](../../docs/kernels.md#triton-kernels---from-triton)) on every fixture of "
           "`frontends/triton/tests/fixtures/` (" + version + ", compiled without a GPU by `regen.py`: the "
-          "kernels of `kernels.py`, written after Triton's tutorials, for cuda:80 and cuda:90, with the "
+          "kernels of `kernels.py`, written after Triton's tutorials, and the fused-attention tutorial's own "
+          "forward kernel compiled from its file by `tutorial_attention.py`, for cuda:80 and cuda:90, with the "
           "`tt.divisibility` a launch gives). Regenerate this page with `python3 frontends/triton/tests/report.py "
           "--tfspec build/cli/tfspec`. Lines are grouped: `N x` counts the findings with the same outcome, check, "
           "location and message (the pipeliner's prologue and loop copies of one source line).\n")
-    print("Not modelled (spec/TRITON.md §3): `ldmatrix`'s own phases (the generic per-thread vector model is used), "
-          "the scratch layout of a `convert_layout` (its bytes are bounded by the tile), wgmma's shared-memory "
-          "operands (read by descriptor; skipped, saying so), and the scratch of a `tt.reduce` across warps: "
-          "softmax's and layer norm's metadata.shared (16 B with 4 warps, 32 B with 8) is one 4-byte partial "
-          "result per warp, which the footprint line does not count. Every other kernel's footprint equals "
-          "Triton's metadata.shared: the pipeline's buffers (or, without them, the largest convert scratch).\n")
+    print("Modelled since the first publication: `ldmatrix` phases for local_loads into mma operands (8 rows of "
+          "16 bytes a phase, spec/TRITON.md §3.1.1), wgmma's shared-memory operands against the descriptor's "
+          "canonical atoms (§3.3.1), every warp's sectors (§3.4) and memdesc_subslice origins. Not modelled "
+          "(spec/TRITON.md §3): the scratch layout Triton 3.9 chooses for a `convert_layout` (§3.2: its bytes "
+          "are bounded by the tile, its conflicts not counted), TMA copies and barriers (listed as not read), "
+          "the scratch of a `tt.reduce` across warps (softmax's and layer norm's metadata.shared, 16 B with 4 "
+          "warps and 32 B with 8, is one 4-byte partial result per warp, which the footprint line does not "
+          "count), and buffer liveness (the footprint sums every allocation: an upper bound of Triton's, equal "
+          "to it in every kernel below but the tutorial's sm90 one, explained there).\n")
     for name in names:
         r = subprocess.run([args.tfspec, "kernel", "check", "--from", "triton", os.path.join(FIXTURES, name + ".ttgir"), "--json"],
                            capture_output=True, text=True, check=False)

@@ -115,28 +115,125 @@ TEST(TritonKernels, TritonsOwnChoicesPassEveryCheckButTheTransposedTf32Operand) 
     EXPECT_LT(r.seconds, 1.0);
     ++kernels;
   }
-  EXPECT_EQ(kernels, 24);
+  EXPECT_EQ(kernels, 26);  // kernels.py's 12 and the fused-attention tutorial's forward kernel, each for sm80 and sm90
 }
 
-// Planted: A's buffer without its swizzle (maxPhase = 1). A's local_load into the mma operand
-// (kWidth 2 halves = 4-byte vectors): lane l reads row l / 4 at k = 2 (l % 4) of 64-byte rows, word
-// 16 row + l % 4; rows 0, 2, 4, 6 share banks 0-3 and rows 1, 3, 5, 7 banks 16-19: four words per
-// bank, 4 wavefronts for an ideal of 1: 4-way, at kernels.py line 20.
+// Planted: both buffers without their swizzle (maxPhase = 1). The local_loads into the mma
+// operands are ldmatrix reads (§3.1): one phase per 8x8 matrix of halves, eight 16-byte rows, each
+// 16-byte slot (four banks) serving one row a wavefront. Each load reads a 16-wide k slice; a warp
+// holds half the operand (the mma's other two warps hold the same): 1024 halves, 16 matrices of 64,
+// 4 warps: 64 matrices, ideal 64 wavefronts.
+// A (128 x 32, k contiguous, 64-byte rows): a matrix is rows m..m+7 at one 16-byte k chunk c, row
+// r at byte 64 r + 16 c, slot (4 r + c) % 8: rows 0, 2, 4, 6 share one slot, 1, 3, 5, 7 another:
+// 4 wavefronts a matrix, 256 for 64, 4-way (kernels.py line 20). B (32 x 128, n contiguous,
+// 256-byte rows, read transposed): a matrix is k rows k..k+7 at one n chunk c, slot (16 k + c) % 8
+// = c for all eight: 8 wavefronts a matrix, 512 for 64, 8-way (line 21).
 TEST(TritonKernels, PlantedUnswizzledLdmatrixOperandConflicts) {
   const std::string text = replaced(fixture(kMatmul), "#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>",
                                     "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>");
-  const auto report = check(text);
-  const auto bad = select(report, "banks", Outcome::Violation);
-  ASSERT_FALSE(bad.empty());
-  bool load_of_a = false;
-  for (const Finding* f : bad) {
+  const std::string text_b = replaced(text, "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>",
+                                      "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>");
+  const auto report = check(text_b);
+  int loads_a = 0, loads_b = 0;
+  for (const Finding* f : select(report, "banks", Outcome::Violation)) {
     EXPECT_EQ(f->rule->id, "kernel-bank-conflict");
-    if (f->subject.starts_with("ttg.local_load") && f->loc.starts_with("kernels.py:20:")) {
-      load_of_a = true;
+    if (!f->subject.starts_with("ttg.local_load")) continue;
+    EXPECT_EQ(f->detail["model"], "ldmatrix") << f->message;
+    EXPECT_EQ(f->detail["ideal"], 64) << f->message;
+    if (f->loc.starts_with("kernels.py:20:")) {
+      ++loads_a;
       EXPECT_EQ(f->detail["degree"], 4) << f->message;
+      EXPECT_EQ(f->detail["wavefronts"], 256) << f->message;
+    } else if (f->loc.starts_with("kernels.py:21:")) {
+      ++loads_b;
+      EXPECT_EQ(f->detail["degree"], 8) << f->message;
+      EXPECT_EQ(f->detail["wavefronts"], 512) << f->message;
     }
   }
-  EXPECT_TRUE(load_of_a);
+  EXPECT_EQ(loads_a, 3);  // the prologue's, the loop's next-k slice and the next stage's
+  EXPECT_EQ(loads_b, 3);
+  // Triton's own swizzles: A's phase (r / 2) % 4 XORs the chunk, so rows 0..7 take slots
+  // 4 (r % 2) + (c ^ (r / 2) % 4), eight distinct; B's phase k % 8 gives slots c ^ k: no conflict.
+  const auto original = check(fixture(kMatmul));
+  for (const Finding* f : select(original, "banks", Outcome::Ok))
+    if (f->subject.starts_with("ttg.local_load")) {
+      EXPECT_EQ(f->detail["wavefronts"], f->detail["ideal"]);
+    }
+}
+
+// Subslice origins (§3.1): the loop reads A's second k half at [0, 16] and B's at [16, 0] (the IR
+// lines 100 and 102); the accesses are placed there in the allocation. Planted: A's slice at
+// [0, 4] (8 bytes in): each matrix row's eight halves span bytes 8..23 of a 16-byte aligned pair,
+// two 16-byte rows, so ldmatrix cannot read it (the model says so and falls back to the generic one).
+TEST(TritonKernels, SubsliceOriginsPlaceTheAccesses) {
+  const triton::Module m = triton::read_ttgir(fixture(kMatmul));
+  std::vector<std::vector<int64_t>> offsets;
+  for (const triton::Op& op : m.ops)
+    if (op.name == "ttg.memdesc_subslice") offsets.push_back(op.offsets);
+  ASSERT_EQ(offsets.size(), 6u);
+  EXPECT_EQ(offsets[2], (std::vector<int64_t>{0, 16}));
+  EXPECT_EQ(offsets[3], (std::vector<int64_t>{16, 0}));
+  const kernel::LayoutProgram p = triton::lower(m);
+  std::vector<std::vector<int64_t>> origins;
+  for (const kernel::Move& mv : p.moves)
+    if (mv.kind == kernel::MoveKind::SharedLoad) origins.push_back(mv.smem_origin);
+  ASSERT_EQ(origins.size(), 6u);
+  EXPECT_EQ(origins[2], (std::vector<int64_t>{0, 16}));
+  EXPECT_EQ(origins[3], (std::vector<int64_t>{16, 0}));
+  const auto shifted = check(replaced(fixture(kMatmul), "%a_72[0, 16]", "%a_72[0, 4]"));
+  int refused = 0;
+  for (const Finding& f : shifted.findings)
+    if (f.check == "width" && f.subject.starts_with("ttg.local_load %a_85")) {
+      ++refused;
+      EXPECT_NE(f.message.find("not ldmatrix"), std::string::npos) << f.message;
+    }
+  EXPECT_EQ(refused, 1);
+}
+
+// wgmma's shared-memory operands (§3.3) on Triton's own sm90 kernels. fp16 matmul: A is 128 x 32
+// halves, k contiguous: 64-byte rows, Triton declares swizzlingByteWidth = 64, a K-major 64-byte
+// atom; B is 32 x 128, n contiguous (transposed = false), 256-byte rows: MN-major 128-byte atoms.
+// fp32 (tf32): A 64 x 32 floats, 128-byte k rows; B transposed (k contiguous): both K-major 128.
+TEST(TritonKernels, WgmmaSharedOperandsTileTheDescriptorsAtoms) {
+  const auto expect = [](const std::string& name, const char* a_major, int a_bytes, const char* b_major, int b_bytes) {
+    SCOPED_TRACE(name);
+    const auto report = check(fixture(name));
+    const auto ok = select(report, "dot", Outcome::Ok);
+    ASSERT_EQ(ok.size(), 2u);
+    EXPECT_EQ(ok[0]->detail["operand"], "A");
+    EXPECT_EQ(ok[0]->detail["major"], a_major);
+    EXPECT_EQ(ok[0]->detail["atom_bytes"], a_bytes);
+    EXPECT_EQ(ok[1]->detail["major"], b_major);
+    EXPECT_EQ(ok[1]->detail["atom_bytes"], b_bytes);
+  };
+  expect("matmul_fp16_128x128x32_w4_s3.sm90.ttgir", "K", 64, "MN", 128);
+  expect("matmul_fp32_64x128x32_w4_s3.sm90.ttgir", "K", 128, "K", 128);
+}
+
+// Planted on sm90: tf32 B with transposed = false is n-contiguous, an MN-major layout, which wgmma
+// does not read for 32-bit types; A's nvmma_shared (64-byte swizzle) replaced by a swizzled_shared
+// with vec 8, perPhase 2, maxPhase 4 is the same function (row r's 16-byte chunks XORed by
+// (r / 2) % 4, as the 64-byte swizzle XORs byte bits 7, 8 into 4, 5): it still tiles the atom; with
+// maxPhase 1 the 64-byte rows are not a canonical layout (no descriptor expresses it): undecided.
+TEST(TritonKernels, PlantedWgmmaOperandFaults) {
+  const auto mn = check(replaced(fixture("matmul_fp32_64x128x32_w4_s3.sm90.ttgir"), "transposed = true, elementBitWidth = 32", "transposed = false, elementBitWidth = 32"));
+  const auto bad = select(mn, "dot", Outcome::Violation);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0]->rule->id, "kernel-dot-operands");
+  EXPECT_EQ(bad[0]->detail["operand"], "B");
+  EXPECT_EQ(bad[0]->detail["major"], "MN");
+  EXPECT_TRUE(bad[0]->loc.starts_with("kernels.py:22:")) << bad[0]->loc;
+  const std::string a64 = "#ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16}>";
+  const std::string fp16 = fixture("matmul_fp16_128x128x32_w4_s3.sm90.ttgir");
+  const auto same = check(replaced(fp16, a64, "#ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>"));
+  const auto ok = select(same, "dot", Outcome::Ok);
+  ASSERT_EQ(ok.size(), 2u);
+  EXPECT_EQ(ok[0]->detail["atom_bytes"], 64);
+  const auto plain = check(replaced(fp16, a64, "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>"));
+  const auto undecided = select(plain, "dot", Outcome::Undecided);
+  ASSERT_EQ(undecided.size(), 1u);
+  EXPECT_EQ(undecided[0]->rule->id, "kernel-gmma-layout");
+  EXPECT_EQ(undecided[0]->detail["operand"], "A");
 }
 
 // Planted: A's loads (128 x 32 halves, row-major: dim 1 contiguous) with sizePerThread [8, 1],
@@ -157,6 +254,7 @@ TEST(TritonKernels, PlantedStridedBlockedLoadIsCaughtAndOrderAloneIsNot) {
   EXPECT_EQ(bad[0]->detail["ideal_vector_bits"], 128);
   EXPECT_EQ(bad[0]->detail["sectors"].get<int64_t>(), 64 * 8);
   EXPECT_EQ(bad[0]->detail["ideal_sectors"].get<int64_t>(), 64 * 2);
+  EXPECT_EQ(bad[0]->detail["warps"], 4);  // every warp is checked: warps 1-3 read rows 64 and 0, 64 (the same sectors' shapes)
   const auto reordered = check(replaced(fixture(kMatmul), orig, "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [0, 1]}>"));
   EXPECT_TRUE(select(reordered, "global", Outcome::Violation).empty());
   for (const Finding* f : select(reordered, "global", Outcome::Ok))
@@ -193,6 +291,28 @@ TEST(TritonKernels, TransposeConvertGoesThroughSharedMemory) {
   ASSERT_EQ(fp.size(), 1u);
   EXPECT_EQ(fp[0]->detail["bytes"], 8192);
   EXPECT_EQ(fp[0]->detail["declared_bytes"], 8192);
+}
+
+// The fused-attention tutorial's own forward kernel (_attn_fwd_tma) on sm90, read from its TTGIR:
+// the allocations are Q 128 x 64 halves (16384 B), K and V 3 x 64 x 64 halves (24576 B each), the
+// epilogue's 128 x 64 output staging (16384 B) and i64 barriers (1 + 3 + 3: 56 B): 81976 B. Triton
+// allocated 65592 B = 81976 - 16384, the staging reusing the dead K/V ring's space (its allocator
+// works by liveness, tfspec sums). wgmma's operands: Q and K^T have the head dim contiguous, 64
+// halves = 128 bytes: K-major 128-byte atoms; V (keys x head dim, head dim contiguous) is MN-major.
+TEST(TritonKernels, FusedAttentionTutorialOnSm90) {
+  const auto r = kernel::check_layout_program(triton::lower(triton::read_ttgir(fixture("tutorial_attn_fwd_128x64_d64_w4_s3.sm90.ttgir")), 65592));
+  const auto fp = select(r, "footprint", Outcome::Ok);
+  ASSERT_EQ(fp.size(), 1u);
+  EXPECT_EQ(fp[0]->detail["allocations_bytes"], 16384 + 2 * 24576 + 16384 + 56);
+  EXPECT_EQ(fp[0]->detail["declared_bytes"], 81976 - 16384);
+  const auto dots = select(r, "dot", Outcome::Ok);
+  ASSERT_EQ(dots.size(), 3u);
+  EXPECT_EQ(dots[0]->detail["major"], "K");
+  EXPECT_EQ(dots[1]->detail["major"], "K");
+  EXPECT_EQ(dots[2]->detail["operand"], "B");
+  EXPECT_EQ(dots[2]->detail["major"], "MN");
+  for (const Finding* f : dots) EXPECT_EQ(f->detail["atom_bytes"], 128);
+  EXPECT_TRUE(dots[2]->loc.starts_with("06-fused-attention.py:135:")) << dots[2]->loc;  // acc = tl.dot(p, v, acc)
 }
 
 TEST(TritonKernels, FootprintOverTheLimitIsAViolation) {

@@ -6,7 +6,9 @@
 // multiple of its 8 W bytes. kernel/tests/cute/ compares these with CuTe's GMMA atoms.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "tfspec/reference/swizzle.hpp"
 
@@ -31,5 +33,14 @@ struct GmmaAtom {
  private:
   Swizzle swizzle_;
 };
+
+// The widest canonical atom (K-major first, then MN-major; 128 bytes down to 16) whose tiling of the
+// (rows x bk) tile, tile index mn + rows * k, puts every element at `offset[index]`; without one,
+// the first mismatch of the first atom tried (element -1: no atom fits the tile's extents).
+struct GmmaMatch {
+  std::optional<GmmaAtom> atom;
+  int64_t element = -1, offset = 0, expected = 0;
+};
+GmmaMatch match_gmma_atom(const std::vector<int64_t>& offset, int64_t rows, int64_t bk, int64_t elem_bytes);
 
 }  // namespace tfspec::kernel

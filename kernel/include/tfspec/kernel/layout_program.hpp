@@ -27,6 +27,13 @@ struct DotOperand {
   std::optional<LinearLayout> layout;  // on the operand's shape: A is M x K, B is K x N
   std::string parent;                  // the dot_op's parent encoding, as written
   int64_t op_idx = -1, k_width = 0;    // -1: the operand is read from shared memory (wgmma)
+  // An operand in shared memory (wgmma's descriptor): its layout on `shape` (offset -> element),
+  // the encoding as written, and what it declares (nvmma_shared: swizzle bytes, transposed).
+  std::optional<LinearLayout> smem;
+  std::vector<int64_t> shape;
+  std::string encoding;
+  int64_t elem_bits = 0, swizzle_bytes = -1;  // -1: not an nvmma_shared encoding
+  bool transposed = false;
 };
 
 struct Move {
@@ -38,11 +45,13 @@ struct Move {
   std::optional<LinearLayout> regs_to;  // a convert's destination
   std::optional<LinearLayout> smem;     // the shared side, on smem_shape (the allocation's)
   std::vector<int64_t> smem_shape;
+  std::vector<int64_t> smem_origin;  // where the view starts in the allocation (memdesc_subslice); empty: 0
   int64_t alloc_bytes = 0;  // Alloc: the allocation's bytes (every buffer of it)
   GlobalFacts global;
   DotOperand a, b;
   std::string accumulator;  // the dot's result encoding, as written
   std::string undecided;    // why a layout this move needs was not derived (then it is not checked)
+  bool to_mma_operand = false;  // a local_load into a dot_op with an nvidia_mma parent (ldmatrix, §3.1)
 };
 
 struct LayoutProgram {
@@ -61,7 +70,17 @@ void check_layout_smem(const LayoutProgram& p, const Move& m, std::vector<Findin
 void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
 void check_layout_dot(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
 void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
+void check_wgmma_operands(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
 void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out);
+
+// §3.1's ldmatrix phases, when every group of the load's registers is eight whole 16-byte rows
+// (layout_ldmatrix.cpp); none: the generic model applies. `off` is smem_offsets' table.
+struct LdmatrixReport {
+  int64_t wavefronts = 0, ideal = 0, degree = 1, matrices = 0;
+  int64_t worst_warp = 0, worst_group = 0, worst_slot = 0;
+};
+std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t threads_per_warp, int64_t elem_bytes,
+                                              std::string& why_not);
 
 // The (thread, value) -> element tables the checks use (thread = lane + threads_per_warp * warp;
 // value = register index), element = row-major index into `shape`.

@@ -28,6 +28,7 @@ struct Op {
   std::vector<std::string> results, operands;  // SSA names without '%'
   std::vector<TypeInfo> in_types, out_types;   // the types after ':' (before and after '->')
   std::map<std::string, int64_t> attrs;        // integer attributes: axis, start, end, contiguity, opIdx, ...
+  std::vector<int64_t> offsets;                // memdesc_subslice's static offsets `%x[0, 16]`
   int line = 0;                                // 1-based line of the TTGIR
   std::string loc;                             // "kernels.py:20:12"; empty where the IR has none
 };
