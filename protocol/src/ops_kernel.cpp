@@ -4,6 +4,7 @@
 // conditions over symbolic M, N, K go to the solver.
 #include <chrono>
 
+#include "tfspec/frontends/cute_dsl/cute_ir.hpp"
 #include "tfspec/frontends/triton/lower.hpp"
 #include "tfspec/frontends/triton/ttgir.hpp"
 #include "tfspec/kernel/check.hpp"
@@ -58,7 +59,24 @@ kernel::KernelReport check_ttgir(const Json& a, const kernel::KernelOptions& o) 
   return r;
 }
 
+// A kernel the CuTe DSL compiled (spec/CUTE_DSL.md): the MLIR CUTE_DSL_KEEP=ir-debug dumps, read by
+// frontends/cute_dsl and checked op by op, as `tfspec kernel check --from cute-dsl` does.
+kernel::KernelReport check_cute_dsl(const Json& a) {
+  const Json& t = a["cute_dsl"];
+  if (!t.is_string()) fail(rule::kProtocolBadArgs, "\"cute_dsl\" is the MLIR text the CuTe DSL dumps (CUTE_DSL_KEEP=ir-debug)");
+  if (a.contains("pipeline") || a.contains("ttgir") || a.contains("smem_limit"))
+    fail(rule::kProtocolBadArgs, "\"cute_dsl\" is given alone: not with pipeline, ttgir or smem_limit (spec/CUTE_DSL.md)");
+  const auto start = std::chrono::steady_clock::now();
+  kernel::KernelReport r = cute_dsl::check_module(cute_dsl::read_cute_ir(t.get<std::string>()));
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
 OpResult kernel_check_op(const Json& a) {
+  if (a.contains("cute_dsl")) {
+    const kernel::KernelReport r = check_cute_dsl(a);
+    return {kernel::to_json(r), kernel::to_text(r), r.exit_code()};
+  }
   kernel::KernelOptions o;
   if (a.contains("smem_limit") && !a["smem_limit"].is_null()) o.smem_limit = bytes_arg(a["smem_limit"], "\"smem_limit\"", rule::kProtocolBadArgs);
   if (a.contains("ttgir")) {
@@ -81,7 +99,8 @@ void register_kernel_ops(OpRegistry& r) {
          {{"pipeline", ParamType::Json, true, "the pipeline description (docs/kernels/*.json), as a JSON object or its text (or give ttgir)"},
           {"smem_limit", ParamType::Text, true, "shared memory a CTA may use: bytes, or KiB as \"227KiB\" (default: the arch's)"},
           {"ttgir", ParamType::Text, true, "instead of pipeline: a kernel Triton compiled, its TTGIR text (spec/TRITON.md)"},
-          {"shared", ParamType::Int, true, "with ttgir: Triton's metadata.shared (bytes), compared with the footprint"}},
+          {"shared", ParamType::Int, true, "with ttgir: Triton's metadata.shared (bytes), compared with the footprint"},
+          {"cute_dsl", ParamType::Text, true, "instead of pipeline: a kernel the CuTe DSL compiled, its MLIR dump (spec/CUTE_DSL.md)"}},
          kernel_check_op});
 }
 

@@ -203,6 +203,65 @@ def from_triton(compiled: Any, *args: str, cli: Optional[str] = None) -> Tuple[i
     return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else None)
 
 
+def from_cute_dsl(jit_function: Any, *fake_args: Any, cli: Optional[str] = None) -> Tuple[int, Optional[Dict[str, Any]]]:
+    """Checks a kernel the CuTe DSL compiles (spec/CUTE_DSL.md): `jit_function` is a `@cute.jit`
+    function and `fake_args` its arguments for `cute.compile` (fake tensors from
+    `cutlass.cute.runtime.make_fake_compact_tensor`: no GPU is needed), or `jit_function` is the
+    MLIR text itself. The DSL compiles it with its raw IR kept (CUTE_DSL_KEEP=ir-debug) into a
+    temporary CUTE_DSL_DUMP_DIR; the dump is checked in-process through the module's protocol op
+    `kernel.check` (its `cute_dsl` form), as `tfspec kernel check --from cute-dsl DUMP.mlir --json`
+    does, or by that command when cli= is given. Returns (exit code, report). Raises ImportError
+    naming the package where `cutlass` is not importable, and tfspec.SpecError for a dump the
+    reader refuses (cute-dsl-input)."""
+    import tempfile
+    if isinstance(jit_function, str):
+        mlir = jit_function
+    else:
+        with tempfile.TemporaryDirectory() as d:
+            mlir = _cute_dsl_dump(jit_function, fake_args, d)
+    if cli is None:
+        from . import _tfspec
+        report: Dict[str, Any] = json.loads(_tfspec._call_json("kernel.check", json.dumps({"cute_dsl": mlir})))
+        return int(report["exit"]), report
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "kernel.mlir")
+        with open(path, "w") as f:
+            f.write(mlir)
+        from ._cli import command
+        r = subprocess.run([cli or command(), "kernel", "check", "--from", "cute-dsl", path, "--json"],
+                           capture_output=True, text=True, check=False)
+    if r.returncode >= 3 and not r.stdout.strip():
+        raise _refusal(r.stderr, r.returncode)
+    return r.returncode, (json.loads(r.stdout) if r.stdout.strip() else None)
+
+
+def _cute_dsl_dump(jit_function: Any, fake_args: Sequence[Any], folder: str) -> str:
+    """cute.compile(jit_function, *fake_args) with the raw IR dumped into folder; its text. The DSL
+    reads CUTE_DSL_KEEP / CUTE_DSL_DUMP_DIR when it is imported, so the same two settings are set
+    on its environment manager for this one compile (and restored)."""
+    import importlib
+    try:  # by name: the DSL is optional, and has no type stubs
+        cute: Any = importlib.import_module("cutlass.cute")
+        dsl: Any = importlib.import_module("cutlass.cutlass_dsl.cutlass").CuTeDSL
+    except ImportError as e:
+        raise ImportError("tfspec.kernel.from_cute_dsl compiles with the CuTe DSL, and `cutlass` is not importable "
+                          "(%s): python3 -m pip install nvidia-cutlass-dsl (no GPU is needed), or pass the MLIR "
+                          "text a CUTE_DSL_KEEP=ir-debug dump holds" % e) from e
+    envar = dsl._get_dsl().envar
+    saved = (envar.keep_ir, envar.dump_dir)
+    envar.keep_ir, envar.dump_dir = True, folder
+    try:
+        cute.compile(jit_function, *fake_args)
+    finally:
+        envar.keep_ir, envar.dump_dir = saved
+    dumps = sorted(f for f in os.listdir(folder) if f.endswith(".mlir"))
+    if len(dumps) != 1:
+        raise RuntimeError("tfspec.kernel.from_cute_dsl: the DSL wrote %d .mlir dumps (%s), expected one"
+                           % (len(dumps), ", ".join(dumps) or "none"))
+    with open(os.path.join(folder, dumps[0])) as f:
+        return f.read()
+
+
 def _refusal(stderr: str, code: int) -> Exception:
     """The command's `error: [RULE §N] message` as the tfspec.SpecError the in-process call raises."""
     m = re.search(r"error: \[(\S+) (\S+)\] (.*)", stderr)

@@ -135,12 +135,22 @@ kernel::Finding compare(const Op& op, const LayoutPtr& ref, const LayoutPtr& got
 
 }  // namespace
 
+std::optional<kernel::Finding> validate_dynamic(const Op& op);  // validate_dynamic.cpp (§2.1)
+
 void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out) {
   int64_t dynamic = 0;
   for (const Op& op : m.ops) {
     if (!covered(op)) continue;
     if (!all_static(op)) {
-      ++dynamic;
+      try {  // §2.1: on the symbolic algebra, where the op has a symbolic form
+        if (std::optional<kernel::Finding> f = validate_dynamic(op)) out.push_back(std::move(*f));
+        else ++dynamic;
+      } catch (const SpecError& e) {
+        kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Undecided, &rule::kCuteDslLayoutOp);
+        f.loc = "line " + std::to_string(op.line);
+        f.message = op.name + "(" + operands_text(op) + "): the symbolic reference does not answer: " + e.what();
+        out.push_back(std::move(f));
+      }
       continue;
     }
     Symbols syms;
@@ -160,7 +170,7 @@ void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out) {
   }
   if (dynamic > 0) {
     kernel::Finding f = make_finding("layout-op", "dynamic layout ops", kernel::Outcome::Skipped);
-    f.message = std::to_string(dynamic) + " layout op(s) with a dynamic (?) operand or result are not recomputed (spec/CUTE_DSL.md §2)";
+    f.message = std::to_string(dynamic) + " layout op(s) with a dynamic (?) operand or result and no symbolic form are not recomputed (spec/CUTE_DSL.md §2.1)";
     out.push_back(std::move(f));
   }
 }

@@ -1,0 +1,146 @@
+// Translation validation of layout ops with dynamic values (spec/CUTE_DSL.md §2.1): an operand's
+// `?{div=N}` is N*s for a fresh symbol s >= 1 (§1.1), the reference's symbolic algebra (spec/
+// ALGEBRA.md S2) recomputes the op over the symbols, and the IR's result type is compared with its
+// answer for every value of the symbols, or the op is undecided, saying why.
+#include <algorithm>
+#include <functional>
+#include <regex>
+
+#include "tfspec/frontends/cute_dsl/cute_ir.hpp"
+#include "tfspec/reference/equivalent.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/symbolic_algebra.hpp"
+
+namespace tfspec::cute_dsl {
+namespace {
+
+// An operand as a symbolic layout: each `?{div=N}` becomes `N*sK` (a multiple of N, §1.1).
+Layout scaled_layout(const Type& t, Symbols& syms, std::map<std::string, int64_t>& lower) {
+  const size_t first = syms.divisors.size();
+  const std::string text = to_tfspec_notation(t.text, syms);
+  std::string out;
+  const std::regex sym("\\bs([0-9]+)\\b");
+  auto it = std::sregex_iterator(text.begin(), text.end(), sym);
+  size_t last = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    const std::string name = it->str();
+    out += text.substr(last, static_cast<size_t>(it->position()) - last);
+    const size_t k = std::stoul((*it)[1].str());
+    const int64_t n = syms.divisors.at(name);
+    out += k >= first && n > 1 ? std::to_string(n) + "*" + name : name;
+    lower[name] = 1;
+    last = static_cast<size_t>(it->position() + it->length());
+  }
+  out += text.substr(last);
+  const LayoutPtr l = parse_pure_layout(out);
+  if (l->kind() != LayoutKind::Layout) fail(rule::kCuteDslInput, "cute-dsl (§2.1): a dynamic swizzled layout is not recomputed: " + t.text);
+  return static_cast<const Layout&>(*l);
+}
+
+using Body = std::function<Layout(SymExec&)>;
+
+// The symbolic form of a covered op (the same ops and CuTe meaning as §2), or nullopt.
+std::optional<Body> symbolic_op(const Op& op, Symbols& syms, std::map<std::string, int64_t>& lower) {
+  const auto& in = op.operand_types;
+  const std::string& n = op.name;
+  if (in.size() == 1 && (n == "cute.right_inverse" || n == "cute.left_inverse" || n == "cute.coalesce" || n == "cute.complement")) {
+    const Layout a = scaled_layout(in[0], syms, lower);
+    if (n == "cute.right_inverse") return Body([a](SymExec& ex) { return sym_right_inverse(ex, a); });
+    if (n == "cute.left_inverse") return Body([a](SymExec& ex) { return sym_left_inverse(ex, a); });
+    if (n == "cute.coalesce") return Body([a](SymExec& ex) { return sym_coalesce(ex, a); });
+    return Body([a](SymExec& ex) { return sym_complement(ex, a, sym_cosize(ex, a)); });
+  }
+  if (in.size() != 2 || in[0].kind != "layout") return std::nullopt;
+  const Layout a = scaled_layout(in[0], syms, lower);
+  const Tiler b = in[1].kind == "tile" ? read_tiler(in[1].text) : Tiler(scaled_layout(in[1], syms, lower));
+  const DomainPolicy x = DomainPolicy::Extend;
+  if (n == "cute.composition") return Body([a, b, x](SymExec& ex) { return sym_composition(ex, a, b, x); });
+  if (n == "cute.logical_divide") return Body([a, b, x](SymExec& ex) { return sym_logical_divide(ex, a, b, x); });
+  if (n == "cute.zipped_divide") return Body([a, b, x](SymExec& ex) { return sym_zipped_divide(ex, a, b, x); });
+  if (n == "cute.logical_product") return Body([a, b, x](SymExec& ex) { return sym_logical_product(ex, a, b, x); });
+  return std::nullopt;
+}
+
+// Leaf by leaf: a static leaf of the IR equals the reference's for every value of the symbols; a
+// `?{div=M}` leaf (an unnamed value) holds the reference's, a multiple of M for every value.
+// true: every leaf decided so; false: one decided otherwise; nullopt: a leaf undecided, or the
+// two structures differ (equal functions need not be leaf-wise equal).
+std::optional<bool> leafwise(const IntTuple& ir, const IntTuple& ref, const Symbols& ir_syms, Decider& d, std::string& why) {
+  if (ir.is_tuple() != ref.is_tuple() || (ir.is_tuple() && ir.len() != ref.len())) {
+    why = "the IR's result and the reference's differ in structure";
+    return std::nullopt;
+  }
+  if (ir.is_tuple()) {
+    bool all = true;
+    for (size_t i = 0; i < ir.len(); ++i) {
+      const std::optional<bool> r = leafwise(ir[i], ref[i], ir_syms, d, why);
+      if (r == false) return false;
+      all = all && r == true;
+    }
+    return all ? std::optional<bool>(true) : std::nullopt;
+  }
+  const ShapeDim got = ref.as_dim();
+  SymPred p{got, SymRel::Eq, ir.as_dim()};
+  if (ir.is_sym()) {  // the IR's own unnamed value: only its divisibility is stated
+    const int64_t m = ir_syms.divisors.at(to_string(ir.dim()));
+    p = SymPred{dim_binary(ExprNode::Op::Mod, got, dim_const(m)), SymRel::Eq, dim_const(0)};
+  }
+  const std::optional<bool> r = d.decide({}, p);
+  if (r != true) why = (r == false ? "fails: " : "is not decided: ") + to_string(p);
+  return r;
+}
+
+// One path's answer against the IR's result type: true (equal for every value on the path),
+// false (decided otherwise), nullopt (not decided; `why` says which leaf).
+std::optional<bool> matches(const Layout& ref, const LayoutPtr& ir, const Symbols& ir_syms, Decider& d, std::string& why) {
+  if (!is_symbolic(ref) && ir_syms.divisors.empty()) {  // both static: compared as functions (X2), exactly
+    const Equivalence e = equivalent(*ir, ref);
+    why = e.equal ? "" : (e.index ? "they differ first at index " + std::to_string(*e.index) : e.reason);
+    return e.equal;
+  }
+  if (ir->kind() != LayoutKind::Layout) return std::nullopt;
+  const auto& l = static_cast<const Layout&>(*ir);
+  const std::optional<bool> s = leafwise(l.shape_ref(), ref.shape_ref(), ir_syms, d, why);
+  return s == true ? leafwise(l.stride(), ref.stride(), ir_syms, d, why) : s;
+}
+
+}  // namespace
+
+// Every path of the symbolic execution (S2: each value of the symbols follows exactly one) must
+// answer the IR's result; a refusing path or an undecided leaf leaves the op undecided.
+std::optional<kernel::Finding> validate_dynamic(const Op& op) {
+  Symbols syms;
+  std::map<std::string, int64_t> lower;
+  const std::optional<Body> body = symbolic_op(op, syms, lower);
+  if (!body) return std::nullopt;
+  kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Undecided, &rule::kCuteDslLayoutOp);
+  f.loc = op.loc.empty() ? "line " + std::to_string(op.line) : op.loc;
+  std::string operands;
+  for (const Type& t : op.operand_types) operands += (operands.empty() ? "" : ", ") + t.text;
+  const std::string head = op.name + "(" + operands + ") = " + op.result_types[0].text;
+  FoldingDecider d(lower);
+  Symbols ir_syms;
+  const LayoutPtr ir = read_layout(op.result_types[0].text, ir_syms);
+  f.detail = {{"op", op.name}, {"line", op.line}, {"operands", operands}, {"ir", op.result_types[0].text}};
+  int state = 1;  // 1 every path equal, 0 some path undecided or refusing, -1 a path differs
+  std::string why;
+  for (const SymCase<Layout>& c : explore<Layout>(d, *body)) {
+    if (!c.result) {
+      state = std::min(state, 0);
+      why = "the reference refuses where " + (c.refusal ? c.refusal->message : std::string("a case holds"));
+      continue;
+    }
+    f.detail["reference"] = to_string(*c.result);
+    const std::optional<bool> m = matches(*c.result, ir, ir_syms, d, why);
+    state = std::min(state, !m.has_value() ? 0 : *m ? 1 : -1);
+    if (state < 0) break;
+  }
+  f.outcome = state > 0 ? kernel::Outcome::Ok : state < 0 ? kernel::Outcome::Violation : kernel::Outcome::Undecided;
+  if (state > 0) f.rule = nullptr;
+  f.message = head + (state > 0 ? ", as the reference computes for every value the IR's divisibility allows"
+                                : ": the reference computes " + f.detail["reference"].dump() + (why.empty() ? "" : "; " + why));
+  return f;
+}
+
+}  // namespace tfspec::cute_dsl
