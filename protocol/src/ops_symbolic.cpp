@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "symbolic_budget.hpp"
+#include "symbolic_defined.hpp"
 #include "symbolic_validate.hpp"
 #include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
@@ -139,10 +140,10 @@ void tiler_symbols(const Tiler& t, std::set<std::string>& out) {
 template <class R>
 using Body = std::function<R(SymExec&)>;
 
-std::string cond_line(const SymCondition& c, const solver::Classified& k, const std::string& note) {
+std::string cond_line(const SymCondition& c, const solver::Classified& k, const std::string& text, const std::string& note) {
   std::string s = k.status;
-  s.resize(9, ' ');
-  return "  " + s + "[" + c.rule + " " + c.clause + "] " + to_string(c.pred) + note + "\n";
+  s.resize(std::max<size_t>(9, s.size() + 1), ' ');
+  return "  " + s + "[" + c.rule + " " + c.clause + "] " + text + note + "\n";
 }
 
 // ALGEBRA.md S5: a proved condition that holds for every value of the symbols >= 1 (under the
@@ -155,6 +156,10 @@ std::string everywhere_line(size_t n, const std::set<std::string>& symbols, bool
   return "  + " + std::to_string(n) + (n == 1 ? " condition that holds" : " conditions that hold") + " for every " + names +
          " >= 1" + (cases ? " in this case" : "") + " (listed by --json)\n";
 }
+
+// issue 46 item 2: `required` only with an instance of the case on each side.
+constexpr const char* kUndecidedCondition =
+    "the solver could neither prove nor refute it in this case, and no instance of the case was found on each side";
 
 template <class R>
 using Differs = std::function<std::string(const R&, const Bindings&, const Json&)>;
@@ -197,6 +202,7 @@ std::vector<std::optional<Bindings>> keep_reachable(BudgetedDecider& dec, SymSum
   std::vector<SymAnswer<R>> kept;
   std::vector<std::optional<Bindings>> witnesses;
   for (auto& a : s.answers) {
+    a.when = defined_guard(dec, a.when);  // issue 46 item 3: each guard step defined where it is read
     std::optional<Bindings> w = dec.instance(a.when);
     if (!w && dec.satisfiable(a.when) == false) continue;
     kept.push_back(std::move(a));
@@ -252,12 +258,18 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
       }
       std::string note;
       for (const auto& t : dec.assumptions().texts) note = t == to_string(c.pred) ? "   (assumed)" : note;
-      Json jc{{"rule", c.rule}, {"clause", c.clause}, {"predicate", to_string(c.pred)}, {"status", k.status}};
+      // issue 46 item 3: a divisor that can be 0 in this case is said to be non-zero first
+      const std::string text = defined_text(undefined_divisors(dec, a.when, c.pred), c.pred);
+      Json jc{{"rule", c.rule}, {"clause", c.clause}, {"predicate", text}, {"status", k.status}};
+      if (k.status == "undecided") {
+        jc["reason"] = kUndecidedCondition;
+        note += "   (" + std::string(kUndecidedCondition) + ")";
+      }
       if (k.counterexample) {
         jc["counterexample"] = *k.counterexample;
         note += "   (fails at " + solver::to_string(*k.counterexample) + ": " + replay(concrete, args, *k.counterexample) + ")";
       }
-      lines += cond_line(c, k, note);
+      lines += cond_line(c, k, text, note);
       conds.push_back(jc);
     }
     checked.push_back(std::move(cc));
@@ -575,7 +587,7 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
       cc.conditions.push_back({c.pred, k.status});
       if (k.counterexample) cex.push_back(*k.counterexample);
       if (k.status == "refuted") fail(RuleRef(*find_rule(c.rule), c.clause), of + ": the condition " + to_string(c.pred) + " is refuted by the assumptions");
-      if (k.status == "required") {
+      if (k.status == "required" || k.status == "undecided") {
         d.conditions.push_back(to_string(c.pred));
         d.header += "  assumed  [" + c.rule + " " + c.clause + "] " + to_string(c.pred) + "   (the op's condition)\n";
       }

@@ -36,6 +36,7 @@ void check_case(const CheckedCase& c, size_t k, bool sufficient, const Bindings&
   for (const auto& cond : c.conditions) {
     const bool ok = holds(cond.pred, b);
     if (!ok && cond.status == "proved") bug("the condition " + to_string(cond.pred) + " is marked proved in the case when " + guard_text(c) + " but fails", b);
+    if (ok && cond.status == "refuted") bug("the condition " + to_string(cond.pred) + " is marked refuted in the case when " + guard_text(c) + " but holds", b);
     if (!ok && !failed) failed = &cond;
   }
   if (failed) {

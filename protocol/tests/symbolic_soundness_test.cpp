@@ -12,6 +12,7 @@
 
 #ifdef TFSPEC_HAVE_PROVE
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "tfspec/protocol/prove_ops.hpp"
@@ -77,17 +78,46 @@ Json written_in(const Json& j, const Bindings& b) {
   return r;
 }
 
-// A predicate as printed (`M*N%8 == 0`), read with the assumption language, at an instance:
-// false where it is undefined (a division by 0), as the product reads it.
-bool holds_at(const std::string& pred, const Bindings& b) {
-  for (const auto& r : solver::parse_assumption(pred)) {
-    try {
-      if (!solver::apply_relation(r.op, evaluate(r.lhs, b), evaluate(r.rhs, b))) return false;
-    } catch (const SpecError&) {
-      return false;
+// A predicate as printed (`M*N%8 == 0`, or `M//32 != 0 and N%(M//32) == 0`), each part read
+// with the assumption language left to right at an instance, stopping at the first false one:
+// nullopt where a part read is undefined (a division by 0; issue 46 item 3 says none is).
+std::optional<bool> reading(const std::string& pred, const Bindings& b) {
+  for (size_t from = 0;;) {
+    const size_t at = pred.find(" and ", from);
+    for (const auto& r : solver::parse_assumption(pred.substr(from, at == std::string::npos ? std::string::npos : at - from))) {
+      try {
+        if (!solver::apply_relation(r.op, evaluate(r.lhs, b), evaluate(r.rhs, b))) return false;
+      } catch (const SpecError&) {
+        return std::nullopt;
+      }
     }
+    if (at == std::string::npos) return true;
+    from = at + 5;
+  }
+}
+// false where it is undefined, as the product reads it
+bool holds_at(const std::string& pred, const Bindings& b) { return reading(pred, b) == true; }
+
+// A case's guard, its steps read in order: nullopt where one read is undefined.
+std::optional<bool> guard_reading(const Json& c, const Bindings& b) {
+  for (const auto& g : c["when"]) {
+    const auto r = reading(g.get<std::string>(), b);
+    if (r != true) return r;
   }
   return true;
+}
+
+// Issue 46 items 2 and 3 on one condition: a counterexample is an instance of the case (the
+// assumptions and the guard) where the condition reads false, not undefined; a `required`
+// condition has one.
+std::string check_counterexample(const Json& args, const Json& c, const Json& k) {
+  if (!k.contains("counterexample")) return k["status"] == "required" ? "a required condition has no counterexample: " + k.dump() : "";
+  const Bindings x = k["counterexample"].get<Bindings>();
+  for (const auto& t : args.value("assume", Json::array()))
+    if (!holds_at(t.get<std::string>(), x)) return "the counterexample of " + k.dump() + " fails the assumption " + t.get<std::string>();
+  if (guard_reading(c, x) != true) return "the counterexample of " + k.dump() + " is outside its case " + c["when"].dump();
+  if (reading(k["predicate"].get<std::string>(), x) != false) return "the counterexample of " + k.dump() + " does not make it false";
+  return "";
 }
 
 // A JSON layout or integer with every symbolic leaf evaluated.
@@ -144,6 +174,9 @@ std::string check_answer(const std::string& op, const Json& args, const std::vec
     for (const auto& t : args.value("assume", Json::array()))
       if (!holds_at(t.get<std::string>(), w)) return "the witness " + at_text(w) + " of a case fails the assumption " + t.get<std::string>();
   }
+  for (const auto& c : cases)
+    for (const auto& k : c["conditions"])
+      if (auto why = check_counterexample(args, c, k); !why.empty()) return why;
   for (const auto& b : instances) {
     Json bound = written_in(args, b);
     bound.erase("assume");
@@ -152,14 +185,17 @@ std::string check_answer(const std::string& op, const Json& args, const std::vec
     const bool refused = ref.contains("error");
     int matching = 0;
     for (const auto& c : cases) {
-      bool guard = true;
-      for (const auto& g : c["when"]) guard = guard && holds_at(g.get<std::string>(), b);
-      if (!guard) continue;
+      const auto guard = guard_reading(c, b);
+      if (!guard) return "the guard " + c["when"].dump() + " is undefined at " + at_text(b);
+      if (!*guard) continue;
       ++matching;
       bool all = true;
       for (const auto& k : c["conditions"]) {
-        const bool ok = holds_at(k["predicate"].get<std::string>(), b);
+        const auto read = reading(k["predicate"].get<std::string>(), b);
+        if (!read) return "the condition " + k.dump() + " is undefined at " + at_text(b) + ", an instance of its case";
+        const bool ok = *read;
         if (!ok && k["status"] == "proved") return "a proved condition fails: " + k.dump() + " at " + at_text(b);
+        if (ok && k["status"] == "refuted") return "a refuted condition holds: " + k.dump() + " at " + at_text(b);
         all = all && ok;
       }
       if (!all) {

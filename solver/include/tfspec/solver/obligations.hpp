@@ -18,7 +18,7 @@
 namespace tfspec::solver {
 
 struct Classified {
-  std::string status;                    // "proved" | "refuted" | "required"
+  std::string status;                    // "proved" | "refuted" | "required" | "undecided"
   std::optional<Bindings> counterexample;  // an instance of the assumptions where the predicate fails
 };
 
@@ -55,6 +55,7 @@ class Z3Decider : public Decider {
   z3::expr defined_and(const SymPred& p);
   std::map<std::string, int64_t> lower_bounds(const std::vector<SymPred>& path) const;
   std::optional<Bindings> model_bindings(const z3::model& m);
+  std::optional<Bindings> side(const QueryOutcome& q, const std::vector<SymPred>& context, const SymPred& p, bool want);
   z3::context ctx_;
   Encoder enc_{ctx_};
   Assumptions assumptions_;
