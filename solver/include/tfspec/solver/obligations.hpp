@@ -36,6 +36,7 @@ class Z3Decider : public Decider {
   // A query that honours the rlimit spends at most about 0.3 s of CPU time (measured); the guard
   // leaves room for a machine loaded tenfold before the clock, not the rlimit, could end it.
   static constexpr unsigned kQueryGuardMs = 10000;
+  static constexpr unsigned kSearchGuardMs = 1000;  // a model search's last guard (obligations.cpp)
   std::optional<bool> decide(const std::vector<SymPred>& path, const SymPred& p) override;
   // p under the assumptions and `context` (a case's guards).
   Classified classify(const std::vector<SymPred>& context, const SymPred& p);
