@@ -26,7 +26,6 @@ struct ProveState {
   std::string smt2, size, storage;
   std::string of;  // --of "OP A [TILER]": the goal's layout derived by the symbolic algebra
   double timeout_s = 2.0;
-  const CLI::Option* timeout_opt = nullptr;  // given: it is also the derivation's wall-clock guard (issue 46 item 5)
   bool json = false, list = false;
 };
 
@@ -60,8 +59,7 @@ int run(const ProveState& st) {
   // --of: each case of the derived layout is proved on its own, its guard and its required
   // conditions assumptions of its proof; --timeout bounds the derivation and, separately, each proof.
   if (!(st.timeout_s > 0 && st.timeout_s <= 600)) fail(rule::kUsage, "--timeout takes seconds in (0, 600]");
-  const bool given_timeout = st.timeout_opt && st.timeout_opt->count() > 0;
-  const auto cases = protocol::derive_layout(st.of, st.assume, given_timeout ? static_cast<int64_t>(std::ceil(st.timeout_s * 1000)) : 0);
+  const auto cases = protocol::derive_layout(st.of, st.assume, static_cast<int64_t>(std::ceil(st.timeout_s * 1000)));
   int worst = kOk;
   for (const auto& derived : cases) {
     if (derived.vacuous) {
@@ -126,7 +124,7 @@ void add_prove_command(CLI::App& app, int& exit_code) {
   sub->add_option("goal", st->goal, "the goal (see --list)");
   sub->add_option("args", st->args, "the goal's objects in text notation, e.g. \"(M,N):(1,M)\"");
   sub->add_option("--assume", st->assume, "an assumption such as \"M % 128 == 0\" or \"1 <= M <= 65536\" (repeatable)");
-  st->timeout_opt = sub->add_option("--timeout", st->timeout_s, "seconds for the whole verdict, a hard limit (default 2)");
+  sub->add_option("--timeout", st->timeout_s, "seconds for the whole verdict, a hard limit (default 2)");
   sub->add_option("--smt2", st->smt2, "write each obligation to PREFIX-<name>.smt2 (SMT-LIB 2)");
   sub->add_option("--of", st->of, "the goal's layout derived by the symbolic algebra: \"OP A [TILER]\" (its conditions become assumptions)");
   sub->add_option("--size", st->size, "the in-bounds size E");

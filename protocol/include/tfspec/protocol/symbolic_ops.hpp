@@ -32,8 +32,7 @@ struct DerivedLayout {
   bool vacuous = false;                 // its guard and conditions have no instance (proved): nothing to prove
 };
 // One per case of the derivation (one where one formula holds), each replayed against the
-// concrete op before it is returned. `timeout_ms` is the derivation's wall-clock last guard (the
-// user's --timeout); 0: the default guard of 60 s.
+// concrete op before it is returned. `timeout_ms` is the derivation's wall-clock last guard.
 std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vector<std::string>& assume, int64_t timeout_ms);
 
 }  // namespace tfspec::protocol
