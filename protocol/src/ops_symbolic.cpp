@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "symbolic_budget.hpp"
+#include "symbolic_defined.hpp"
+#include "symbolic_print.hpp"
+#include "symbolic_refusals.hpp"
 #include "symbolic_validate.hpp"
 #include "tfspec/protocol/symbolic_ops.hpp"
 #include "tfspec/protocol/wire.hpp"
@@ -139,23 +142,6 @@ void tiler_symbols(const Tiler& t, std::set<std::string>& out) {
 template <class R>
 using Body = std::function<R(SymExec&)>;
 
-std::string cond_line(const SymCondition& c, const solver::Classified& k, const std::string& note) {
-  std::string s = k.status;
-  s.resize(9, ' ');
-  return "  " + s + "[" + c.rule + " " + c.clause + "] " + to_string(c.pred) + note + "\n";
-}
-
-// ALGEBRA.md S5: a proved condition that holds for every value of the symbols >= 1 (under the
-// case's guards, whatever the assumptions) is not printed one by one but counted in one line;
-// --json lists every condition.
-std::string everywhere_line(size_t n, const std::set<std::string>& symbols, bool cases) {
-  if (n == 0) return "";
-  std::string names;
-  for (const auto& x : symbols) names += (names.empty() ? "" : ", ") + x;
-  return "  + " + std::to_string(n) + (n == 1 ? " condition that holds" : " conditions that hold") + " for every " + names +
-         " >= 1" + (cases ? " in this case" : "") + " (listed by --json)\n";
-}
-
 template <class R>
 using Differs = std::function<std::string(const R&, const Bindings&, const Json&)>;
 
@@ -197,6 +183,7 @@ std::vector<std::optional<Bindings>> keep_reachable(BudgetedDecider& dec, SymSum
   std::vector<SymAnswer<R>> kept;
   std::vector<std::optional<Bindings>> witnesses;
   for (auto& a : s.answers) {
+    a.when = defined_guard(dec, a.when);  // issue 46 item 3: each guard step defined where it is read
     std::optional<Bindings> w = dec.instance(a.when);
     if (!w && dec.satisfiable(a.when) == false) continue;
     kept.push_back(std::move(a));
@@ -208,89 +195,74 @@ std::vector<std::optional<Bindings>> keep_reachable(BudgetedDecider& dec, SymSum
 }
 
 template <class R>
+std::vector<RefusingPath> refusing_paths(const SymSummary<R>& s) {
+  std::vector<RefusingPath> out;
+  for (const auto& c : s.refusals) out.push_back({c.guard(), *c.refusal});
+  return out;
+}
+
+[[noreturn]] void refused_everywhere(const Concrete& concrete, const Json& args, BudgetedDecider& dec, const Diagnostic& d) {
+  std::string msg = d.message + "; refused for every instance of the assumptions";
+  if (auto x = dec.instance({})) msg += ", e.g. " + solver::to_string(*x) + " (" + replay(concrete, args, *x) + ")";
+  Diagnostic why = d;
+  why.message = msg;
+  throw SpecError(why);
+}
+
+// The text's last lines and the JSON's top level: the validation, and `undecided` where the
+// answer was compared at no instance (S9, issue 46 item 7: M*M == 2*N*N has none, yet Z3
+// cannot refute it) or the refusal cases could not all be listed (item 4): exit 2.
+OpResult finish(std::ostringstream& out, Json j, const ValidationStats& v, bool total) {
+  out << "validated against the concrete reference at " << v.instances << " instances (" << v.compared << " answers compared, " << v.refusals
+      << " refusals)\n";
+  j["validated"] = Json{{"instances", v.instances}, {"compared", v.compared}, {"refusals", v.refusals}};
+  std::string why;
+  if (v.instances == 0)
+    why = "the answer could not be validated: neither the instance pool nor the solver found an instance of the assumptions, and "
+          "the solver could not show that they have none";
+  else if (!total)
+    why = "the regions where the op refuses split into more than " + std::to_string(kMaxRefusalCases) +
+          " cases, so they are not listed: an instance no case's guard holds at is refused";
+  if (why.empty()) return OpResult{j, out.str()};
+  out << "undecided: " << why << "\n";
+  j["undecided"] = why;
+  return OpResult{j, out.str(), 2};
+}
+
+template <class R>
 OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec, SymSummary<R> s,
                 const std::function<std::string(const R&)>& text_of, const std::function<Json(const R&)>& json_of, const Differs<R>& differs) {
   const std::vector<std::optional<Bindings>> witnesses = keep_reachable(dec, s);
-  if (s.answers.empty()) {
-    const Diagnostic& d = *s.refusals.front().refusal;
-    std::string msg = d.message + "; refused for every instance of the assumptions";
-    if (auto x = dec.instance({})) msg += ", e.g. " + solver::to_string(*x) + " (" + replay(concrete, args, *x) + ")";
-    Diagnostic why = d;
-    why.message = msg;
-    throw SpecError(why);
-  }
+  if (s.answers.empty()) refused_everywhere(concrete, args, dec, *s.refusals.front().refusal);
+  std::vector<std::vector<SymPred>> guards;
+  for (const auto& a : s.answers) guards.push_back(a.when);
+  const auto refusals = refusal_cases(dec, guards, refusing_paths(s));  // issue 46 item 4
+  const size_t printed = s.answers.size() + (refusals ? refusals->size() : 0);
   std::ostringstream out;
-  Json cases = Json::array(), top = Json::array();
-  // No assumption, every symbol >= 1: which proved conditions hold everywhere (folded in the text).
-  // Interval folding answers most of them (`M >= 1`, `128*(M//128) <= M`) without a solver call.
-  std::map<std::string, int64_t> ones;
-  for (const auto& x : dec.assumptions().symbols) ones[x] = 1;
-  FoldingDecider folding(ones);
-  std::optional<solver::Z3Decider> bare_z3;
-  auto everywhere_true = [&](const std::vector<SymPred>& when, const SymPred& p) {
-    if (auto d = folding.decide(when, p)) return *d;
-    if (!bare_z3) bare_z3.emplace(std::vector<std::string>{}, dec.assumptions().symbols);
-    return bare_z3->classify(when, p).status == "proved";
-  };
-  std::vector<CheckedCase> checked;
+  Json cases = Json::array();
+  Everywhere ev(dec.assumptions().symbols);
+  std::vector<CheckedCase> checked(s.answers.size());
   std::vector<Bindings> found;
-  for (const auto& a : s.answers) {
-    Json conds = Json::array();
-    std::string lines;
-    size_t everywhere = 0;
-    CheckedCase cc{a.when, {}, text_of(a.result)};
-    for (const auto& c : a.conditions) {
-      // `decided`: settled by the decider under this case's guard alone (S4); every other
-      // condition is classified here under the assumptions and the guard, never the path.
-      solver::Classified k = c.decided ? solver::Classified{"proved", std::nullopt} : dec.classify(a.when, c.pred);
-      cc.conditions.push_back({c.pred, k.status});
-      if (k.counterexample) found.push_back(*k.counterexample);
-      if (k.status == "proved" && everywhere_true(a.when, c.pred)) {
-        ++everywhere;
-        conds.push_back(Json{{"rule", c.rule}, {"clause", c.clause}, {"predicate", to_string(c.pred)}, {"status", k.status}});
-        continue;
-      }
-      std::string note;
-      for (const auto& t : dec.assumptions().texts) note = t == to_string(c.pred) ? "   (assumed)" : note;
-      Json jc{{"rule", c.rule}, {"clause", c.clause}, {"predicate", to_string(c.pred)}, {"status", k.status}};
-      if (k.counterexample) {
-        jc["counterexample"] = *k.counterexample;
-        note += "   (fails at " + solver::to_string(*k.counterexample) + ": " + replay(concrete, args, *k.counterexample) + ")";
-      }
-      lines += cond_line(c, k, note);
-      conds.push_back(jc);
-    }
-    checked.push_back(std::move(cc));
-    Json when = Json::array();
-    std::string guard;
-    for (const auto& p : a.when) {
-      when.push_back(to_string(p));
-      guard += (guard.empty() ? "" : " and ") + to_string(p);
-    }
-    const std::optional<Bindings>& witness = witnesses[cases.size()];
-    if (!witness) lines += "  reachable: undecided (no instance of this case was found, and none was proved impossible)\n";
-    if (s.answers.size() > 1) out << "when " << (guard.empty() ? "(otherwise)" : guard) << ":\n";
-    out << text_of(a.result) << "\n" << lines << everywhere_line(everywhere, dec.assumptions().symbols, s.answers.size() > 1);
-    cases.push_back(Json{{"when", when}, {"result", json_of(a.result)}, {"conditions", conds}, {"witness", witness ? Json(*witness) : Json(nullptr)}});
-    if (s.answers.size() == 1) top = conds;
+  const Replay at = [&](const Bindings& b) { return replay(concrete, args, b); };
+  for (size_t i = 0; i < s.answers.size(); ++i) {
+    const auto& a = s.answers[i];
+    const PrintedCase p = print_answer(dec, ev, a.when, a.conditions, text_of(a.result), json_of(a.result), witnesses[i], printed > 1, at, checked[i], found);
+    out << p.text;
+    cases.push_back(p.json);
+  }
+  for (const auto& r : refusals ? *refusals : std::vector<RefusalCase>{}) {
+    const PrintedCase p = print_refusal(r);
+    out << p.text;
+    cases.push_back(p.json);
+    checked.push_back(CheckedCase{r.when, {}, "refused", true});
   }
   const ValidationStats v = validate_cases(
-      checked, walk_sufficient(concrete.op), validation_instances(dec, checked, found), [&](const Bindings& b) { return concrete_at(concrete, args, b); },
+      checked, walk_sufficient(concrete.op), refusals.has_value(), validation_instances(dec, checked, found),
+      [&](const Bindings& b) { return concrete_at(concrete, args, b); },
       [&](size_t k, const Bindings& b, const Json& ref) { return differs(s.answers[k].result, b, ref); });
-  out << "validated against the concrete reference at " << v.instances << " instances (" << v.compared << " answers compared, " << v.refusals
-      << " refusals)\n";
-  Json j{{"result", s.answers.size() == 1 ? json_of(s.answers[0].result) : Json(nullptr)}, {"cases", cases}, {"conditions", top},
-         {"validated", Json{{"instances", v.instances}, {"compared", v.compared}, {"refusals", v.refusals}}}};
-  // S9: an answer replayed at no instance is not checked at all (issue 46 item 7: assumptions
-  // such as M*M == 2*N*N have no instance, yet Z3 cannot refute them): undecided, exit 2.
-  if (v.instances == 0) {
-    const std::string why = "the answer could not be validated: neither the instance pool nor the solver found an instance of the "
-                            "assumptions, and the solver could not show that they have none";
-    out << "undecided: " << why << "\n";
-    j["undecided"] = why;
-    return OpResult{j, out.str(), 2};
-  }
-  return OpResult{j, out.str()};
+  const bool one = printed == 1;
+  return finish(out, Json{{"result", one ? json_of(s.answers[0].result) : Json(nullptr)}, {"cases", cases},
+                          {"conditions", one ? cases[0]["conditions"] : Json::array()}}, v, refusals.has_value());
 }
 
 template <class R>
@@ -499,7 +471,7 @@ ValidationStats validate_derived(const std::string& op, const LayoutOp& lop, con
   if (!concrete_op) fail(rule::kInternal, "the layout op " + op + " is not registered");
   const Concrete concrete{concrete_op->run, op};
   return validate_cases(
-      checked, walk_sufficient(op), validation_instances(dec, checked, cex), [&](const Bindings& b) { return concrete_at(concrete, args, b); },
+      checked, walk_sufficient(op), false, validation_instances(dec, checked, cex), [&](const Bindings& b) { return concrete_at(concrete, args, b); },
       [&](size_t k, const Bindings& b, const Json& ref) { return layout_differs(s.answers[k].result, b, ref); });
 }
 
@@ -575,7 +547,7 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
       cc.conditions.push_back({c.pred, k.status});
       if (k.counterexample) cex.push_back(*k.counterexample);
       if (k.status == "refuted") fail(RuleRef(*find_rule(c.rule), c.clause), of + ": the condition " + to_string(c.pred) + " is refuted by the assumptions");
-      if (k.status == "required") {
+      if (k.status == "required" || k.status == "undecided") {
         d.conditions.push_back(to_string(c.pred));
         d.header += "  assumed  [" + c.rule + " " + c.clause + "] " + to_string(c.pred) + "   (the op's condition)\n";
       }

@@ -36,6 +36,7 @@ void check_case(const CheckedCase& c, size_t k, bool sufficient, const Bindings&
   for (const auto& cond : c.conditions) {
     const bool ok = holds(cond.pred, b);
     if (!ok && cond.status == "proved") bug("the condition " + to_string(cond.pred) + " is marked proved in the case when " + guard_text(c) + " but fails", b);
+    if (ok && cond.status == "refuted") bug("the condition " + to_string(cond.pred) + " is marked refuted in the case when " + guard_text(c) + " but holds", b);
     if (!ok && !failed) failed = &cond;
   }
   if (failed) {
@@ -51,7 +52,7 @@ void check_case(const CheckedCase& c, size_t k, bool sufficient, const Bindings&
 
 }  // namespace
 
-ValidationStats validate_cases(const std::vector<CheckedCase>& cases, bool sufficient, const std::vector<Bindings>& instances,
+ValidationStats validate_cases(const std::vector<CheckedCase>& cases, bool sufficient, bool total, const std::vector<Bindings>& instances,
                                const std::function<ConcreteAnswer(const Bindings&)>& concrete,
                                const std::function<std::string(size_t, const Bindings&, const Json&)>& differs) {
   ValidationStats stats;
@@ -64,8 +65,9 @@ ValidationStats validate_cases(const std::vector<CheckedCase>& cases, bool suffi
     const ConcreteAnswer ref = concrete(b);
     if (ref.limit) continue;
     ++stats.instances;
-    if (matching.empty()) {
-      if (!ref.refused && !sufficient) bug("no case's guard holds, but the reference answers " + ref.text, b);
+    if (matching.empty() && total) bug("no case's guard holds (the cases are meant to cover every instance)", b);
+    if (matching.empty() || cases[matching[0]].refused) {
+      if (!ref.refused && !sufficient) bug("no answer case's guard holds, but the reference answers " + ref.text, b);
       ++stats.refusals;
       continue;
     }

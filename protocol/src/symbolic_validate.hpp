@@ -25,6 +25,7 @@ struct CheckedCase {
   std::vector<SymPred> when;
   std::vector<CheckedCondition> conditions;
   std::string text;  // the result as printed, for the report
+  bool refused = false;  // a refusal case (issue 46 item 4): the reference refuses where its guard holds
 };
 
 // The concrete reference at an instance: its answer, or that it refused (rule), or that it hit
@@ -44,7 +45,9 @@ struct ValidationStats {
 // differ; it throws SpecError of kind Limit where the instance overflows (the instance is skipped).
 // `sufficient`: the op's conditions are CuTe's walk's (S3): where one fails the reference may
 // still answer past the walk (D17), so a failing condition there is not checked for a refusal.
-ValidationStats validate_cases(const std::vector<CheckedCase>& cases, bool sufficient, const std::vector<Bindings>& instances,
+// `total`: the cases cover every instance (refusal cases included), so an instance no guard
+// holds at is a bug.
+ValidationStats validate_cases(const std::vector<CheckedCase>& cases, bool sufficient, bool total, const std::vector<Bindings>& instances,
                                const std::function<ConcreteAnswer(const Bindings&)>& concrete,
                                const std::function<std::string(size_t, const Bindings&, const Json&)>& differs);
 

@@ -18,7 +18,7 @@
 namespace tfspec::solver {
 
 struct Classified {
-  std::string status;                    // "proved" | "refuted" | "required"
+  std::string status;                    // "proved" | "refuted" | "required" | "undecided"
   std::optional<Bindings> counterexample;  // an instance of the assumptions where the predicate fails
 };
 
@@ -36,6 +36,7 @@ class Z3Decider : public Decider {
   // A query that honours the rlimit spends at most about 0.3 s of CPU time (measured); the guard
   // leaves room for a machine loaded tenfold before the clock, not the rlimit, could end it.
   static constexpr unsigned kQueryGuardMs = 10000;
+  static constexpr unsigned kSearchGuardMs = 1000;  // a model search's last guard (obligations.cpp)
   std::optional<bool> decide(const std::vector<SymPred>& path, const SymPred& p) override;
   // p under the assumptions and `context` (a case's guards).
   Classified classify(const std::vector<SymPred>& context, const SymPred& p);
@@ -55,6 +56,7 @@ class Z3Decider : public Decider {
   z3::expr defined_and(const SymPred& p);
   std::map<std::string, int64_t> lower_bounds(const std::vector<SymPred>& path) const;
   std::optional<Bindings> model_bindings(const z3::model& m);
+  std::optional<Bindings> side(const QueryOutcome& q, const std::vector<SymPred>& context, const SymPred& p, bool want);
   z3::context ctx_;
   Encoder enc_{ctx_};
   Assumptions assumptions_;

@@ -1,0 +1,108 @@
+#include "symbolic_print.hpp"
+
+#include "symbolic_defined.hpp"
+
+namespace tfspec::protocol {
+namespace {
+
+// issue 46 item 2: `required` only with an instance of the case on each side.
+constexpr const char* kUndecidedCondition =
+    "the solver could neither prove nor refute it in this case, and no instance of the case was found on each side";
+constexpr const char* kUnreached = "  reachable: undecided (no instance of this case was found, and none was proved impossible)\n";
+
+std::string cond_line(const SymCondition& c, const std::string& status, const std::string& text, const std::string& note) {
+  std::string s = status;
+  s.resize(std::max<size_t>(9, s.size() + 1), ' ');
+  return "  " + s + "[" + c.rule + " " + c.clause + "] " + text + note + "\n";
+}
+
+std::string everywhere_line(size_t n, const std::set<std::string>& symbols, bool cases) {
+  if (n == 0) return "";
+  std::string names;
+  for (const auto& x : symbols) names += (names.empty() ? "" : ", ") + x;
+  return "  + " + std::to_string(n) + (n == 1 ? " condition that holds" : " conditions that hold") + " for every " + names +
+         " >= 1" + (cases ? " in this case" : "") + " (listed by --json)\n";
+}
+
+std::map<std::string, int64_t> ones(const std::set<std::string>& symbols) {
+  std::map<std::string, int64_t> m;
+  for (const auto& x : symbols) m[x] = 1;
+  return m;
+}
+
+}  // namespace
+
+Everywhere::Everywhere(const std::set<std::string>& symbols) : symbols_(symbols), folding_(ones(symbols)) {}
+
+// Interval folding answers most of them (`M >= 1`, `128*(M//128) <= M`) without a solver call.
+bool Everywhere::holds(const std::vector<SymPred>& when, const SymPred& p) {
+  if (auto d = folding_.decide(when, p)) return *d;
+  if (!bare_z3_) bare_z3_.emplace(std::vector<std::string>{}, symbols_);
+  return bare_z3_->classify(when, p).status == "proved";
+}
+
+std::string guard_text(const std::vector<SymPred>& when) {
+  std::string g;
+  for (const auto& p : when) g += (g.empty() ? "" : " and ") + to_string(p);
+  return g.empty() ? "(otherwise)" : g;
+}
+
+Json guard_json(const std::vector<SymPred>& when) {
+  Json j = Json::array();
+  for (const auto& p : when) j.push_back(to_string(p));
+  return j;
+}
+
+PrintedCase print_answer(BudgetedDecider& dec, Everywhere& ev, const std::vector<SymPred>& when, const std::vector<SymCondition>& conditions,
+                         const std::string& result_text, const Json& result_json, const std::optional<Bindings>& witness, bool headed,
+                         const Replay& replay, CheckedCase& checked, std::vector<Bindings>& found) {
+  Json conds = Json::array();
+  std::string lines;
+  size_t everywhere = 0;
+  checked = CheckedCase{when, {}, result_text};
+  for (const auto& c : conditions) {
+    // `decided`: settled by the decider under this case's guard alone (S4); every other
+    // condition is classified here under the assumptions and the guard, never the path.
+    const solver::Classified k = c.decided ? solver::Classified{"proved", std::nullopt} : dec.classify(when, c.pred);
+    checked.conditions.push_back({c.pred, k.status});
+    if (k.counterexample) found.push_back(*k.counterexample);
+    if (k.status == "proved" && ev.holds(when, c.pred)) {
+      ++everywhere;
+      conds.push_back(Json{{"rule", c.rule}, {"clause", c.clause}, {"predicate", to_string(c.pred)}, {"status", k.status}});
+      continue;
+    }
+    std::string note;
+    for (const auto& t : dec.assumptions().texts) note = t == to_string(c.pred) ? "   (assumed)" : note;
+    // issue 46 item 3: a divisor that can be 0 in this case is said to be non-zero first
+    const std::string text = defined_text(undefined_divisors(dec, when, c.pred), c.pred);
+    Json jc{{"rule", c.rule}, {"clause", c.clause}, {"predicate", text}, {"status", k.status}};
+    if (k.status == "undecided") {
+      jc["reason"] = kUndecidedCondition;
+      note += "   (" + std::string(kUndecidedCondition) + ")";
+    }
+    if (k.counterexample) {
+      jc["counterexample"] = *k.counterexample;
+      note += "   (fails at " + solver::to_string(*k.counterexample) + ": " + replay(*k.counterexample) + ")";
+    }
+    lines += cond_line(c, k.status, text, note);
+    conds.push_back(jc);
+  }
+  if (!witness) lines += kUnreached;
+  const std::string head = headed ? "when " + guard_text(when) + ":\n" : "";
+  return {head + result_text + "\n" + lines + everywhere_line(everywhere, dec.assumptions().symbols, headed),
+          Json{{"when", guard_json(when)}, {"result", result_json}, {"conditions", conds}, {"witness", witness ? Json(*witness) : Json(nullptr)}}};
+}
+
+// issue 46 item 4: `when ...: refused [rule §clause]`, the refusal's message below.
+PrintedCase print_refusal(const RefusalCase& r) {
+  const Diagnostic& d = r.refusal;
+  std::string text = "when " + guard_text(r.when) + ": refused [" + d.rule + " " + d.clause + "]\n  " + d.message + "\n";
+  if (!r.witness) text += kUnreached;
+  return {text, Json{{"when", guard_json(r.when)},
+                     {"result", nullptr},
+                     {"refused", Json{{"rule", d.rule}, {"clause", d.clause}, {"message", d.message}}},
+                     {"conditions", Json::array()},
+                     {"witness", r.witness ? Json(*r.witness) : Json(nullptr)}}};
+}
+
+}  // namespace tfspec::protocol
