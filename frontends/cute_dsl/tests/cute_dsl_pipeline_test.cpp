@@ -193,3 +193,16 @@ TEST(CuteDslPipeline, UnmappedKernelsAreCheckedOpByOp) {
     EXPECT_EQ(find(r, "global", "!copy").outcome, Outcome::Ok) << name;
   }
 }
+
+// CUTLASS's tensorop_gemm builds its staged smem with tile_to_shape of a rank-2 atom to a rank-3
+// shape; CuTe pads the atom with a 1:0 mode. The DSL's own answer (in its full dump) is the
+// expected value; a stage stride changed to 2048 (the stages would overlap) must be caught.
+TEST(CuteDslValidate, TileToShapePadsALowerRankBlock) {
+  const std::string op =
+      "%r = cute.tile_to_shape(%a, %s, %o) : (!cute.layout<\"(8,32):(32,1)\">, !cute.shape<\"(128,32,4)\">, !cute.int_tuple<\"(0,1,2)\">) -> "
+      "!cute.layout<\"((8,16),(32,1),(1,4)):((32,256),(1,0),(0,4096))\">\n";
+  const kernel::KernelReport good = check(op);
+  EXPECT_EQ(find(good, "layout-op", "cute.tile_to_shape").outcome, Outcome::Ok);
+  const kernel::KernelReport bad = check(replaced_all(op, "(0,4096)", "(0,2048)"));
+  EXPECT_EQ(find(bad, "layout-op", "cute.tile_to_shape").outcome, Outcome::Violation);
+}
