@@ -141,9 +141,13 @@ void extent_conditions(const Layout& g, char tensor, std::array<int64_t, 2> tile
 
 void check_bounds(const Pipeline& p, const KernelOptions& o, std::vector<Finding>& out) {
   std::vector<Condition> conds;
-  if (!p.a.tma) extent_conditions(p.a.global, 'A', {p.bm, p.bk}, {"BM", "BK"}, conds);
-  if (!p.b.tma) extent_conditions(p.b.global, 'B', {p.bn, p.bk}, {"BN", "BK"}, conds);
-  extent_conditions(p.global_c, 'C', {p.bm, p.bn}, {"BM", "BN"}, conds);
+  if (!p.a.tma && !p.a.predicated) extent_conditions(p.a.global, 'A', {p.bm, p.bk}, {"BM", "BK"}, conds);
+  if (!p.b.tma && !p.b.predicated) extent_conditions(p.b.global, 'B', {p.bn, p.bk}, {"BN", "BK"}, conds);
+  if (!p.epilogue_predicated) extent_conditions(p.global_c, 'C', {p.bm, p.bn}, {"BM", "BN"}, conds);
+  for (const auto& [name, on] : {std::pair{'A', p.a.predicated}, std::pair{'B', p.b.predicated}, std::pair{'C', p.epilogue_predicated}})
+    if (on)
+      out.push_back({"bounds", std::string(1, name) + " extents", Outcome::Ok, nullptr,
+                     std::string("no condition: the ") + name + " copies are predicated, so a tile may run past the global extents", Json::object()});
   for (const Operand* op : {&p.a, &p.b})
     if (auto f = op->tma ? tma_global(*op, conds) : global_access(op->g2s, op->global, op->name, op->name == 'A' ? p.bm : p.bn, p.bk, op->bits, conds))
       out.push_back(std::move(*f));

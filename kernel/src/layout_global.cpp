@@ -1,8 +1,8 @@
 // spec/TRITON.md §3.3 and §3.4 on a LayoutProgram: a dot's operands against its MMA and each
 // other, and each global load or store's vector width and 32-byte sectors against the ideal.
 #include <algorithm>
-#include <set>
 
+#include "tfspec/kernel/coalescing.hpp"
 #include "tfspec/kernel/layout_program.hpp"
 
 namespace tfspec::kernel {
@@ -94,16 +94,16 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
   for (int64_t w = 0; w < warps; ++w) {
     int64_t ws = 0, wi = 0;
     for (int64_t k = 0; k < values / vec; ++k) {
-      std::set<std::pair<int64_t, int64_t>> s;
-      std::set<int64_t> elems;
+      // Rows of the other dims have unknown distances: each is its own row of sectors.
+      std::vector<std::pair<int64_t, int64_t>> row_and_byte;
       for (int64_t lane = 0; lane < p.threads_per_warp; ++lane)
         for (int64_t v = k * vec; v < (k + 1) * vec; ++v) {
           const int64_t e = (*m.regs)(v + (lane + w * p.threads_per_warp) * values), c = coord(e, m.shape, static_cast<size_t>(cd));
-          elems.insert(e);
-          s.insert({e - c * stride, c * bytes / 32});
+          row_and_byte.push_back({e - c * stride, c * bytes});
         }
-      ws += static_cast<int64_t>(s.size());
-      wi += (static_cast<int64_t>(elems.size()) * bytes + 31) / 32;
+      const SectorCount n = sectors_of(row_and_byte, bytes);
+      ws += n.sectors;
+      wi += n.ideal;
     }
     if (sectors < 0 || ws - wi > sectors - ideal) sectors = ws, ideal = wi, worst_warp = w;
   }

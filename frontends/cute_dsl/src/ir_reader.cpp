@@ -1,4 +1,5 @@
 // Reading the DSL's MLIR dump (spec/CUTE_DSL.md §1): type aliases, then one op per line.
+#include <cctype>
 #include <set>
 
 #include <algorithm>
@@ -110,6 +111,10 @@ bool read_op(std::string_view line, int n, Module& m) {
   if (s.substr(0, 5) != "cute.") return false;
   // NAME [KEYWORD] (OPERANDS) or NAME @SYMBOL (`cute.tiled.mma.partition A (..)`, `cute.kernel_smem_size @k`)
   op.name = std::string(s.substr(0, s.find_first_of(" (<")));  // `cute.append_to_rank<2>(..)`: the name without <..>
+  if (s.size() > op.name.size() + 2 && s[op.name.size()] == ' ' && std::isalpha(static_cast<unsigned char>(s[op.name.size() + 1]))) {
+    const std::string_view rest = s.substr(op.name.size() + 1);
+    op.keyword = std::string(rest.substr(0, rest.find_first_of(" (")));
+  }
   const auto pieces = split_top(s, " : ");
   const std::string_view head = pieces[0];
   const size_t open = head.find('('), close = head.rfind(')');
@@ -168,8 +173,10 @@ Type parse_type(std::string_view text, const std::map<std::string, std::string>&
     const auto parts = split_top(f.substr(13, f.size() - 14), ",");
     if (parts.size() < 3) fail(rule::kCuteDslInput, "cute-dsl (§1): a memref names element, space and layout: " + t.full);
     t.elem = std::string(parts[0]), t.space = std::string(parts[1]);
-    for (auto p : parts)
+    for (auto p : parts) {
       if (p.rfind("align<", 0) == 0) t.align = std::stoll(std::string(p.substr(6)));
+      if (p.rfind("S<", 0) == 0) t.swizzle = std::string(p);
+    }
   }
   return t;
 }

@@ -45,7 +45,15 @@ LayoutPtr tile_to_shape(const LayoutPtr& block, const IntTuple& trg, const IntTu
     const auto& c = static_cast<const ComposedLayout&>(*block);
     return std::make_shared<ComposedLayout>(c.inner(), c.offset(), tile_to_shape(c.outer(), trg, order));
   }
-  const Layout& b = static_cast<const Layout&>(*block);
+  // A block of lower rank than the target gains modes 1:0 (CuTe pads it: (8,32):(32,1) tiled to
+  // (128,32,4) is (8,32,1):(32,1,0) tiled), so a stage mode comes out of the ordered product.
+  std::vector<IntTuple> shape, stride;
+  for (int i = 0; i < rank(trg); ++i) {
+    const bool own = i < static_cast<int>(static_cast<const Layout&>(*block).rank());
+    shape.push_back(own ? static_cast<const Layout&>(*block).shape_ref()[i] : IntTuple(1));
+    stride.push_back(own ? static_cast<const Layout&>(*block).stride()[i] : IntTuple(0));
+  }
+  const Layout b(IntTuple::tuple(shape), IntTuple::tuple(stride));
   std::vector<IntTuple> reps;
   for (int i = 0; i < rank(trg); ++i) {
     const int64_t bs = product_int(b.shape_ref()[i]);

@@ -65,6 +65,9 @@ struct Operand {
   std::optional<TmaLoad> tma;     // global -> shared by TMA instead of g2s
   LayoutPtr smem;                 // (rows, BK) tile -> element offset of one stage (Layout or swizzled)
   std::optional<CopyAtom> s2r;    // shared -> registers (none: the MMA reads shared memory)
+  // The g2s copy takes a predicate (a reader of a compiler's IR saw one): its tiles may run past
+  // the global extents, so the extents need no divisibility condition (check 4).
+  bool predicated = false;
 };
 
 struct Pipeline {
@@ -82,6 +85,7 @@ struct Pipeline {
   // registers, so each thread may store only what its C partition holds; "smem" (the default):
   // through a staging buffer, not described.
   bool epilogue_from_accumulators = false;
+  bool epilogue_predicated = false;  // as Operand::predicated, for the C tiles
   // The staging buffer of an epilogue through shared memory (extension K1): the (BM, BN) C tile
   // to element offsets, and the bits of one register-to-shared store (each thread stores its
   // accumulator fragment, the C partition, r2s_bits at a time). None: the step is not described.

@@ -3,6 +3,7 @@
 // This frontend decides no law: layouts go to reference/, the checks run on what was read.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,12 +20,14 @@ struct Type {
   std::string kind, text;
   std::string elem, space;  // memref: element type (f16) and address space (gmem, smem, rmem)
   int64_t align = 0;        // memref: align<N>, bytes
+  std::string swizzle;      // memref: a swizzle on its pointer, in bytes (`S<2,4,3>`), else empty
   std::string full;         // the whole type text (aliases resolved)
 };
 
 struct Op {
   int line = 0;  // 1-based line in the dump
   std::string loc, name;  // loc(...) where the dump has one; name: cute.composition, ...
+  std::string keyword;    // a word between the name and its operands (`cute.tiled.mma.partition A (..)`)
   std::vector<std::string> results, operands;
   std::vector<Type> operand_types, result_types;
 };
@@ -59,6 +62,19 @@ std::string to_tfspec_notation(std::string_view cute, Symbols& syms);
 LayoutPtr read_layout(std::string_view cute, Symbols& syms);  // layout or `S<B,M,S> o off o L`
 Tiler read_tiler(std::string_view cute);                      // `[a:b;c:d]` (static only)
 bool is_static(std::string_view cute);                        // no `?`
+int64_t elem_bits(const std::string& elem);                   // f16 -> 16, ...; 0 when unknown
+int64_t atom_bits(const std::string& atom);                   // a copy atom's `..., 128 b>`; 0 when not stated
+
+// The kernel pipeline of spec/KERNEL.md read from the ops (spec/CUTE_DSL.md §4): per operand the
+// g2s copy, the smem layout (with its swizzle), the s2r copy and the tiled MMA, found from the
+// copies' address spaces and the MMA partitions' operands. `pipeline` is empty when the module
+// cannot be mapped; `unmapped` says why. `locs`: a finding's subject prefix -> the op's line.
+struct MappedPipeline {
+  std::optional<kernel::Pipeline> pipeline;
+  std::vector<std::string> unmapped;
+  std::vector<std::pair<std::string, std::string>> locs;
+};
+MappedPipeline map_pipeline(const Module& m);
 
 inline kernel::Finding make_finding(std::string check, std::string subject, kernel::Outcome o = kernel::Outcome::Ok,
                                     const RuleId* rule = nullptr) {
@@ -67,8 +83,9 @@ inline kernel::Finding make_finding(std::string check, std::string subject, kern
   return f;
 }
 
-// The checks on what was read: translation validation of every static layout op (§2) and the
-// coalescing of global copies (§3). The report's arch is sm80 (the DSL's Ampere atoms).
+// The checks on what was read: translation validation of every static layout op (§2), the
+// coalescing of global copies (§3) and, where the ops map to a pipeline (§4), kernel/'s checks
+// of it (coverage, agreement, width and banks, bounds, footprint). The report's arch is sm80.
 kernel::KernelReport check_module(const Module& m);
 void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out);
 void check_global_copies(const Module& m, std::vector<kernel::Finding>& out);

@@ -1,0 +1,69 @@
+// The report on a module (spec/CUTE_DSL.md): what was read, the translation validation (§2), the
+// coalescing of global copies (§3), and kernel/'s checks of the pipeline the ops map to (§4),
+// each finding at the line of the op it is about.
+#include <chrono>
+
+#include "tfspec/frontends/cute_dsl/cute_ir.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/notation.hpp"
+
+namespace tfspec::cute_dsl {
+namespace {
+
+// kernel/'s findings name subjects ("A s2r (read)", "B g2s (global)"); the op is the mapping's.
+void locate(std::vector<kernel::Finding>& findings, const std::vector<std::pair<std::string, std::string>>& locs) {
+  for (kernel::Finding& f : findings)
+    for (const auto& [prefix, loc] : locs)
+      if (f.loc.empty() && f.subject.rfind(prefix, 0) == 0) f.loc = loc;
+}
+
+void check_pipeline(const Module& m, kernel::KernelReport& r) {
+  const MappedPipeline mp = map_pipeline(m);
+  if (!mp.pipeline) {
+    kernel::Finding f = make_finding("pipeline", "the kernel", kernel::Outcome::Skipped);
+    f.message = "not mapped to a pipeline (checked op by op only): " + mp.unmapped.front();
+    r.findings.push_back(std::move(f));
+    return;
+  }
+  const kernel::Pipeline& p = *mp.pipeline;
+  kernel::Finding f = make_finding("pipeline", "the kernel", kernel::Outcome::Ok);
+  f.message = "mapped: " + std::to_string(p.threads) + " threads, tile " + std::to_string(p.bm) + "x" + std::to_string(p.bn) + "x" + std::to_string(p.bk) +
+              ", " + std::to_string(p.stages) + " stage(s); A smem " + to_string(*p.a.smem) + ", B smem " + to_string(*p.b.smem);
+  f.detail = {{"threads", p.threads}, {"tile", {p.bm, p.bn, p.bk}}, {"stages", p.stages}, {"assume", p.assume}};
+  r.findings.push_back(std::move(f));
+  try {
+    kernel::KernelReport k = kernel::check_pipeline(p);
+    locate(k.findings, mp.locs);
+    for (kernel::Finding& x : k.findings) r.findings.push_back(std::move(x));
+    r.notes.insert(r.notes.end(), k.notes.begin(), k.notes.end());
+  } catch (const SpecError& e) {  // the mapped pipeline is one kernel/ refuses: said, not guessed
+    kernel::Finding x = make_finding("pipeline", "the kernel", kernel::Outcome::Skipped);
+    x.message = std::string("mapped, but kernel/ does not check it: ") + e.what();
+    r.findings.push_back(std::move(x));
+  }
+}
+
+}  // namespace
+
+kernel::KernelReport check_module(const Module& m) {
+  const auto start = std::chrono::steady_clock::now();
+  kernel::KernelReport r;
+  r.name = "cute-dsl";
+  r.arch = "sm80";
+  kernel::Finding read = make_finding("reader", "the IR", kernel::Outcome::Ok);
+  read.message = std::to_string(m.ops.size()) + " cute ops, " + std::to_string(m.copies.size()) + " tiled copies, " +
+                 std::to_string(m.mmas.size()) + " tiled MMAs read";
+  if (!m.unknown_ops.empty()) {
+    read.outcome = kernel::Outcome::Skipped;
+    read.message += "; ops this reader does not know (not interpreted):";
+    for (const std::string& n : m.unknown_ops) read.message += " " + n;
+  }
+  r.findings.push_back(std::move(read));
+  validate_layout_ops(m, r.findings);
+  check_global_copies(m, r.findings);
+  check_pipeline(m, r);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace tfspec::cute_dsl

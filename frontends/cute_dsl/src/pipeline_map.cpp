@@ -1,0 +1,261 @@
+// The kernel pipeline of spec/KERNEL.md read from the DSL's ops (spec/CUTE_DSL.md §4). The ops
+// say which tensor each copy and MMA partition touches (SSA names), and the types say where it
+// lives (gmem, smem): A's shared view is the operand of `cute.tiled.mma.partition A`; its g2s copy
+// is the tiled copy partitioned over that view as destination; its s2r copy the ldmatrix copy
+// partitioned over it as source; its global tensor the source of that g2s copy, traced back to
+// the `cute.local_tile` that cut it from the kernel's tensor. Nothing is guessed: a step not found
+// leaves the pipeline unmapped, saying which.
+#include <cmath>
+#include <cstdio>
+
+#include "tfspec/frontends/cute_dsl/cute_ir.hpp"
+#include "tfspec/kernel/atoms.hpp"
+#include "tfspec/reference/composed.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/notation.hpp"
+#include "tfspec/reference/swizzle.hpp"
+
+namespace tfspec::cute_dsl {
+namespace {
+
+struct Unmapped {
+  std::string why;
+};
+[[noreturn]] void unmapped(const std::string& why) { throw Unmapped{why}; }
+
+// The plain layout under a (possibly swizzled) shared-memory layout.
+const LayoutBase* smem_outer(const LayoutPtr& l) {
+  return l->kind() == LayoutKind::Composed ? static_cast<const ComposedLayout&>(*l).outer().get() : l.get();
+}
+
+std::string line_of(const Op& op) { return op.loc.empty() ? "line " + std::to_string(op.line) : op.loc; }
+
+const Op* find_op(const Module& m, const std::string& name, const std::string& operand1, const char* atom_kind) {
+  for (const Op& op : m.ops)
+    if (op.name == name && op.operands.size() >= 2 && op.operands[1] == operand1 && !op.operand_types.empty() &&
+        (atom_kind == nullptr || op.operand_types[0].full.find(atom_kind) != std::string::npos))
+      return &op;
+  return nullptr;
+}
+
+const Op* defining(const Module& m, const std::string& value) {
+  for (const Op& op : m.ops)
+    for (const std::string& r : op.results)
+      if (r == value) return &op;
+  return nullptr;
+}
+
+// The global tensor a gmem view was cut from: back through operand 0 to a cute.local_tile.
+const Type& traced_global(const Module& m, const std::string& view) {
+  std::string v = view;
+  for (int hops = 0; hops < 64; ++hops) {
+    const Op* d = defining(m, v);
+    if (!d || d->operands.empty()) break;
+    if (d->name == "cute.local_tile" && !d->operand_types.empty()) return d->operand_types[0];
+    v = d->operands[0];
+  }
+  unmapped("the global tensor of " + view + " is not traced to a cute.local_tile");
+}
+
+const TiledCopy& copy_named(const Module& m, const Type& t) {
+  for (const TiledCopy& c : m.copies)
+    if (m.aliases.at(c.alias) == t.full) return c;
+  unmapped("a tiled copy type not among the aliases: " + t.full);
+}
+
+// The first two modes of a layout (rows, cols); rank-2 layouts are kept whole.
+Layout first_two(const Layout& l) {
+  if (l.rank() < 2) unmapped("a rank-" + std::to_string(l.rank()) + " layout where (rows, cols) was expected: " + to_string(l));
+  return l.rank() == 2 ? l : Layout(IntTuple::tuple({l.shape_ref()[0], l.shape_ref()[1]}), IntTuple::tuple({l.stride()[0], l.stride()[1]}));
+}
+
+// A shared view's (rows, K) tile -> element offset, and its stages (a third mode). A swizzle on the
+// pointer acts on byte addresses: S<B,M,S> over E-byte elements is Sw<B, M - log2 E, S> on offsets.
+LayoutPtr smem_layout(const Type& t, int64_t& stages, std::vector<std::string>& notes) {
+  if (t.kind != "memref" || t.space != "smem") unmapped("not a shared-memory view: " + t.full);
+  Symbols none;
+  const LayoutPtr whole = read_layout(t.text, none);
+  if (!none.divisors.empty()) unmapped("a dynamic shared-memory layout: " + t.text);
+  std::shared_ptr<const LayoutBase> inner;
+  int64_t offset = 0;
+  const Layout* outer = nullptr;
+  if (whole->kind() == LayoutKind::Composed) {
+    const auto& c = static_cast<const ComposedLayout&>(*whole);
+    if (c.outer()->kind() != LayoutKind::Layout) unmapped("a shared-memory layout of another kind: " + t.text);
+    inner = c.inner(), offset = c.offset(), outer = static_cast<const Layout*>(c.outer().get());
+  } else {
+    outer = static_cast<const Layout*>(whole.get());
+  }
+  if (!t.swizzle.empty()) {
+    if (inner) unmapped("two swizzles on one shared view: " + t.full);
+    const int64_t log_e = static_cast<int64_t>(std::log2(static_cast<double>(elem_bits(t.elem) / 8)));
+    const LayoutPtr s = parse_pure_layout(to_tfspec_notation(t.swizzle, none));
+    const auto& bytes = static_cast<const Swizzle&>(*s);
+    if (bytes.base() < log_e) unmapped("a byte swizzle " + t.swizzle + " below the element's bytes");
+    inner = std::make_shared<Swizzle>(bytes.bits(), bytes.base() - log_e, bytes.shift());
+    notes.push_back("the shared view's pointer swizzle " + t.swizzle + " (bytes) is " + to_string(*inner) + " on " + t.elem + " element offsets");
+  }
+  if (outer->rank() > 3) unmapped("a shared view of rank " + std::to_string(outer->rank()) + ": " + t.text);
+  stages = outer->rank() == 3 ? outer->mode(2).size() : 1;
+  const Layout tile = first_two(*outer);
+  // spec/KERNEL.md: stage s starts s * cosize elements on; a view whose stages lie otherwise is
+  // not what the checks model.
+  for (int64_t s = 1; s < stages; ++s)
+    if (outer->mode(2)(s) != s * tile.cosize())
+      unmapped("the stages of " + t.text + " do not start one tile's cosize (" + std::to_string(tile.cosize()) + ") apart");
+  if (!inner) return std::make_shared<Layout>(tile);
+  return std::make_shared<ComposedLayout>(inner, offset, std::make_shared<Layout>(tile));
+}
+
+// A tiled copy of the IR as kernel/'s: its TV layout over the tiler's (rows, cols) tile, whose
+// modes must be identities (`[32:1;32:1]`) for the TV's index to be the tile's colexicographic one.
+kernel::TiledCopy kernel_copy(const TiledCopy& c, const std::string& path) {
+  Symbols none;
+  const LayoutPtr tv = read_layout(c.layout_tv, none);
+  const Tiler tiler = read_tiler(c.tiler);
+  if (tv->kind() != LayoutKind::Layout || !none.divisors.empty() || tiler.is_layout() || tiler.modes.size() != 2)
+    unmapped(c.alias + ": not a static 2-D tiled copy");
+  kernel::TiledCopy k;
+  k.tv = static_cast<const Layout&>(*tv);
+  for (const Tiler& mode : tiler.modes)
+    if (!mode.is_layout() || mode.layout->rank() != 1 || const_value(mode.layout->stride().as_dim()) != 1)
+      unmapped(c.alias + ": a tiler mode that is not an identity (" + c.tiler + ")");
+  k.rows = tiler.modes[0].layout->size();
+  k.cols = tiler.modes[1].layout->size();
+  k.atom_bits = atom_bits(c.atom);
+  k.path = path;
+  if (k.atom_bits == 0) unmapped(c.alias + ": the atom states no width: " + c.atom);
+  return k;
+}
+
+// `ldsm<val_type = f16, ..., num_matrices = 4, n>` (n: plain, t: transposed).
+kernel::CopyAtom ldsm_atom(const TiledCopy& c, int64_t bits) {
+  const size_t at = c.atom.find("num_matrices = ");
+  if (at == std::string::npos) unmapped(c.alias + ": an ldsm atom without num_matrices");
+  const int64_t n = std::stoll(c.atom.substr(at + 15));
+  const bool transposed = c.atom.find(", t>") != std::string::npos;
+  auto atom = kernel::ldmatrix_atom(n, transposed, bits);
+  if (!atom) unmapped(c.alias + ": no ldmatrix atom of " + std::to_string(n) + " matrices over " + std::to_string(bits) + "-bit elements is known");
+  return *atom;
+}
+
+kernel::Mma tiled_mma(const TiledMma& t, int64_t ab_bits) {
+  if (t.atom.find("sm80.mma<") == std::string::npos) unmapped(t.alias + ": not an SM80 warp MMA: " + t.atom);
+  int64_t m = 0, n = 0, k = 0;
+  if (std::sscanf(t.shape_mnk.c_str(), "%ldx%ldx%ld", &m, &n, &k) != 3) unmapped(t.alias + ": the MMA shape does not read: " + t.shape_mnk);
+  auto mma = kernel::sm80_mma_atom(m, n, k, ab_bits);
+  if (!mma) unmapped(t.alias + ": no SM80 MMA atom " + t.shape_mnk + " over " + std::to_string(ab_bits) + "-bit A and B is known");
+  mma->atoms = parse_layout(t.atom_layout);
+  const Tiler perm = read_tiler(t.permutation);
+  if (perm.is_layout() || perm.modes.size() != 3) unmapped(t.alias + ": a permutation of other than three modes: " + t.permutation);
+  for (size_t i = 0; i < 3; ++i) mma->perm[i] = perm.modes[i].layout;
+  mma->path = t.alias;
+  return *mma;
+}
+
+struct Locs {
+  std::vector<std::pair<std::string, std::string>>& out;
+  void add(const std::string& subject, const Op& op) { out.push_back({subject, line_of(op)}); }
+};
+
+// One operand of the MMA, from its `cute.tiled.mma.partition A|B` op.
+kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, kernel::Pipeline& p, int64_t& stages, Locs locs) {
+  kernel::Operand o;
+  o.name = part.keyword[0];
+  const std::string view = part.operands[1], name(1, o.name);
+  const Type& vt = part.operand_types[1];
+  o.bits = elem_bits(vt.elem);
+  o.smem = smem_layout(vt, stages, p.notes);
+  const Op* dst = find_op(m, "cute.tiled.copy.partition_D", view, "!cute.tiled_copy<");
+  if (!dst) unmapped(name + ": no tiled copy writes its shared view " + view);
+  const Op* src = nullptr;
+  for (const Op& op : m.ops)
+    if (op.name == "cute.tiled.copy.partition_S" && op.operands.size() >= 2 && op.operands[0] == dst->operands[0] && op.operand_types[1].space == "gmem") src = &op;
+  if (!src) unmapped(name + ": the copy into " + view + " reads no global tensor");
+  o.g2s = kernel_copy(copy_named(m, dst->operand_types[0]), name + ".g2s");
+  const LayoutPtr g = read_layout(traced_global(m, src->operands[1]).text, syms);
+  if (g->kind() != LayoutKind::Layout) unmapped(name + ": a global tensor that is not a plain layout");
+  o.global = first_two(static_cast<const Layout&>(*g));
+  for (const Op& op : m.ops)  // `cute.copy(%copy, %src, %dst, %pred)`: a predicated copy
+    if (op.name == "cute.copy" && op.operands.size() >= 4 && op.operands[0] == dst->operands[0]) o.predicated = true;
+  if (const Op* s2r = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<")) {
+    o.s2r = ldsm_atom(copy_named(m, s2r->operand_types[0]), o.bits);
+    locs.add(name + " s2r", *s2r);
+  }
+  locs.add(name + " g2s (global)", *src);
+  locs.add(name + " g2s", *dst);
+  locs.add(name + " smem", *dst);
+  return o;
+}
+
+const Op* mma_partition_op(const Module& m, const std::string& which, const char* space) {
+  for (const Op& op : m.ops)
+    if (op.name == "cute.tiled.mma.partition" && op.keyword == which && op.operand_types.size() >= 2 && op.operand_types[1].space == space) return &op;
+  return nullptr;
+}
+
+// C: its global tensor from the MMA's partition of it; the epilogue copy, where a tiled copy moves
+// a shared view to that tensor (the staging buffer's own layout is not mapped).
+void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
+  const Op* part = mma_partition_op(m, "C", "gmem");
+  if (!part) unmapped("no MMA partition of a global C");
+  const Type& gc = traced_global(m, part->operands[1]);
+  p.bits_c = elem_bits(gc.elem);
+  const LayoutPtr g = read_layout(gc.text, syms);
+  if (g->kind() != LayoutKind::Layout) unmapped("C: a global tensor that is not a plain layout");
+  p.global_c = first_two(static_cast<const Layout&>(*g));
+  locs.add("C mma", *part);
+  for (const Op& dst : m.ops) {
+    if (dst.name != "cute.tiled.copy.partition_D" || dst.operands.size() < 2 || dst.operands[1] != part->operands[1]) continue;
+    p.epilogue = kernel_copy(copy_named(m, dst.operand_types[0]), "epilogue");
+    for (const Op& op : m.ops)
+      if (op.name == "cute.copy" && op.operands.size() >= 4 && op.operands[0] == dst.operands[0]) p.epilogue_predicated = true;
+    locs.add("C epilogue", dst);
+    return;
+  }
+  p.epilogue_from_accumulators = true;
+  p.notes.push_back("C is stored from the accumulators (no tiled copy to global): its coverage is the C mma partition's");
+}
+
+kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::string, std::string>>& loc_out) {
+  if (m.mmas.size() != 1) unmapped(std::to_string(m.mmas.size()) + " tiled MMAs (one is mapped)");
+  const Op* pa = mma_partition_op(m, "A", "smem");
+  const Op* pb = mma_partition_op(m, "B", "smem");
+  if (!pa || !pb) unmapped("the MMA does not partition shared views of both A and B");
+  kernel::Pipeline p;
+  p.name = "cute-dsl";
+  p.arch = "sm80";
+  Symbols syms;
+  Locs locs{loc_out};
+  int64_t stages_a = 1, stages_b = 1;
+  p.a = read_operand(m, *pa, syms, p, stages_a, locs);
+  p.b = read_operand(m, *pb, syms, p, stages_b, locs);
+  p.mma = tiled_mma(m.mmas[0], p.a.bits);
+  p.threads = p.mma.atom_threads * p.mma.atoms.size();
+  const auto extent = [](const kernel::Operand& o, size_t mode) { return product_int(static_cast<const Layout&>(*smem_outer(o.smem)).shape_ref()[mode]); };
+  p.bm = extent(p.a, 0), p.bn = extent(p.b, 0), p.bk = extent(p.a, 1);
+  if (extent(p.b, 1) != p.bk || stages_a != stages_b) unmapped("A and B's shared views differ in K or in stages");
+  p.stages = stages_a;
+  read_c(m, syms, p, locs);
+  for (const auto& [sym, div] : syms.divisors)
+    if (div > 1) p.assume.push_back(sym + " % " + std::to_string(div) + " == 0");
+  return p;
+}
+
+}  // namespace
+
+MappedPipeline map_pipeline(const Module& m) {
+  MappedPipeline out;
+  try {
+    out.pipeline = read_pipeline(m, out.locs);
+  } catch (const Unmapped& u) {
+    out.unmapped.push_back(u.why);
+    out.locs.clear();
+  } catch (const SpecError& e) {
+    out.unmapped.push_back(std::string("a layout does not read: ") + e.what());
+    out.locs.clear();
+  }
+  return out;
+}
+
+}  // namespace tfspec::cute_dsl

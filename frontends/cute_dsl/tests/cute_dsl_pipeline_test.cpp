@@ -1,0 +1,208 @@
+// The kernel pipeline read from CuTe DSL IR (spec/CUTE_DSL.md §4) and kernel/'s checks on it: on the
+// DSL's own dumps of our kernels and of CUTLASS's examples, and on planted faults. Every expected
+// number is derived by hand in the test from the kernel's layouts and spec/SMEM.md's bank model
+// (32 banks of 4 bytes; a 16-byte access is served 8 threads a phase, one wavefront when the 8
+// threads' 4-word groups fall in distinct banks); the op lines are found in the fixture's text.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "tfspec/frontends/cute_dsl/cute_ir.hpp"
+#include "tfspec/reference/notation.hpp"
+
+using namespace tfspec;
+using kernel::Finding;
+using kernel::Outcome;
+
+namespace {
+
+const std::string kFixtures = std::string(TFSPEC_SOURCE_DIR) + "/frontends/cute_dsl/tests/fixtures/";
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(kFixtures + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_FALSE(ss.str().empty()) << name;
+  return ss.str();
+}
+
+// Every occurrence of `from` replaced (a planted fault applies to each type that holds it).
+std::string replaced_all(std::string text, const std::string& from, const std::string& to) {
+  size_t n = 0;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()), ++n) text.replace(at, from.size(), to);
+  EXPECT_GT(n, 0u) << "the fixture no longer holds: " << from;
+  return text;
+}
+
+// "line N" of the first line of `text` holding `needle` (the op a finding must name).
+std::string line_of(const std::string& text, const std::string& needle) {
+  const size_t at = text.find(needle);
+  EXPECT_NE(at, std::string::npos) << needle;
+  return "line " + std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+}
+
+const Finding& find(const kernel::KernelReport& r, const std::string& check, const std::string& subject) {
+  for (const Finding& f : r.findings)
+    if (f.check == check && f.subject.rfind(subject, 0) == 0) return f;
+  ADD_FAILURE() << "no " << check << " finding about " << subject;
+  static const Finding none;
+  return none;
+}
+
+kernel::KernelReport check(const std::string& text) { return cute_dsl::check_module(cute_dsl::read_cute_ir(text)); }
+
+const std::string kOwn = "gemm_f16_64x64x32_atoms2x2.mlir";
+const std::string kCutlass = "cutlass_tensorop_gemm_atoms2x2_a_k_b_n.mlir";
+
+}  // namespace
+
+// Our 64x64x32 GEMM (kernels.py): 2x2 atoms of the 32-thread 16x8x16 MMA = 128 threads; A and B are
+// (64, 32) K-major tiles, one stage, Sw<3,3,3> over 8-row atoms of 32 f16 (tile_to_shape's result
+// ((8,8),(32,1)):((32,256),(1,0))); ldmatrix x4 reads both; M, N, K are multiples of 64, 64, 32.
+TEST(CuteDslPipeline, MapsOurGemmFromItsOps) {
+  const cute_dsl::MappedPipeline mp = cute_dsl::map_pipeline(cute_dsl::read_cute_ir(fixture(kOwn)));
+  ASSERT_TRUE(mp.pipeline) << (mp.unmapped.empty() ? "" : mp.unmapped[0]);
+  const kernel::Pipeline& p = *mp.pipeline;
+  EXPECT_EQ(p.threads, 128);
+  EXPECT_EQ(std::vector<int64_t>({p.bm, p.bn, p.bk, p.stages}), std::vector<int64_t>({64, 64, 32, 1}));
+  EXPECT_EQ(to_string(*p.a.smem), "Sw<3,3,3> o 0 o ((8,8),(32,1)):((32,256),(1,0))");
+  ASSERT_TRUE(p.a.s2r);
+  EXPECT_EQ(p.a.s2r->name, "SM75_U32x4_LDSM_N");
+  EXPECT_EQ(p.a.g2s.atom_bits, 128);
+  EXPECT_FALSE(p.a.predicated);  // cute.copy(%arg5, src, dst): no predicate operand
+  // A's global (?{div=64},?{div=32}):(?{i64 div=32},1) reads as (s0,s1):(s2,1).
+  EXPECT_EQ(to_string(p.a.global), "(s0,s1):(s2,1)");
+  EXPECT_NE(std::find(p.assume.begin(), p.assume.end(), "s0 % 64 == 0"), p.assume.end());
+}
+
+// The swizzle keeps every ldmatrix phase conflict-free: phase 0 reads rows 0..7 of 8x8 matrix 0,
+// row r at element 32 r, Sw<3,3,3> XORs r's bits 1..3 into the 16-byte chunk, so row r's 4 words
+// start at bank (16 r + 4 (r >> 1)) mod 32 = 0,16,4,20,8,24,12,28: eight distinct groups.
+TEST(CuteDslPipeline, OurGemmPassesEveryCheckAtItsOps) {
+  const std::string text = fixture(kOwn);
+  const kernel::KernelReport r = check(text);
+  EXPECT_EQ(r.exit_code(), 0);
+  const Finding& banks = find(r, "banks", "A s2r");
+  EXPECT_EQ(banks.outcome, Outcome::Ok);
+  EXPECT_EQ(banks.loc, line_of(text, "cute.tiled.copy.partition_S(%13, %view,"));
+  // 128 threads x 32 values / 8 per access = 512 accesses, 8 a phase: 64 one-wavefront phases.
+  EXPECT_EQ(banks.detail["wavefronts"], 64);
+  EXPECT_EQ(find(r, "agreement", "A s2r").outcome, Outcome::Ok);
+  EXPECT_EQ(find(r, "coverage", "A g2s").outcome, Outcome::Ok);
+  // Footprint: (64 x 32 + 64 x 32) f16 x 1 stage = 8192 B.
+  EXPECT_EQ(find(r, "footprint", "smem").detail["total_bytes"], 8192);
+  EXPECT_EQ(find(r, "bounds", "s0 % 64 == 0").outcome, Outcome::Ok);
+}
+
+// Planted: the swizzle removed. Row r then starts at bank 16 r mod 32: rows 0, 2, 4, 6 share banks
+// 0..3 (and 1, 3, 5, 7 banks 16..19): each phase takes 4 wavefronts, 4 x 64 = 256 for 64.
+TEST(CuteDslPipeline, RemovedSwizzleIsAFourWayConflictAtTheLdmatrix) {
+  const std::string text = replaced_all(fixture(kOwn), "S<3,3,3> o 0 o ", "");
+  const kernel::KernelReport r = check(text);
+  const Finding& f = find(r, "banks", "A s2r");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.rule, &rule::kKernelBankConflict);
+  EXPECT_EQ(f.detail["degree"], 4);
+  EXPECT_EQ(f.detail["wavefronts"], 256);
+  EXPECT_EQ(f.detail["worst"]["threads"], Json::array({0, 2, 4, 6}));
+  EXPECT_EQ(f.loc, line_of(text, "cute.tiled.copy.partition_S(%13, %view,"));
+  // The g2s writes stay conflict-free: a phase is 8 threads over rows 0 and 1 (4 chunks each),
+  // words 0..15 and 16..31.
+  EXPECT_EQ(find(r, "banks", "A g2s").outcome, Outcome::Ok);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+// Planted: the swizzle weakened to S<1,3,3>: only r's bit 1 flips chunk bit 0, row r starts at bank
+// (16 r + 4 ((r >> 1) & 1)) mod 32 = 0,16,4,20,0,16,4,20: rows 0 and 4 collide, 2-way, 128 for 64.
+TEST(CuteDslPipeline, WeakenedSwizzleIsATwoWayConflict) {
+  const kernel::KernelReport r = check(replaced_all(fixture(kOwn), "S<3,3,3> o 0 o ", "S<1,3,3> o 0 o "));
+  const Finding& f = find(r, "banks", "B s2r");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.detail["degree"], 2);
+  EXPECT_EQ(f.detail["wavefronts"], 128);
+  EXPECT_EQ(f.detail["worst"]["threads"], Json::array({0, 4}));
+}
+
+// Planted: the g2s TV ((4,32),8):((256,1),32) made ((4,(16,2)),8):((256,(1,0)),32): thread
+// t0 + 4 (t1 + 16 t2) writes row t1 whatever t2, so thread 64 (t2 = 1) rewrites thread 0's
+// element (m=0, k=0), and rows 16..31 of each 32-row copy tile are never written.
+TEST(CuteDslPipeline, ACopyCoveringARowTwiceIsACoverageFinding) {
+  const std::string text = replaced_all(fixture(kOwn), "((4,32),8):((256,1),32)", "((4,(16,2)),8):((256,(1,0)),32)");
+  const kernel::KernelReport r = check(text);
+  const Finding& f = find(r, "coverage", "A g2s");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.rule, &rule::kKernelCoverage);
+  EXPECT_NE(f.message.find("element (m=0, k=0) is written twice: by thread 0 value 0 and by thread 64 value 0"), std::string::npos) << f.message;
+  EXPECT_EQ(f.loc, line_of(text, "cute.tiled.copy.partition_D(%arg5, %view,"));
+}
+
+// Planted: M and N stated multiples of 32 only (?{div=64} -> ?{div=32}): the unpredicated 64-row
+// tiles need M % 64 == 0, which M = 32 breaks: refuted.
+TEST(CuteDslPipeline, BoundsFollowTheDivisibilityTheIrStates) {
+  const kernel::KernelReport r = check(replaced_all(fixture(kOwn), "\"(?{div=64},?{div=32}):(?{i64 div=32},1)\"", "\"(?{div=32},?{div=32}):(?{i64 div=32},1)\""));
+  const Finding& f = find(r, "bounds", "s0 % 64 == 0");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.rule, &rule::kKernelBounds);
+}
+
+// CUTLASS's tensorop_gemm.py: 128x128x32, 4 stages, the swizzle on the smem pointer in bytes:
+// A K-major S<2,4,3> (bytes) = Sw<2,3,3> on 2-byte elements, B N-major S<3,4,3> = Sw<3,3,3>;
+// B is read by ldmatrix .trans; its copies take predicates (no extent condition).
+TEST(CuteDslPipeline, CutlassTensorOpGemmByteSwizzles) {
+  const std::string text = fixture(kCutlass);
+  const cute_dsl::MappedPipeline mp = cute_dsl::map_pipeline(cute_dsl::read_cute_ir(text));
+  ASSERT_TRUE(mp.pipeline) << (mp.unmapped.empty() ? "" : mp.unmapped[0]);
+  const kernel::Pipeline& p = *mp.pipeline;
+  EXPECT_EQ(std::vector<int64_t>({p.threads, p.bm, p.bn, p.bk, p.stages}), std::vector<int64_t>({128, 128, 128, 32, 4}));
+  EXPECT_EQ(to_string(*p.a.smem), "Sw<2,3,3> o 0 o ((8,16),(32,1)):((32,256),(1,0))");
+  EXPECT_EQ(to_string(*p.b.smem), "Sw<3,3,3> o 0 o ((64,2),(8,4)):((1,512),(64,1024))");
+  EXPECT_EQ(p.b.s2r->name, "SM75_U16x8_LDSM_T");
+  EXPECT_TRUE(p.a.predicated && p.b.predicated && p.epilogue_predicated);
+  const kernel::KernelReport r = check(text);
+  EXPECT_EQ(r.exit_code(), 0);
+  // 4 stages x (128 x 32 + 128 x 32) x 2 B = 65536 B, the 65536:1 bytes the IR allocates.
+  EXPECT_EQ(find(r, "footprint", "smem").detail["total_bytes"], 65536);
+  EXPECT_EQ(find(r, "bounds", "A extents").outcome, Outcome::Ok);
+}
+
+// The byte swizzles removed: A's rows are 64 B apart as in ours (4-way); B is N-major, so an
+// ldmatrix .trans phase reads 8 consecutive k rows of 64 f16 = 128 B = 32 words apart: all at
+// bank 0, 8-way, 8 x 128 = 1024 wavefronts for 128.
+TEST(CuteDslPipeline, CutlassWithoutItsByteSwizzleConflicts) {
+  std::string text = replaced_all(fixture(kCutlass), ", S<2,4,3>,", ",");
+  text = replaced_all(text, ", S<3,4,3>,", ",");
+  const kernel::KernelReport r = check(text);
+  const Finding& a = find(r, "banks", "A s2r"), &b = find(r, "banks", "B s2r");
+  EXPECT_EQ(a.detail["degree"], 4);
+  EXPECT_EQ(b.detail["degree"], 8);
+  EXPECT_EQ(b.detail["wavefronts"], 1024);
+  EXPECT_EQ(b.loc, line_of(text, "cute.tiled.copy.partition_S(%626, %view_197,"));
+}
+
+// Kernels that do not map to one GEMM pipeline are still checked op by op: sgemm's padded smem
+// (row stride 132, stages 1056 apart, not the 1052-element cosize) and flash attention (its
+// output leaves through shared memory, no MMA partition of a global C).
+TEST(CuteDslPipeline, UnmappedKernelsAreCheckedOpByOp) {
+  for (const auto& [name, why] : {std::pair{"cutlass_sgemm.mlir", "cosize (1052)"}, std::pair{"cutlass_flash_attention_v2.mlir", "no MMA partition of a global C"}}) {
+    const kernel::KernelReport r = check(fixture(name));
+    const Finding& f = find(r, "pipeline", "the kernel");
+    EXPECT_EQ(f.outcome, Outcome::Skipped) << name;
+    EXPECT_NE(f.message.find(why), std::string::npos) << f.message;
+    EXPECT_EQ(find(r, "global", "!copy").outcome, Outcome::Ok) << name;
+  }
+}
+
+// CUTLASS's tensorop_gemm builds its staged smem with tile_to_shape of a rank-2 atom to a rank-3
+// shape; CuTe pads the atom with a 1:0 mode. The DSL's own answer (in its full dump) is the
+// expected value; a stage stride changed to 2048 (the stages would overlap) must be caught.
+TEST(CuteDslValidate, TileToShapePadsALowerRankBlock) {
+  const std::string op =
+      "%r = cute.tile_to_shape(%a, %s, %o) : (!cute.layout<\"(8,32):(32,1)\">, !cute.shape<\"(128,32,4)\">, !cute.int_tuple<\"(0,1,2)\">) -> "
+      "!cute.layout<\"((8,16),(32,1),(1,4)):((32,256),(1,0),(0,4096))\">\n";
+  const kernel::KernelReport good = check(op);
+  EXPECT_EQ(find(good, "layout-op", "cute.tile_to_shape").outcome, Outcome::Ok);
+  const kernel::KernelReport bad = check(replaced_all(op, "(0,4096)", "(0,2048)"));
+  EXPECT_EQ(find(bad, "layout-op", "cute.tile_to_shape").outcome, Outcome::Violation);
+}
