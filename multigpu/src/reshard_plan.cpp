@@ -514,34 +514,55 @@ class Planner {
   }
 
   // ---- Grouped ncclSend / ncclRecv: every DST slot not held locally comes straight from a SRC
-  // holder of its tag (within `groups` when given: the all-to-all); the least loaded holder sends.
-  void point_to_point(const std::vector<std::vector<int64_t>>& groups, int axis) {
+  // holder of its tag (within `groups` when given: the all-to-all). Senders are chosen by runs,
+  // not by element (issue 47): a maximal run of a device's missing slots (in its DST order) whose
+  // tags have the same holders comes whole from the least loaded of them, so a piece held by two
+  // replicas travels as one contiguous block instead of alternating elements (one-element runs).
+  using Moves = std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>>;  // (from, to) -> [(Src at from, Dst at to)]
+  Moves choose_senders(const std::vector<std::vector<int64_t>>& groups, std::map<int64_t, std::map<Tag, Place>>& available) {
     std::map<int64_t, int64_t> group_of;
     for (size_t i = 0; i < groups.size(); ++i)
       for (int64_t d : groups[i]) group_of[d] = static_cast<int64_t>(i);
-    std::map<Tag, std::vector<std::pair<int64_t, int64_t>>> holders;  // tag -> (device, Src offset)
+    std::map<Tag, std::map<int64_t, int64_t>> holders;  // tag -> device -> Src offset
     for (const auto& v : sv_)
-      for (const auto& h : v.held) holders[tag_of(h.element, v.coord)].push_back({v.device, h.offset});
-    std::map<int64_t, std::map<Tag, Place>> available;
-    add_src(available);
-    // (from, to) -> [(Src offset at from, Dst offset at to)]
-    std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> moves;
+      for (const auto& h : v.held) holders[tag_of(h.element, v.coord)].emplace(v.device, h.offset);
+    Moves moves;
     std::map<int64_t, int64_t> load;
-    std::vector<std::pair<int64_t, Need>> wanted;
-    for (const auto& v : dv_)
+    for (const auto& v : dv_) {
+      std::vector<std::pair<const std::map<int64_t, int64_t>*, int64_t>> run;  // (holders in the group, Dst offset)
+      std::vector<int64_t> run_devices;
+      auto flush = [&] {
+        if (run.empty()) return;
+        int64_t best = run_devices.front();
+        for (int64_t d : run_devices)
+          if (load[d] < load[best]) best = d;
+        load[best] += static_cast<int64_t>(run.size());
+        for (const auto& [hs, dst_offset] : run) moves[{best, v.device}].push_back({hs->at(best), dst_offset});
+        run.clear();
+      };
       for (const Need& n : needs(v)) {
-        if (available[v.device].count(n.tag)) continue;
+        if (available[v.device].count(n.tag)) {
+          flush();
+          continue;
+        }
         auto h = holders.find(n.tag);
         if (h == holders.end()) fail(rule::kInternal, "no SRC device holds element " + std::to_string(n.tag.first));
-        const std::pair<int64_t, int64_t>* best = nullptr;
-        for (const auto& cand : h->second) {
-          if (!groups.empty() && group_of.at(cand.first) != group_of.at(v.device)) continue;
-          if (!best || load[cand.first] < load[best->first]) best = &cand;
-        }
-        if (!best) fail(rule::kInternal, "no SRC device of the group holds element " + std::to_string(n.tag.first));
-        ++load[best->first];
-        moves[{best->first, v.device}].push_back({best->second, n.offset});
+        std::vector<int64_t> devices;
+        for (const auto& [d, offset] : h->second)
+          if (groups.empty() || group_of.at(d) == group_of.at(v.device)) devices.push_back(d);
+        if (devices.empty()) fail(rule::kInternal, "no SRC device of the group holds element " + std::to_string(n.tag.first));
+        if (devices != run_devices) flush(), run_devices = devices;
+        run.push_back({&h->second, n.offset});
       }
+      flush();
+    }
+    return moves;
+  }
+
+  void point_to_point(const std::vector<std::vector<int64_t>>& groups, int axis) {
+    std::map<int64_t, std::map<Tag, Place>> available;
+    add_src(available);
+    Moves moves = choose_senders(groups, available);
     Collective c{groups.empty() ? CollectiveKind::SendRecv : CollectiveKind::AllToAll, "", axis, groups, 0, {}, {}, {}};
     std::map<int64_t, int64_t> send_used, recv_used;
     std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> pack;
