@@ -374,6 +374,46 @@ TEST(ReshardPlan, AReplicatedPieceTravelsAsOneRun) {
     for (int64_t e = 0; e < 64; ++e) EXPECT_EQ(out.at(dev).at(static_cast<size_t>(e)), e);
 }
 
+// Issue 47: two Partial axes reduced for every device. (16,16) where x=P("sum"),y=P("sum") ->
+// replicated, on x=2,y=2 (device 2x + y; L = 256 elements a device, one run of Src). A
+// hierarchical all-reduce, y first (the highest axis, D9): a reduce-scatter(sum) along y (groups
+// [0,1] [2,3], count 128: each rank sends its other block, 128), an all-reduce(sum) of that chunk
+// along x (groups [0,2] [1,3], count 128, n = 2: the ring sends 2N - c_r - c_(r+1) = 256 - 64 - 64
+// = 128 a rank), an all-gather along y back into Src (count 128: 128 a rank). 384 elements a rank,
+// 1536 in all = 6144 B. The bound: per element k = 4 contributions and |D| = 4 devices that need
+// it, every one holding a contribution: 4 - 1 + 4 - 1 = 6 messages, x 256 elements x 4 B = 6144 B:
+// at the bound (one all-reduce per axis over the whole block moved 2 x 4 ranks x 256 x 4 B = 8192 B).
+// With max on x and sum on y the same schedule is D9's order (sum over y, then max over x).
+TEST(ReshardPlan, TwoPartialAxesAllReduceHierarchically) {
+  for (const std::string x : {"sum", "max"}) {
+    SCOPED_TRACE("x=" + x);
+    const std::string src = "(16,16) where x=P(\"" + x + "\"),y=P(\"sum\") on x=2,y=2", dst = "(16,16) on x=2,y=2";
+    const ShardLayout s = read_shard_layout(Json(src)), d = read_shard_layout(Json(dst));
+    const Plan p = plan_reshard(s, d, {16, 16}, 4);
+    EXPECT_EQ(p.pattern, "reduce-scatter + all-reduce + all-gather");
+    auto cs = collectives(p);
+    ASSERT_EQ(cs.size(), 3u);
+    const std::vector<std::vector<int64_t>> along_y = {{0, 1}, {2, 3}}, along_x = {{0, 2}, {1, 3}};
+    EXPECT_EQ(cs[0]->groups, along_y);
+    EXPECT_EQ(cs[0]->reduction, "sum");
+    EXPECT_EQ(cs[1]->groups, along_x);
+    EXPECT_EQ(cs[1]->reduction, x);
+    EXPECT_EQ(cs[2]->groups, along_y);
+    for (const Collective* c : cs) EXPECT_EQ(c->count, 128);
+    EXPECT_EQ(cs[0]->send.at(3), (Place{Buffer::Src, 0}));
+    EXPECT_EQ(cs[2]->recv.at(3), (Place{Buffer::Src, 0}));
+    for (int64_t dev = 0; dev < 4; ++dev) EXPECT_EQ(p.bytes.at(dev), (DeviceBytes{384 * 4, 384 * 4}));
+    EXPECT_EQ(p.total_bytes(), 6144);
+    EXPECT_EQ(p.lower_bound_bytes, 6144);
+    DeviceBuffers in;
+    for (int64_t dev = 0; dev < 4; ++dev)
+      for (int64_t e = 0; e < 256; ++e) in[dev].push_back((e * (dev + 3)) % 17 - 8);
+    const DeviceBuffers out = simulate(p, in);
+    const Engines ref = reshard(Engines{Storage::Rmem, in}, materialize_for_devices(s, {16, 16}), materialize_for_devices(d, {16, 16}), Storage::Rmem, {16, 16});
+    EXPECT_EQ(out, ref.buffers);
+  }
+}
+
 // Issue 25: `--dtype` takes the short names users type; each is one NCCL type's size in bytes
 // (bf16 and fp16 are 16-bit, f32 32-bit, f64 64-bit, the integer widths as named).
 TEST(ReshardPlan, DtypeShortNames) {
