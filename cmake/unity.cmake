@@ -46,4 +46,6 @@ function(tfspec_unity_finish)
     tests/kernel_op_test.cpp tests/symbolic_soundness_test.cpp tests/reshard_plan_op_test.cpp
     tests/serve_loop_test.cpp)
   tfspec_unity_alone(tfspec_conformance src/html_report.cpp)
+  tfspec_unity_alone(conformance_tests tests/fuzz_test.cpp tests/trust_test.cpp tests/reports_agree_test.cpp)
+  tfspec_unity_alone(cli_tests tests/shard_cli_test.cpp tests/pictures_cli_test.cpp)
 endfunction()

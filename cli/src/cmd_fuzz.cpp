@@ -152,6 +152,15 @@ int summary(const FuzzArgs& a, const props::FuzzResult& r, int stopped_by) {
   return kOk;
 }
 
+gpu::PlanPolicy planted_policy() {
+  gpu::PlanPolicy p;
+  const char* v = std::getenv("TFSPEC_FUZZ_PLANT");
+  if (!v) return p;
+  if (std::string(v) != "drop-reduction") fail(rule::kUsage, "TFSPEC_FUZZ_PLANT='" + std::string(v) + "': the only planted bug is drop-reduction (a test-only setting)");
+  p.axis_kind = [](const ShardAttr& x) { return std::holds_alternative<Split>(x) ? gpu::kAxisSplit : gpu::kAxisBroadcast; };
+  return p;
+}
+
 namespace {
 
 int run(const FuzzArgs& a) {
@@ -194,7 +203,7 @@ int run(const FuzzArgs& a) {
   catch_stop_signals();
   std::cout << "fuzz: backend " << a.backend << ", op " << a.op << ", seed " << a.seed << ", shard " << o.shard_index << "/"
             << o.total_shards << ", " << a.seconds << " s" << std::endl;
-  props::FuzzResult r = props::run_fuzz(*backend, o);
+  props::FuzzResult r = props::run_fuzz(*backend, o, planted_policy());
   if (const int sig = stop_signal().load()) {
     write_junit(a, &r, "", "interrupted by signal " + std::to_string(sig) + " after " + std::to_string(r.cases) + " cases");
     write_json(a, r, "interrupted", {{"signal", sig}, {"ranks", ranks_json({{0, this_host(), r.cases}})}});

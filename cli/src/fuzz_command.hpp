@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tfspec/gpu/plan.hpp"
 #include "tfspec/props/fuzz.hpp"
 #include "tfspec/reference/json.hpp"
 
@@ -33,6 +34,11 @@ void write_junit(const FuzzArgs& a, const props::FuzzResult* r, const std::strin
 // verdict, and `extra` merged in (a campaign's "ranks" and "lost").
 std::string verdict_of(const props::FuzzResult& r);  // disagreement, undecided (every case skipped) or pass
 void write_json(const FuzzArgs& a, const props::FuzzResult& r, const std::string& verdict, const Json& extra);
+// The test-only planted bug TFSPEC_FUZZ_PLANT=drop-reduction (the backend's plans treat Partial
+// axes as Broadcast: the reduction dropped, as props' tests plant it), so that a one-process run
+// and a run over MPI ranks can be shown to stop at the same disagreement with the same counts;
+// unset: the default policy. Any other value is a usage error.
+gpu::PlanPolicy planted_policy();
 // The run split over MPI ranks (docs/fuzzing.md "Across MPI ranks").
 int run_fuzz_campaign(const FuzzArgs& a);
 

@@ -1,7 +1,10 @@
 // `tfspec fuzz` over MPI ranks (issue 47; docs/fuzzing.md "Across MPI ranks"). Every rank runs
 // its batches of the seed's stream (props::FuzzOptions::rank / ranks: batch b on rank b % R) and
 // sends its counts and finding to rank 0, which merges them (props::merge_fuzz) and alone writes
-// the reports, with a `ranks:` line and one `lost:` line per rank that sent nothing.
+// the reports, with a `ranks:` line and one `lost:` line per rank that sent nothing. A one-process
+// run stops at its first disagreement while the other ranks run on, so rank 0 then names the
+// earliest failing batch and every rank answers with its counts cut back to it (props::cut_fuzz).
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -71,6 +74,36 @@ int merged_report(const FuzzArgs& a, ranks::Campaign& c, const std::vector<ranks
   return code;
 }
 
+// Rank 0, after collect(): the campaign's earliest failing batch B (-1: none) goes to every rank
+// that reported; with a B, each answers with its counts up to B (a one-process run's stream stops
+// there) and its report's result is replaced by that answer. A rank that does not answer within
+// the rank timeout is given up as lost (its uncut counts would not be the one-process run's).
+void cut_at_first_finding(const FuzzArgs& a, ranks::Campaign& c, std::vector<ranks::RankReport>& reports, const props::FuzzResult& mine,
+                          const std::vector<props::BatchCounts>& batches) {
+  std::vector<props::FuzzResult> parts;
+  std::vector<int> asked;
+  bool unavailable = false;  // nothing to merge: the report says why
+  for (const auto& rep : reports) {
+    if (!rep.reported) continue;
+    if (rep.rank != 0) asked.push_back(rep.rank);
+    const Json j = Json::parse(rep.result);
+    if (j.contains("unavailable")) unavailable = true;
+    else parts.push_back(props::fuzz_result_from_json(j));
+  }
+  if (unavailable) return (void)c.ask("-1", asked, false, a.rank_timeout);  // (every rank reported: it is not merged)
+  const int64_t b = props::earliest_failing_batch(parts);
+  // " lost": rank 0 will end the job without MPI_Finalize (a lost rank may hang), and so must they.
+  const bool lost = std::any_of(reports.begin(), reports.end(), [](const ranks::RankReport& r) { return !r.reported; });
+  const auto answers = c.ask(std::to_string(b) + (lost ? " lost" : ""), asked, b >= 0, a.rank_timeout);
+  if (b < 0) return;
+  reports[0].result = props::fuzz_result_json(props::cut_fuzz(mine, batches, b)).dump();
+  for (size_t i = 0; i < asked.size(); ++i) {
+    ranks::RankReport& rep = reports[static_cast<size_t>(asked[i])];
+    if (answers[i]) rep.result = *answers[i];
+    else rep.reported = false, rep.last_note += " (its counts were not cut back to the failing batch " + std::to_string(b) + ": no answer)";
+  }
+}
+
 }  // namespace
 
 int run_fuzz_campaign(const FuzzArgs& a) {
@@ -93,21 +126,32 @@ int run_fuzz_campaign(const FuzzArgs& a) {
   o.stop = &stop_signal();
   Heartbeat beat(*c, fault);
   o.on_case = [&beat](uint64_t, int, const props::FuzzCase& k) { beat.started(props::fuzz_case_text(k)); };
+  std::vector<props::BatchCounts> batches;
+  o.batches = &batches;
   catch_stop_signals();
+  const gpu::PlanPolicy policy = planted_policy();
+  props::FuzzResult result;
   Json mine;
   if (auto why = backend->unavailable()) {
     mine = {{"unavailable", *why}};
   } else {
     std::cout << "fuzz: backend " << a.backend << ", op " << a.op << ", seed " << a.seed << ", " << c->size() << " MPI ranks, " << a.seconds << " s"
               << std::endl;
-    mine = props::fuzz_result_json(props::run_fuzz(*backend, o));
+    result = props::run_fuzz(*backend, o, policy);
+    mine = props::fuzz_result_json(result);
   }
   if (!c->root()) {
     c->finish(mine.dump(), a.rank_timeout);
+    // Rank 0's word comes once every rank reported: within the budget and the silence limit.
+    const auto word = c->await_word(a.seconds + 2 * a.rank_timeout);  // "B" or "B lost", B = -1: no cut
+    if (word && std::stoll(*word) >= 0)
+      c->answer(props::fuzz_result_json(props::cut_fuzz(result, batches, std::stoll(*word))).dump(), a.rank_timeout);
+    if (word && word->find("lost") != std::string::npos) c->abort_job(kOk);  // as rank 0 does: MPI_Finalize would wait for the lost rank
     return kOk;  // rank 0 says how the run went
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const auto reports = c->collect(mine.dump(), a.rank_timeout, &stop_signal(), 0.5);
+  auto reports = c->collect(mine.dump(), a.rank_timeout, &stop_signal(), 0.5);
+  cut_at_first_finding(a, *c, reports, result, batches);
   return merged_report(a, *c, reports, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 

@@ -3,6 +3,7 @@
 // everything else as grouped point-to-point sends, computed element by element from the
 // ownership of §7.2 / D3 and merged into contiguous runs.
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -487,7 +488,9 @@ class Planner {
   // order), over the device's elements in local order (the devices of a group hold the same
   // elements at the same offsets, §7.1.2): in place when they are one run of Src, else packed
   // into Send, reduced into Recv and written back to Src.
-  void reduce_partials(const std::vector<int>& axes) {
+  // Returns whether the hierarchical form (below) was used.
+  bool reduce_partials(const std::vector<int>& axes) {
+    if (axes.size() >= 2 && reduce_hierarchically(axes)) return true;
     std::set<int> done;
     for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
       const int a = *it;
@@ -511,37 +514,107 @@ class Planner {
       plan_.steps.push_back(std::move(c));
       for (auto& w : write_back) plan_.steps.push_back(std::move(w));
     }
+    return false;
+  }
+
+  // ---- Several Partial axes reduced at once (issue 47), a_1 the highest (D9's order) .. a_m: a
+  // hierarchical all-reduce. Reduce-scatter along a_1 .. a_(m-1), each over the previous chunk
+  // (count L / n_1 ... n_k), all-reduce the last chunk along a_m, all-gather back along a_(m-1) ..
+  // a_1. Per group of all the axes' devices (n = n_1 ... n_m) that is 2(n - 1)L elements, the
+  // one-way gossip bound of one all-reduce over the n devices, where one all-reduce per axis over
+  // the whole block moves 2 L (n_1 - 1) n / n_1 + ... Chunk k of a device's block is Recv[off_k,
+  // off_k + c_k); the last all-gather lands in the block itself when it is one run of Src, else
+  // in Recv[0, L) and is written back. Only when every block has one size L that n_1 ... n_(m-1)
+  // divides (the chunks of one collective have one count); else one all-reduce per axis.
+  bool reduce_hierarchically(const std::vector<int>& axes) {
+    const std::vector<int> ord(axes.rbegin(), axes.rend());
+    const int64_t L = static_cast<int64_t>(sv_.front().held.size());
+    std::vector<int64_t> chunk{L}, off{0};
+    for (size_t k = 0; k + 1 < ord.size(); ++k) {
+      if (chunk.back() % mesh_[static_cast<size_t>(ord[k])] != 0) return false;
+      off.push_back(off.back() + chunk.back());
+      chunk.push_back(chunk.back() / mesh_[static_cast<size_t>(ord[k])]);
+    }
+    for (const auto& v : sv_)
+      if (static_cast<int64_t>(v.held.size()) != L || L == 0) return false;
+    std::map<int64_t, Place> block, last;  // the block reduce-scatter 1 reads, where all-gather 1 writes
+    for (const auto& v : sv_) {
+      block[v.device] = send_block(v.device, v.held);
+      last[v.device] = block[v.device].buffer == Buffer::Src ? block[v.device] : Place{Buffer::Recv, 0};
+      grow(plan_.recv_size, v.device, off.back() + chunk.back());
+    }
+    auto step = [&](CollectiveKind kind, size_t k, int64_t count, auto send, auto recv) {
+      const std::string r = kind == CollectiveKind::AllGather ? "" : *partial_reduction(src_, ord[k]);
+      Collective c{kind, r, ord[k], groups_along(src_.mesh(), ord[k]), count, {}, {}, {}};
+      for (const auto& v : sv_) c.send[v.device] = send(v.device), c.recv[v.device] = recv(v.device);
+      plan_.steps.push_back(std::move(c));
+    };
+    auto region = [&](size_t k) { return [&, k](int64_t d) { return k == 0 ? last.at(d) : Place{Buffer::Recv, off[k]}; }; };
+    for (size_t k = 0; k + 1 < ord.size(); ++k)
+      step(CollectiveKind::ReduceScatter, k, chunk[k + 1], k == 0 ? std::function<Place(int64_t)>([&](int64_t d) { return block.at(d); }) : region(k),
+           region(k + 1));
+    const size_t m = ord.size() - 1;
+    step(CollectiveKind::AllReduce, m, chunk[m], region(m), region(m));
+    for (size_t k = m; k-- > 0;) step(CollectiveKind::AllGather, k, chunk[k + 1], region(k + 1), region(k));
+    for (const auto& v : sv_) {
+      if (last[v.device].buffer == Buffer::Src) continue;
+      std::vector<std::pair<int64_t, int64_t>> back;
+      for (size_t i = 0; i < v.held.size(); ++i) back.push_back({static_cast<int64_t>(i), v.held[i].offset});
+      local_copy(v.device, Buffer::Recv, Buffer::Src, back);
+    }
+    return true;
   }
 
   // ---- Grouped ncclSend / ncclRecv: every DST slot not held locally comes straight from a SRC
-  // holder of its tag (within `groups` when given: the all-to-all); the least loaded holder sends.
-  void point_to_point(const std::vector<std::vector<int64_t>>& groups, int axis) {
+  // holder of its tag (within `groups` when given: the all-to-all). Senders are chosen by runs,
+  // not by element (issue 47): a maximal run of a device's missing slots (in its DST order) whose
+  // tags have the same holders comes whole from the least loaded of them, so a piece held by two
+  // replicas travels as one contiguous block instead of alternating elements (one-element runs).
+  using Moves = std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>>;  // (from, to) -> [(Src at from, Dst at to)]
+  Moves choose_senders(const std::vector<std::vector<int64_t>>& groups, std::map<int64_t, std::map<Tag, Place>>& available) {
     std::map<int64_t, int64_t> group_of;
     for (size_t i = 0; i < groups.size(); ++i)
       for (int64_t d : groups[i]) group_of[d] = static_cast<int64_t>(i);
-    std::map<Tag, std::vector<std::pair<int64_t, int64_t>>> holders;  // tag -> (device, Src offset)
+    std::map<Tag, std::map<int64_t, int64_t>> holders;  // tag -> device -> Src offset
     for (const auto& v : sv_)
-      for (const auto& h : v.held) holders[tag_of(h.element, v.coord)].push_back({v.device, h.offset});
-    std::map<int64_t, std::map<Tag, Place>> available;
-    add_src(available);
-    // (from, to) -> [(Src offset at from, Dst offset at to)]
-    std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<int64_t, int64_t>>> moves;
+      for (const auto& h : v.held) holders[tag_of(h.element, v.coord)].emplace(v.device, h.offset);
+    Moves moves;
     std::map<int64_t, int64_t> load;
-    std::vector<std::pair<int64_t, Need>> wanted;
-    for (const auto& v : dv_)
+    for (const auto& v : dv_) {
+      std::vector<std::pair<const std::map<int64_t, int64_t>*, int64_t>> run;  // (holders in the group, Dst offset)
+      std::vector<int64_t> run_devices;
+      auto flush = [&] {
+        if (run.empty()) return;
+        int64_t best = run_devices.front();
+        for (int64_t d : run_devices)
+          if (load[d] < load[best]) best = d;
+        load[best] += static_cast<int64_t>(run.size());
+        for (const auto& [hs, dst_offset] : run) moves[{best, v.device}].push_back({hs->at(best), dst_offset});
+        run.clear();
+      };
       for (const Need& n : needs(v)) {
-        if (available[v.device].count(n.tag)) continue;
+        if (available[v.device].count(n.tag)) {
+          flush();
+          continue;
+        }
         auto h = holders.find(n.tag);
         if (h == holders.end()) fail(rule::kInternal, "no SRC device holds element " + std::to_string(n.tag.first));
-        const std::pair<int64_t, int64_t>* best = nullptr;
-        for (const auto& cand : h->second) {
-          if (!groups.empty() && group_of.at(cand.first) != group_of.at(v.device)) continue;
-          if (!best || load[cand.first] < load[best->first]) best = &cand;
-        }
-        if (!best) fail(rule::kInternal, "no SRC device of the group holds element " + std::to_string(n.tag.first));
-        ++load[best->first];
-        moves[{best->first, v.device}].push_back({best->second, n.offset});
+        std::vector<int64_t> devices;
+        for (const auto& [d, offset] : h->second)
+          if (groups.empty() || group_of.at(d) == group_of.at(v.device)) devices.push_back(d);
+        if (devices.empty()) fail(rule::kInternal, "no SRC device of the group holds element " + std::to_string(n.tag.first));
+        if (devices != run_devices) flush(), run_devices = devices;
+        run.push_back({&h->second, n.offset});
       }
+      flush();
+    }
+    return moves;
+  }
+
+  void point_to_point(const std::vector<std::vector<int64_t>>& groups, int axis) {
+    std::map<int64_t, std::map<Tag, Place>> available;
+    add_src(available);
+    Moves moves = choose_senders(groups, available);
     Collective c{groups.empty() ? CollectiveKind::SendRecv : CollectiveKind::AllToAll, "", axis, groups, 0, {}, {}, {}};
     std::map<int64_t, int64_t> send_used, recv_used;
     std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> pack;
@@ -595,10 +668,10 @@ class Planner {
       for (int a = 0; a < src_.mesh().rank(); ++a)
         if (partial_reduction(src_, a)) reduce.push_back(a);
     }
-    reduce_partials(reduce);
+    const bool hierarchical = reduce_partials(reduce);
     const size_t before = plan_.steps.size();
     point_to_point({}, -1);
-    if (reduce.size() >= 2)
+    if (reduce.size() >= 2 && !hierarchical)
       note("the Partial axes are all-reduced one after another, each over the whole block; a reduce-scatter, all-reduce, all-gather "
            "sequence (hierarchical) would move less");
     bool everywhere = same_mesh_;  // DST wants every reduced element on every device of the groups

@@ -333,6 +333,87 @@ TEST(ReshardPlan, RefusalsNameTheirRules) {
   EXPECT_EQ(error_id([&] { simulate(p, {{0, {1, 2, 3}}, {1, {1, 2, 3, 4}}}); }), "engine-buffer-size");
 }
 
+// Issue 47: a piece two replicas hold comes whole from one of them, not in alternating elements.
+// SRC (64 @ m.x) on x=2,y=2 (device 2x + y): devices 0 and 1 hold elements 0..31, devices 2 and 3
+// hold 32..63, at Src offset element - 32x (per-instance form). DST (64) on x=4 replicates all 64
+// on every device at Dst offset = element. Device d keeps the half it holds and lacks the other 32,
+// held by two replicas. Senders by run, the least loaded first, ties to the lower device: device 0
+// lacks 32..63 (holders 2 and 3, both idle) -> from 2; device 1 the same (2 has 32 to send) -> 3;
+// device 2 lacks 0..31 (holders 0 and 1) -> 0; device 3 -> 1. Four transfers of 32 elements,
+// each one run: a pack Src[0,32) -> Send[0,32) on each sender, an unpack Recv[0,32) -> Dst on each
+// receiver and the kept half Src -> Dst: 12 runs in all (before: the two holders alternated, 32
+// one-element runs a device in the pack and again in the unpack, 260 runs). Bytes: 4 devices x 32
+// elements x 4 B = 512 B, the lower bound (each device lacks 32 elements).
+TEST(ReshardPlan, AReplicatedPieceTravelsAsOneRun) {
+  const char* src = "(64 @ m.x) on x=2,y=2";
+  const char* dst = "(64) on x=4";
+  const ShardLayout s = read_shard_layout(Json(src)), d = read_shard_layout(Json(dst));
+  const Plan p = plan_reshard(s, d, {64}, 4);
+  EXPECT_EQ(p.pattern, "point-to-point");
+  auto cs = collectives(p);
+  ASSERT_EQ(cs.size(), 1u);
+  auto got = cs[0]->transfers;
+  std::sort(got.begin(), got.end(), [](auto& a, auto& b) { return a.to_device < b.to_device; });
+  EXPECT_EQ(got, (std::vector<Transfer>{{2, 0, 0, 0, 32}, {3, 1, 0, 0, 32}, {0, 2, 0, 0, 32}, {1, 3, 0, 0, 32}}));
+  size_t runs = 0;
+  for (const auto& step : p.steps)
+    if (const auto* lc = std::get_if<LocalCopy>(&step)) {
+      EXPECT_EQ(lc->runs.size(), 1u) << to_string(lc->from) << " -> " << to_string(lc->to) << " on device " << lc->device;
+      runs += lc->runs.size();
+    }
+  EXPECT_EQ(runs, 12u);
+  EXPECT_EQ(p.total_bytes(), 512);
+  EXPECT_EQ(p.lower_bound_bytes, 512);
+  DeviceBuffers in;
+  for (int64_t dev = 0; dev < 4; ++dev)
+    for (int64_t e = 0; e < 32; ++e) in[dev].push_back(e + 32 * (dev / 2));
+  const DeviceBuffers out = simulate(p, in);
+  const Engines ref = reshard(Engines{Storage::Rmem, in}, materialize_for_devices(s, {64}), materialize_for_devices(d, {64}), Storage::Rmem, {64});
+  EXPECT_EQ(out, ref.buffers);
+  for (int64_t dev = 0; dev < 4; ++dev)
+    for (int64_t e = 0; e < 64; ++e) EXPECT_EQ(out.at(dev).at(static_cast<size_t>(e)), e);
+}
+
+// Issue 47: two Partial axes reduced for every device. (16,16) where x=P("sum"),y=P("sum") ->
+// replicated, on x=2,y=2 (device 2x + y; L = 256 elements a device, one run of Src). A
+// hierarchical all-reduce, y first (the highest axis, D9): a reduce-scatter(sum) along y (groups
+// [0,1] [2,3], count 128: each rank sends its other block, 128), an all-reduce(sum) of that chunk
+// along x (groups [0,2] [1,3], count 128, n = 2: the ring sends 2N - c_r - c_(r+1) = 256 - 64 - 64
+// = 128 a rank), an all-gather along y back into Src (count 128: 128 a rank). 384 elements a rank,
+// 1536 in all = 6144 B. The bound: per element k = 4 contributions and |D| = 4 devices that need
+// it, every one holding a contribution: 4 - 1 + 4 - 1 = 6 messages, x 256 elements x 4 B = 6144 B:
+// at the bound (one all-reduce per axis over the whole block moved 2 x 4 ranks x 256 x 4 B = 8192 B).
+// With max on x and sum on y the same schedule is D9's order (sum over y, then max over x).
+TEST(ReshardPlan, TwoPartialAxesAllReduceHierarchically) {
+  for (const std::string x : {"sum", "max"}) {
+    SCOPED_TRACE("x=" + x);
+    const std::string src = "(16,16) where x=P(\"" + x + "\"),y=P(\"sum\") on x=2,y=2", dst = "(16,16) on x=2,y=2";
+    const ShardLayout s = read_shard_layout(Json(src)), d = read_shard_layout(Json(dst));
+    const Plan p = plan_reshard(s, d, {16, 16}, 4);
+    EXPECT_EQ(p.pattern, "reduce-scatter + all-reduce + all-gather");
+    auto cs = collectives(p);
+    ASSERT_EQ(cs.size(), 3u);
+    const std::vector<std::vector<int64_t>> along_y = {{0, 1}, {2, 3}}, along_x = {{0, 2}, {1, 3}};
+    EXPECT_EQ(cs[0]->groups, along_y);
+    EXPECT_EQ(cs[0]->reduction, "sum");
+    EXPECT_EQ(cs[1]->groups, along_x);
+    EXPECT_EQ(cs[1]->reduction, x);
+    EXPECT_EQ(cs[2]->groups, along_y);
+    for (const Collective* c : cs) EXPECT_EQ(c->count, 128);
+    EXPECT_EQ(cs[0]->send.at(3), (Place{Buffer::Src, 0}));
+    EXPECT_EQ(cs[2]->recv.at(3), (Place{Buffer::Src, 0}));
+    for (int64_t dev = 0; dev < 4; ++dev) EXPECT_EQ(p.bytes.at(dev), (DeviceBytes{384 * 4, 384 * 4}));
+    EXPECT_EQ(p.total_bytes(), 6144);
+    EXPECT_EQ(p.lower_bound_bytes, 6144);
+    DeviceBuffers in;
+    for (int64_t dev = 0; dev < 4; ++dev)
+      for (int64_t e = 0; e < 256; ++e) in[dev].push_back((e * (dev + 3)) % 17 - 8);
+    const DeviceBuffers out = simulate(p, in);
+    const Engines ref = reshard(Engines{Storage::Rmem, in}, materialize_for_devices(s, {16, 16}), materialize_for_devices(d, {16, 16}), Storage::Rmem, {16, 16});
+    EXPECT_EQ(out, ref.buffers);
+  }
+}
+
 // Issue 25: `--dtype` takes the short names users type; each is one NCCL type's size in bytes
 // (bf16 and fp16 are 16-bit, f32 32-bit, f64 64-bit, the integer widths as named).
 TEST(ReshardPlan, DtypeShortNames) {

@@ -43,12 +43,17 @@ std::vector<RankReport> Campaign::collect(const std::string& mine, double, const
   return {RankReport{0, "", true, mine, "", 0}};
 }
 void Campaign::abort_job(int code) { std::_Exit(code); }
+std::vector<std::optional<std::string>> Campaign::ask(const std::string&, const std::vector<int>& to, bool, double) {
+  return std::vector<std::optional<std::string>>(to.size());
+}
+std::optional<std::string> Campaign::await_word(double) { return std::nullopt; }
+void Campaign::answer(const std::string&, double) {}
 
 #else
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr int kNoteTag = 47, kResultTag = 48;
+constexpr int kNoteTag = 47, kResultTag = 48, kWordTag = 49, kAnswerTag = 50;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -211,6 +216,54 @@ std::vector<RankReport> Campaign::collect(const std::string& mine, double silenc
     if (!waiting) return reports;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+}
+
+std::vector<std::optional<std::string>> Campaign::ask(const std::string& word, const std::vector<int>& to, bool answers, double timeout_seconds) {
+  std::vector<std::optional<std::string>> out(to.size());
+  std::vector<MPI_Request> sent(to.size(), MPI_REQUEST_NULL);
+  std::string buf = word;
+  for (size_t i = 0; i < to.size(); ++i)
+    MPI_Isend(buf.data(), static_cast<int>(buf.size()), MPI_CHAR, to[i], kWordTag, s_->comm, &sent[i]);
+  const auto t0 = Clock::now();
+  for (size_t left = answers ? to.size() : 0; left > 0 && since(t0) <= timeout_seconds;) {
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, kAnswerTag, s_->comm, &flag, &st) != MPI_SUCCESS) break;
+    if (!flag) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      continue;
+    }
+    std::string text;
+    const bool got = s_->receive(st, text, timeout_seconds);
+    for (size_t i = 0; i < to.size(); ++i)
+      if (to[i] == st.MPI_SOURCE && got && !out[i]) out[i] = std::move(text), --left;
+  }
+  for (MPI_Request& r : sent)  // delivered before rank 0 goes on (abort_job would drop them)
+    if (!State::wait(r, timeout_seconds)) MPI_Cancel(&r);
+  return out;
+}
+
+std::optional<std::string> Campaign::await_word(double timeout_seconds) {
+  const auto t0 = Clock::now();
+  for (;;) {
+    int flag = 0;
+    MPI_Status st;
+    if (MPI_Iprobe(0, kWordTag, s_->comm, &flag, &st) != MPI_SUCCESS) return std::nullopt;
+    if (flag) {
+      std::string text;
+      if (!s_->receive(st, text, timeout_seconds)) return std::nullopt;
+      return text;
+    }
+    if (since(t0) > timeout_seconds) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+void Campaign::answer(const std::string& text, double timeout_seconds) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  std::string buf = text;
+  if (MPI_Isend(buf.data(), static_cast<int>(buf.size()), MPI_CHAR, 0, kAnswerTag, s_->comm, &req) != MPI_SUCCESS || !State::wait(req, timeout_seconds))
+    std::fprintf(stderr, "tfspec: rank %d: rank 0 did not take this rank's answer within %g s\n", rank_, timeout_seconds);
 }
 
 // Not MPI_Abort: measured with OpenMPI 4.1 on this machine, mpiexec then lost the end of rank 0's

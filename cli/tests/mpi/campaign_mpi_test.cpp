@@ -157,6 +157,48 @@ TEST(CampaignMpi, ConformFailuresMergeAsInOneProcess) {
   }
 }
 
+// Issue 47: a planted bug (TFSPEC_FUZZ_PLANT=drop-reduction: the backend drops Partial
+// reductions) stops a one-process run at its first disagreement, while the ranks of a campaign run
+// on past it. Rank 0 names the earliest failing batch B and every rank's counts are cut back to
+// it: at 2 and 3 ranks the merged JSON (counts per op and rule, the finding) is the one-process
+// run's, apart from which rank found it, and the exit code is the same. By hand, from the
+// one-process run's B and its cases before the failure F: rank r ran batches r, r + R, ... (100
+// cases each); up to B that is 100 for each batch before B and F - 100 B for B itself. (--op all:
+// the ops take turns by batch, so the bug, in reshard only, first shows in batch 4, after whole
+// batches on every rank.)
+TEST(CampaignMpi, ADisagreementCutsTheCountsAsInOneProcess) {
+  const std::string args = "fuzz --backend host --seed 5 --op all --seconds 100 --max-cases 3000 --quiet";
+  const std::string env = "TFSPEC_FUZZ_PLANT=drop-reduction";
+  const std::string one_json = temp("plant1.json");
+  const CommandResult one = shell(env + " timeout -k 5 60 " + shell_quote(TFSPEC_BINARY) + " " + args + " --json " + one_json);
+  ASSERT_NE(one.rc, 0) << one.out;
+  Json expected = without_times(read_json(one_json));
+  ASSERT_FALSE(expected["finding"].is_null()) << "the planted bug was not found:\n" << one.out;
+  const int64_t b = expected["finding"]["batch"].get<int64_t>(), f = expected["finding"]["cases_before"].get<int64_t>();
+  ASSERT_EQ(expected["cases"].get<int64_t>(), f);
+  ASSERT_LT(f, 3000 - 200) << "the finding must leave the ranks batches to run past it";
+  ASSERT_GE(b, 3) << "every rank should have run a whole batch before the failing one";
+  expected["finding"].erase("rank");
+  for (int ranks : {2, 3}) {
+    SCOPED_TRACE("ranks " + std::to_string(ranks));
+    const std::string json = temp("plant" + std::to_string(ranks) + ".json");
+    const CommandResult r = mpirun(ranks, args + " --json " + json, env);
+    EXPECT_EQ(r.rc, one.rc) << r.out;
+    Json got = without_times(read_json(json));
+    ASSERT_TRUE(got.contains("finding")) << r.out;
+    got["finding"].erase("rank");
+    got.erase("more_findings");  // other ranks' own findings past B, listed beside the report
+    EXPECT_EQ(got, expected);
+    const Json rk = read_json(json)["ranks"];
+    ASSERT_EQ(rk.size(), static_cast<size_t>(ranks));
+    for (int k = 0; k < ranks; ++k) {
+      int64_t share = 0;
+      for (int64_t batch = k; batch <= b; batch += ranks) share += batch < b ? 100 : f - 100 * b;
+      EXPECT_EQ(rk[k]["cases"].get<int64_t>(), share) << "rank " << k;
+    }
+  }
+}
+
 // Rank 1 is killed (SIGKILL) at its 300th case. Under mpiexec's defaults the job then ends: the
 // others are sent SIGTERM, stop at a case boundary and send what they ran; rank 0 writes the
 // merged report naming rank 1, and the run fails.

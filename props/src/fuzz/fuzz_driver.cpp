@@ -87,6 +87,7 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
     bool failing = false;  // after the first failure every call is a shrink step
     int64_t in_batch = 0;   // the cases of this batch so far
     FuzzResult* r = &res;
+    FuzzResult mine;  // this batch's counts alone (FuzzOptions::batches)
     auto property = [&] {
       if (stopping()) return;  // the rest of the batch passes without a case: it ends at once
       FuzzCase c = *gen_fuzz_case(op);
@@ -96,6 +97,7 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
       else {
         ++in_batch;
         last_size = count_case(*r, op, c, check);
+        if (o.batches) count_case(mine, op, c, check);
       }
       if (check.verdict == Verdict::Disagree) {
         if (!failing) {
@@ -113,6 +115,7 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
     params.maxSuccess = o.max_cases > 0 ? static_cast<int>(std::min<int64_t>(o.batch, o.max_cases - cases_before(b))) : o.batch;
     params.maxSize = 100;
     rc::detail::checkProperty(rc::detail::toProperty(property), rc::detail::TestMetadata{}, params);
+    if (o.batches) o.batches->push_back({static_cast<int64_t>(b), op, mine.per_op[op], mine.refusals_by_rule});
     if (res.disagreement) break;
     if (o.progress && elapsed() - last_report >= 1.0) {
       const double dt = elapsed() - last_report;

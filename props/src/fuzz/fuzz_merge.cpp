@@ -94,4 +94,26 @@ FuzzResult merge_fuzz(const std::vector<FuzzResult>& parts) {
   return m;
 }
 
+int64_t earliest_failing_batch(const std::vector<FuzzResult>& parts) {
+  int64_t b = -1;
+  for (const FuzzResult& p : parts)
+    if (p.disagreement && (b < 0 || p.failing_batch < b)) b = p.failing_batch;
+  return b;
+}
+
+FuzzResult cut_fuzz(const FuzzResult& r, const std::vector<BatchCounts>& batches, int64_t failing_batch) {
+  FuzzResult cut = r;
+  cut.per_op.clear();
+  cut.refusals_by_rule.clear();
+  cut.cases = 0;
+  for (const BatchCounts& b : batches) {
+    if (b.batch > failing_batch) break;  // in stream order: the rest of this rank's batches lie past the cut too
+    if (b.stats.cases == 0) continue;    // a batch a signal emptied: a one-process run lists no op for it
+    add(cut.per_op[b.op], b.stats);
+    cut.cases += b.stats.cases;
+    for (const auto& [rule, n] : b.refusals_by_rule) cut.refusals_by_rule[rule] += n;
+  }
+  return cut;
+}
+
 }  // namespace tfspec::props

@@ -15,7 +15,8 @@ using namespace tfspec::props;
 
 namespace {
 
-FuzzResult one_rank(const std::string& op, int64_t max_cases, int rank, int ranks, const gpu::PlanPolicy& policy = {}) {
+FuzzResult one_rank(const std::string& op, int64_t max_cases, int rank, int ranks, const gpu::PlanPolicy& policy = {},
+                    std::vector<BatchCounts>* batches = nullptr) {
   auto host = gpu::make_host_backend(1);
   FuzzOptions o;
   o.seconds = 120;
@@ -24,6 +25,7 @@ FuzzResult one_rank(const std::string& op, int64_t max_cases, int rank, int rank
   o.max_cases = max_cases;
   o.rank = rank;
   o.ranks = ranks;
+  o.batches = batches;
   return run_fuzz(*host, o, policy);
 }
 
@@ -93,5 +95,53 @@ TEST(FuzzRanks, ThePlantedBugIsFoundAsInOneProcess) {
     EXPECT_EQ(merged.reference_text, one.reference_text);
     EXPECT_EQ(merged.backend_text, one.backend_text);
     EXPECT_EQ(merged.failing_batch, one.failing_batch);
+  }
+}
+
+// Issue 47: a disagreement stops a one-process run, while the other ranks of a campaign run on
+// (they do not hear of it). Rank 0 names the earliest failing batch B and every rank cuts its
+// counts back to its batches up to B (cut_fuzz): the merged counts are then the one-process
+// run's exactly, the ranks' case counts summing to it. The split runs past the finding (checked:
+// without the cut the ranks ran more cases than the one-process run), so the cut is exercised.
+// With --op all the ops take turns by batch, so the planted bug (reshard only) first shows in the
+// first reshard batch (4 for seed 5): every rank has whole batches before it.
+TEST(FuzzRanks, ADisagreementCutsTheCountsAsInOneProcess) {
+  gpu::PlanPolicy drop_reduction;
+  drop_reduction.axis_kind = [](const ShardAttr& a) { return std::holds_alternative<Split>(a) ? gpu::kAxisSplit : gpu::kAxisBroadcast; };
+  const FuzzResult one = one_rank("all", 3000, 0, 1, drop_reduction);
+  ASSERT_TRUE(one.disagreement) << "the planted bug survived " << one.cases << " cases";
+  // A one-process run stops at the failing case, inside the failing batch (batches of 100).
+  EXPECT_EQ(one.cases, one.cases_before_failure);
+  ASSERT_GT(one.cases, one.failing_batch * 100);
+  ASSERT_LE(one.cases, one.failing_batch * 100 + 100);
+  ASSERT_GE(one.failing_batch, 3) << "every rank should have run a whole batch before the failing one";
+  for (int ranks = 2; ranks <= 3; ++ranks) {
+    SCOPED_TRACE("ranks " + std::to_string(ranks));
+    std::vector<FuzzResult> parts;
+    std::vector<std::vector<BatchCounts>> batches(static_cast<size_t>(ranks));
+    int64_t uncut = 0;
+    for (int r = 0; r < ranks; ++r) {
+      parts.push_back(fuzz_result_from_json(fuzz_result_json(one_rank("all", 3000, r, ranks, drop_reduction, &batches[static_cast<size_t>(r)]))));
+      uncut += parts.back().cases;
+    }
+    EXPECT_GT(uncut, one.cases) << "no rank ran past the finding: the cut was not exercised";
+    const int64_t b = earliest_failing_batch(parts);
+    ASSERT_EQ(b, one.failing_batch);
+    int64_t sum = 0;
+    for (int r = 0; r < ranks; ++r) {
+      parts[static_cast<size_t>(r)] = cut_fuzz(parts[static_cast<size_t>(r)], batches[static_cast<size_t>(r)], b);
+      // By hand: rank r ran batches r, r + R, ... ; up to B those are the full batches before B
+      // (100 cases each) and, on B's rank, B itself up to the failing case.
+      int64_t expect = 0;
+      for (int64_t k = r; k <= b; k += ranks) expect += k < b ? 100 : one.cases_before_failure - b * 100;
+      EXPECT_EQ(parts[static_cast<size_t>(r)].cases, expect) << "rank " << r;
+      sum += parts[static_cast<size_t>(r)].cases;
+    }
+    EXPECT_EQ(sum, one.cases);
+    const FuzzResult merged = merge_fuzz(parts);
+    ASSERT_TRUE(merged.disagreement);
+    EXPECT_EQ(merged.case_text, one.case_text);
+    EXPECT_EQ(merged.cases_before_failure, one.cases_before_failure);
+    expect_same_counts(one, merged);
   }
 }

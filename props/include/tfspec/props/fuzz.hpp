@@ -73,6 +73,8 @@ struct FuzzCheck {
 };
 FuzzCheck check_fuzz_case(const FuzzCase& c, gpu::Backend& backend, const gpu::PlanPolicy& policy = {});
 
+struct BatchCounts;  // below
+
 struct FuzzOptions {
   double seconds = 10;
   uint64_t seed = 1;
@@ -88,6 +90,8 @@ struct FuzzOptions {
   const std::atomic<int>* stop = nullptr;  // non-zero (a signal handler's flag): stop before the next case
   // Called as each case starts (not for shrink steps): its batch, its index in the batch, the case.
   std::function<void(uint64_t batch, int index, const FuzzCase&)> on_case;
+  // When set, each batch this run ran (in order) with its own counts.
+  std::vector<BatchCounts>* batches = nullptr;
 };
 struct FuzzStats {
   int64_t cases = 0, refusals = 0, skipped = 0;
@@ -95,6 +99,15 @@ struct FuzzStats {
   int64_t max_size = 0;       // the largest fuzz_case_size of the op's cases
   int64_t max_abs_value = 0;  // offsets / crd2idx: the largest |offset| the reference answered
   int64_t wide = 0;           // offsets / crd2idx: cases with an offset past INT32_MAX (a 32-bit plan cannot hold it: the 64-bit path ran)
+};
+// One batch's counts (a campaign over MPI ranks keeps them, FuzzOptions::batches): a one-process
+// run stops at its first disagreement, so the merge cuts every rank's counts back to the batches
+// of the stream up to the failing one (cut_fuzz).
+struct BatchCounts {
+  int64_t batch = 0;
+  std::string op;
+  FuzzStats stats;
+  std::map<std::string, int64_t> refusals_by_rule;
 };
 // The largest |v| of an answer's offsets (saturating at INT64_MAX for INT64_MIN).
 int64_t max_abs_offset(const std::vector<int64_t>& values);
@@ -124,5 +137,12 @@ FuzzResult fuzz_result_from_json(const Json& j);
 // disagreement is the one earliest in the seed's stream (the one a one-process run stops at),
 // the others' distinct ones listed in more_findings.
 FuzzResult merge_fuzz(const std::vector<FuzzResult>& parts);
+// A rank's counts cut back to the stream a one-process run covers when it stops at a disagreement
+// in batch `failing_batch`: the batches up to it (the failing batch itself was run only by the
+// rank that found it, up to the failing case), summed from `batches`; the finding and the time are
+// r's. Every count of r comes from `batches`, so a rank without batches past the cut is unchanged.
+FuzzResult cut_fuzz(const FuzzResult& r, const std::vector<BatchCounts>& batches, int64_t failing_batch);
+// The failing batch merge_fuzz reports (the earliest in the stream), -1 when no part disagreed.
+int64_t earliest_failing_batch(const std::vector<FuzzResult>& parts);
 
 }  // namespace tfspec::props

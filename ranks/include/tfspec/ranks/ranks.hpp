@@ -10,6 +10,7 @@
 #pragma once
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,13 @@ class Campaign {
   // result arrived; a rank from which nothing arrived for `silence_seconds` is given up; once
   // `*stop` is non-zero (a signal) the others are given `grace_seconds` more, then given up.
   std::vector<RankReport> collect(const std::string& mine, double silence_seconds, const std::atomic<int>* stop, double grace_seconds);
+  // A second exchange after collect() (fuzz: the cut at the campaign's earliest disagreement):
+  // rank 0 sends `word` to each rank of `to` and, when `answers`, waits at most `timeout_seconds`
+  // for each one's answer (nullopt where none came), in the order of `to`. The other ranks:
+  // await_word() is rank 0's word (nullopt when none came within the timeout), answer() replies.
+  std::vector<std::optional<std::string>> ask(const std::string& word, const std::vector<int>& to, bool answers, double timeout_seconds);
+  std::optional<std::string> await_word(double timeout_seconds);
+  void answer(const std::string& text, double timeout_seconds);
   // Ends this process with `code` without MPI_Finalize (a rank given up may still hang, and
   // MPI_Finalize would wait for it); mpiexec then ends the other ranks (ranks.cpp says why not MPI_Abort).
   [[noreturn]] void abort_job(int code);
