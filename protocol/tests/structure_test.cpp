@@ -171,7 +171,7 @@ TEST(Layering, NoIncludeGoesUp) {
       {"conformance", {"reference", "solver", "gpu", "props", "protocol", "draw"}},
       {"cli", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "draw",
                "conformance", "kernel", "frontends", "ranks"}},
-      {"bench", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "conformance"}},
+      {"bench", {"reference", "solver", "gpu", "propagation", "multigpu", "props", "protocol", "conformance", "kernel", "frontends"}},  // kernel, frontends: bench_cute_dsl (issue 45)
       {"fuzz", {"reference", "propagation", "protocol", "draw", "multigpu", "conformance", "kernel"}},  // propagation: fuzz_propagate_program; multigpu: the plan and its simulator (issue 19); conformance: the --rerun-failed reader (issue 30)
       {"python", {"reference", "solver", "gpu", "propagation", "multigpu", "protocol", "draw"}},  // the pybind11 module (issue 26); gpu: offsets() by the host backend (issue 31)
   };

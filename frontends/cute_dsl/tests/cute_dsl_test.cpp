@@ -176,3 +176,33 @@ TEST(CuteDslValidate, AnUnreadLayoutIsSkippedAtItsOp) {
   EXPECT_TRUE(named);
   EXPECT_EQ(r.exit_code(), 0);
 }
+
+// §2 and D15: A = (8,1):(2,2) (A(x) = 2x on [0, 8)), B = (4,4):(2,8), whose largest value
+// B(3,3) = 3*2 + 3*8 = 30 lies past A's 8 points, so the strict composition refuses
+// (composition-image-in-domain). Inside the domain, B(i) < 8 only for i = 0..3 (B = 0, 2, 4, 6),
+// where A o B is 0, 4, 8, 12: the stride 4 of mode 0. Past the domain the value is a convention:
+// the DSL extends A by its last mode and answers (4,4):(4,2); the reference's D15 extension
+// answers (4,4):(4,16). They first differ at index 4 (coordinate (0,1)): 2 against 16, past the
+// domain, so the finding is undecided, not a violation. A result wrong inside the domain,
+// (4,4):(6,16), differs at index 1 (6 against 4, B(1) = 2 < 8): a violation.
+TEST(CuteDslValidate, ADifferencePastAsDomainIsUndecidedInsideItAViolation) {
+  const std::string op = "(!cute.layout<\"2:1\">, !cute.layout<\"2:1\">) -> !cute.layout<\"2:1\">";
+  auto with_result = [&](const std::string& result) {
+    return replaced(fixture(kGemms[0]), op,
+                    "(!cute.layout<\"(8,1):(2,2)\">, !cute.layout<\"(4,4):(2,8)\">) -> !cute.layout<\"" + result + "\">");
+  };
+  const kernel::KernelReport dsl = cute_dsl::check_module(cute_dsl::read_cute_ir(with_result("(4,4):(4,2)")));
+  const auto undecided = of(dsl, "layout-op", Outcome::Undecided);
+  ASSERT_EQ(undecided.size(), 1u);
+  EXPECT_EQ(undecided[0].subject, "cute.composition");
+  EXPECT_EQ(undecided[0].detail["index"], 4);
+  EXPECT_EQ(undecided[0].detail["past_domain"], true);
+  EXPECT_TRUE(of(dsl, "layout-op", Outcome::Violation).empty());
+  const kernel::KernelReport ours = cute_dsl::check_module(cute_dsl::read_cute_ir(with_result("(4,4):(4,16)")));
+  EXPECT_TRUE(of(ours, "layout-op", Outcome::Undecided).empty());
+  EXPECT_TRUE(of(ours, "layout-op", Outcome::Violation).empty());
+  const kernel::KernelReport wrong = cute_dsl::check_module(cute_dsl::read_cute_ir(with_result("(4,4):(6,16)")));
+  const auto bad = of(wrong, "layout-op", Outcome::Violation);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0].detail["index"], 1);
+}
