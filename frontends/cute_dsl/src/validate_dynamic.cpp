@@ -54,11 +54,10 @@ std::optional<Body> symbolic_op(const Op& op, Symbols& syms, std::map<std::strin
   if (in.size() != 2 || in[0].kind != "layout") return std::nullopt;
   const Layout a = scaled_layout(in[0], syms, lower);
   const Tiler b = in[1].kind == "tile" ? read_tiler(in[1].text) : Tiler(scaled_layout(in[1], syms, lower));
-  const DomainPolicy x = DomainPolicy::Extend;
-  if (n == "cute.composition") return Body([a, b, x](SymExec& ex) { return sym_composition(ex, a, b, x); });
-  if (n == "cute.logical_divide") return Body([a, b, x](SymExec& ex) { return sym_logical_divide(ex, a, b, x); });
-  if (n == "cute.zipped_divide") return Body([a, b, x](SymExec& ex) { return sym_zipped_divide(ex, a, b, x); });
-  if (n == "cute.logical_product") return Body([a, b, x](SymExec& ex) { return sym_logical_product(ex, a, b, x); });
+  if (n == "cute.composition") return Body([a, b](SymExec& ex) { return sym_composition(ex, a, b, DomainPolicy::Extend); });
+  if (n == "cute.logical_divide") return Body([a, b](SymExec& ex) { return sym_logical_divide(ex, a, b, DomainPolicy::Extend); });
+  if (n == "cute.zipped_divide") return Body([a, b](SymExec& ex) { return sym_zipped_divide(ex, a, b, DomainPolicy::Extend); });
+  if (n == "cute.logical_product") return Body([a, b](SymExec& ex) { return sym_logical_product(ex, a, b, DomainPolicy::Extend); });
   return std::nullopt;
 }
 
