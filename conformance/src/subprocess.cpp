@@ -22,6 +22,9 @@
 namespace tfspec::conformance {
 namespace {
 
+// The least a handshake is waited for, whatever --timeout-ms is (docs/conformance.md).
+constexpr int kHandshakeMs = 10000;
+
 using Clock = std::chrono::steady_clock;
 
 // A wait status in words; sh reports "not found" as 127, "not executable" as 126, and a command
@@ -208,7 +211,10 @@ class Subprocess : public Implementation {
     buffer_.clear();
     std::string p;
     bool timed_out = false;
-    if (!write_line(Json{{"cmd", "start"}, {"protocol", protocol::kProtocolVersion}}, p) || !read_line(hello_, p, timed_out) ||
+    // The handshake gets at least kHandshakeMs: an interpreter's start (python, its imports) on a
+    // busy machine can take longer than one case's --timeout-ms (docs/conformance.md).
+    const int wait_ms = std::max(timeout_ms_, kHandshakeMs);
+    if (!write_line(Json{{"cmd", "start"}, {"protocol", protocol::kProtocolVersion}}, p, wait_ms) || !read_line(hello_, p, timed_out, wait_ms) ||
         !hello_.is_object() || hello_.value("cmd", Json()) != Json("start") || hello_.value("protocol", Json()) != protocol::kProtocolVersion) {
       if (p.empty()) p = "answered " + hello_.dump().substr(0, 200);
       problem = "no handshake for protocol " + std::to_string(protocol::kProtocolVersion) + " (" + p + ")";
@@ -236,9 +242,10 @@ class Subprocess : public Implementation {
   // The whole line, within the same timeout as a reply: the pipe is non-blocking, so a child that
   // stopped reading (a request larger than the pipe buffer) costs a timeout, not the run, and a
   // stop signal ends the wait at once. Its stderr is read meanwhile (it may block on that too).
-  bool write_line(const Json& j, std::string& problem) {
+  bool write_line(const Json& j, std::string& problem) { return write_line(j, problem, timeout_ms_); }
+  bool write_line(const Json& j, std::string& problem, int limit_ms) {
     const std::string line = protocol::dump_line(j) + "\n";
-    const auto deadline = std::min(Clock::now() + std::chrono::milliseconds(timeout_ms_), run_deadline_);
+    const auto deadline = std::min(Clock::now() + std::chrono::milliseconds(limit_ms), run_deadline_);
     size_t done = 0;
     while (done < line.size()) {
       if (interrupted()) {
@@ -250,7 +257,7 @@ class Subprocess : public Implementation {
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
         if (left <= 0) {
-          problem = "the implementation did not read its request within " + std::to_string(timeout_ms_) + " ms (" + std::to_string(done) + " of " +
+          problem = "the implementation did not read its request within " + std::to_string(limit_ms) + " ms (" + std::to_string(done) + " of " +
                     std::to_string(line.size()) + " bytes written; --timeout-ms)";
           last_write_timed_out_ = true;
           return false;
@@ -287,8 +294,9 @@ class Subprocess : public Implementation {
   }
 
   // One line within the timeout; blank lines are skipped. Stderr is read meanwhile.
-  bool read_line(Json& out, std::string& problem, bool& timed_out) {
-    const auto deadline = std::min(Clock::now() + std::chrono::milliseconds(timeout_ms_), run_deadline_);
+  bool read_line(Json& out, std::string& problem, bool& timed_out) { return read_line(out, problem, timed_out, timeout_ms_); }
+  bool read_line(Json& out, std::string& problem, bool& timed_out, int limit_ms) {
+    const auto deadline = std::min(Clock::now() + std::chrono::milliseconds(limit_ms), run_deadline_);
     for (;;) {
       size_t nl = buffer_.find('\n');
       if (nl != std::string::npos) {
@@ -315,7 +323,7 @@ class Subprocess : public Implementation {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) {
         problem = deadline == run_deadline_ ? std::string("no reply before the run's deadline (--deadline)")
-                                            : "no reply within " + std::to_string(timeout_ms_) + " ms (--timeout-ms)";
+                                            : "no reply within " + std::to_string(limit_ms) + " ms (" + (limit_ms == timeout_ms_ ? "--timeout-ms" : "a handshake waits at least " + std::to_string(kHandshakeMs) + " ms") + ")";
         timed_out = true;
         return false;
       }
