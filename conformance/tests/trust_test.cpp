@@ -138,7 +138,9 @@ TEST(Trust, TheDeadlineCutsTheCaseInFlight) {
   const auto t0 = std::chrono::steady_clock::now();
   const Report r = run(corpus(), *impl, o);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(seconds, 3.0) << "a 60 s per-case timeout did not hold the 0.5 s deadline up";
+  // 20 s, not 3: a sanitizer build on a loaded 2-core machine took 6.8 s to start and stop the
+  // child; what this test is about is the 60 s timeout, which must not hold the run up.
+  EXPECT_LT(seconds, 20.0) << "a 60 s per-case timeout held the 0.5 s deadline up";
   ASSERT_GT(r.cases.size(), 1u);
   EXPECT_EQ(r.cases[0].detail, "no reply before the run's deadline (--deadline)");
   EXPECT_TRUE(r.cases[1].not_run);
