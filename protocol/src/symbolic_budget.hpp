@@ -23,8 +23,9 @@ class BudgetedDecider : public Decider {
  public:
   static constexpr int64_t kDefaultBudget = 20000;
   // `knob`: how the caller sets the wall-clock guard, named in the refusal.
-  BudgetedDecider(solver::Z3Decider& d, int64_t ms, std::string knob = "timeout_ms", int64_t budget = kDefaultBudget)
-      : inner_(d), ms_(ms), budget_(budget), knob_(std::move(knob)), deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(ms)) {}
+  // `raise`: what the refusal tells the caller to raise (`knob` when empty).
+  BudgetedDecider(solver::Z3Decider& d, int64_t ms, std::string knob = "timeout_ms", int64_t budget = kDefaultBudget, std::string raise = "")
+      : inner_(d), ms_(ms), budget_(budget), knob_(std::move(knob)), raise_(raise.empty() ? knob_ : std::move(raise)), deadline_(std::chrono::steady_clock::now() + std::chrono::milliseconds(ms)) {}
   std::optional<bool> decide(const std::vector<SymPred>& path, const SymPred& p) override {
     check();
     return inner_.decide(path, p);
@@ -33,10 +34,17 @@ class BudgetedDecider : public Decider {
     check();
     return inner_.classify(context, p);
   }
-  std::optional<Bindings> instance(const std::vector<SymPred>& context) { return inner_.instance(context); }
+  // The searches for witnesses and validation instances run past no limit either (issue 46 item 5).
+  std::optional<Bindings> instance(const std::vector<SymPred>& context) {
+    check_clock();
+    return inner_.instance(context);
+  }
   const solver::Assumptions& assumptions() const { return inner_.assumptions(); }
   const std::vector<Bindings>& pool() const { return inner_.pool(); }
-  std::optional<bool> satisfiable(const std::vector<SymPred>& context) { return inner_.satisfiable(context); }
+  std::optional<bool> satisfiable(const std::vector<SymPred>& context) {
+    check_clock();
+    return inner_.satisfiable(context);
+  }
   int queries() const { return inner_.queries(); }
 
  private:
@@ -44,14 +52,17 @@ class BudgetedDecider : public Decider {
     if (inner_.queries() >= budget_)
       fail(rule::kResourceLimit, "the symbolic operation spent its budget of " + std::to_string(budget_) +
                                      " solver queries (budget, --budget); add assumptions that decide its branches, or raise the budget");
+    check_clock();
+  }
+  void check_clock() const {
     if (std::chrono::steady_clock::now() > deadline_)
       fail(rule::kResourceLimit, "the symbolic operation ran past its wall-clock last guard of " + std::to_string(ms_) + " ms (" + knob_ +
                                      ") before its work budget ran out: a solver query did not stop at its resource limit, or the "
-                                     "machine is very slow; raise " + knob_);
+                                     "machine is very slow; raise " + raise_);
   }
   solver::Z3Decider& inner_;
   int64_t ms_, budget_;
-  std::string knob_;
+  std::string knob_, raise_;
   std::chrono::steady_clock::time_point deadline_;
 };
 

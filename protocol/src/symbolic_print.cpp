@@ -96,7 +96,8 @@ PrintedCase print_answer(BudgetedDecider& dec, Everywhere& ev, const std::vector
 // issue 46 item 4: `when ...: refused [rule §clause]`, the refusal's message below.
 PrintedCase print_refusal(const RefusalCase& r) {
   const Diagnostic& d = r.refusal;
-  std::string text = "when " + guard_text(r.when) + ": refused [" + d.rule + " " + d.clause + "]\n  " + d.message + "\n";
+  const std::string head = r.when.empty() ? "" : "when " + guard_text(r.when) + ": ";  // the only case: no guard
+  std::string text = head + "refused [" + d.rule + " " + d.clause + "]\n  " + d.message + "\n";
   if (!r.witness) text += kUnreached;
   return {text, Json{{"when", guard_json(r.when)},
                      {"result", nullptr},
