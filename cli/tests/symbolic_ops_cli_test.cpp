@@ -2,6 +2,7 @@
 // classified conditions (--json). Expected values are derived by hand in the comments.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <sstream>
 #include <string>
@@ -209,6 +210,33 @@ TEST(SymbolicOpsCli, TheCliAndServeGiveTheSameCases) {
     EXPECT_EQ(reply["result"]["cases"], mine["cases"]) << requests[i].cli;
     EXPECT_EQ(reply["result"].contains("undecided"), mine.contains("undecided")) << requests[i].cli;
     EXPECT_EQ(reply["result"]["validated"], mine["validated"]) << requests[i].cli;
+  }
+}
+
+// Issue 46 item 5: under `prove --of`, --timeout is the derivation's wall-clock guard too (never
+// below 2 s), so the whole command ends within about twice max(--timeout, 2 s) plus the replay,
+// and a refusal names the user's --timeout or that floor, never a 60000 ms guard nobody set.
+// blocked_product((M*N,3):(0,4), (2,M-1):(M*N,2*M)) has size 3*M*N * 2*(M-1): at M = N = 1024
+// that is 3*2^20*2*1023 > 2^31, so fits-int32 is refuted (M and N are unbounded above).
+// logical_product((M-1):(4), 4:M) at M = 2 is ((1,4)):((4,2)), offsets 0, 2, 4, 6: injective.
+// Its model search on a nonlinear `%` once ran 3 s past a 2 s guard (Z3 ignored the interrupt).
+TEST(SymbolicOpsCli, ProveOfEndsWithinItsTimeoutAndNamesIt) {
+  auto timed = [](const std::string& args) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = tfspec::testing::run_tfspec(args);
+    return std::make_pair(r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  };
+  auto [b, tb] = timed("prove fits-int32 --of 'blocked_product (M*N,3):(0,4) (2,M-1):(M*N,2*M)' --assume 'M >= 4' --timeout 3");
+  EXPECT_EQ(b.rc, 1) << b.out;
+  EXPECT_NE(b.out.find("REFUTED fits-int32"), std::string::npos) << b.out;
+  EXPECT_EQ(b.out.find("60000"), std::string::npos) << b.out;
+  EXPECT_LT(tb, 2 * 3 + 3) << b.out;
+  auto [l, tl] = timed("prove injective --of 'logical_product (M-1):(4) (4:M)' --timeout 1");
+  EXPECT_NE(l.out.find("case when M-1 == 1:\nof logical_product (M-1):(4) (4:M) = ((1,4)):((4,2))"), std::string::npos) << l.out;
+  EXPECT_EQ(l.out.find("60000"), std::string::npos) << l.out;
+  EXPECT_LT(tl, 2 * 2 + 3) << l.out;
+  if (l.out.find("[resource-limit") != std::string::npos) {  // a slow machine: the floor is named, with the user's value
+    EXPECT_NE(l.out.find("the derivation's floor of 2 s, as prove's --timeout of 1 s is below it"), std::string::npos) << l.out;
   }
 }
 
