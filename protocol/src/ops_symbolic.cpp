@@ -334,6 +334,16 @@ void require_input_extents(SymExec& ex, const Inputs& in) {
     if (*t) require_extents(ex, **t, "the argument's");
 }
 
+// Issue 46 item 5: the paths are merged (summarize, simplify) before the cases are counted.
+constexpr const char* kPathsUnit = "paths (before their cases are merged)";
+
+template <class R>
+void require_few_cases(const SymSummary<R>& s) {
+  if (s.answers.size() > static_cast<size_t>(kSymbolicCaseLimit))
+    fail(rule::kResourceLimit, "the symbolic answer has " + std::to_string(s.answers.size()) + " cases once its paths are merged, more than " +
+                                   std::to_string(kSymbolicCaseLimit) + "; add assumptions that decide its branches (e.g. lower bounds on the extents)");
+}
+
 template <class R>
 OpResult run_paths(const Concrete& concrete, const Json& args, const Inputs& in, BudgetedDecider& dec, const Body<R>& body,
                    const Text<R>& text_of, const ToJson<R>& json_of, const Differs<R>& differs) {
@@ -341,8 +351,9 @@ OpResult run_paths(const Concrete& concrete, const Json& args, const Inputs& in,
     require_input_extents(ex, in);
     return body(ex);
   };
-  SymSummary<R> summary = summarize(explore<R>(dec, checked));
+  SymSummary<R> summary = summarize(explore<R>(dec, checked, kSymbolicPathLimit, kPathsUnit));
   simplify(summary, dec);
+  require_few_cases(summary);
   return report<R>(concrete, args, dec, std::move(summary), text_of, json_of, differs);
 }
 
@@ -600,11 +611,15 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
                        solver::Z3Decider::kDefaultQueryRlimit, constants);
   require_instances(z3);
   BudgetedDecider dec(z3, guard, knob, BudgetedDecider::kDefaultBudget, advice);
-  auto s = summarize(explore<Layout>(dec, [&](SymExec& ex) {
-    require_input_extents(ex, in);
-    return layout_body(ex, *lop, in);
-  }));
+  auto s = summarize(explore<Layout>(
+      dec,
+      [&](SymExec& ex) {
+        require_input_extents(ex, in);
+        return layout_body(ex, *lop, in);
+      },
+      kSymbolicPathLimit, kPathsUnit));
   simplify(s, dec);
+  require_few_cases(s);
   if (s.answers.empty()) refused_derivation(w[0], *lop, in, dec, s, of);
   std::vector<CheckedCase> checked;
   std::vector<Bindings> cex;

@@ -296,6 +296,9 @@ std::vector<Repro> reproducers() {
         {"tiler", t("32:2")},
         {"assume", {"M <= 128", "M % 32 == 1", "K <= 1024", "M >= 32", "K % 64 == 0", "K <= M", "K >= 8", "N % 32 == 0"}}},
        {"K", "M", "N"}},
+      // issue 46 item 5: rank-3 tilers without assumptions, their paths merged into one answer
+      {"logical_divide", {{"a", "(M,N,K):(1,M,M*N)"}, {"tiler", t("(4:1,4:1,3:1)")}}, {"K", "M", "N"}},
+      {"flat_divide", {{"a", "(M,N,K):(1,M,0)"}, {"tiler", t("((2,4):(1,2),3:1,3:1)")}}, {"K", "M", "N"}},
   };
 }
 
