@@ -535,6 +535,16 @@ std::string seconds_text(int64_t ms) {
   return o.str();
 }
 
+// The derivation's wall clock is its last guard (issue 46 item 5; the work budget decides): the
+// user's --timeout, never below kDerivationFloorMs (so a short --timeout leaves a GEMM derivation
+// its ~0.1 s); one solver query runs no longer. The refusal names whichever it was.
+int64_t derivation_guard_ms(int64_t timeout_ms) { return std::max<int64_t>(timeout_ms, kDerivationFloorMs); }
+
+std::string derivation_knob(int64_t timeout_ms) {
+  if (timeout_ms >= kDerivationFloorMs) return "prove's --timeout of " + seconds_text(timeout_ms);
+  return "the derivation's floor of " + seconds_text(kDerivationFloorMs) + ", as prove's --timeout of " + seconds_text(timeout_ms) + " is below it";
+}
+
 // Every path of a derivation refuses: said once the concrete reference refuses at every instance
 // it is replayed at; for the walk's ops where it answers past the walk (D17), that is said.
 [[noreturn]] void refused_derivation(const std::string& op, const LayoutOp& lop, const Inputs& in, BudgetedDecider& dec,
@@ -598,19 +608,12 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
   if (in.b) symbols.merge(layout_symbols(*in.b));
   std::set<int64_t> constants;
   json_constants(Json(of), constants);
-  // The work budget decides; the wall clock is the last guard (issue 46 item 5): the user's
-  // --timeout, never below kDerivationFloorMs (so a short --timeout leaves a GEMM derivation its
-  // ~0.1 s), and one solver query runs no longer than the guard. The refusal names whichever it was.
-  const int64_t guard = std::max<int64_t>(timeout_ms, kDerivationFloorMs);
-  const std::string knob = timeout_ms >= kDerivationFloorMs
-                               ? "prove's --timeout of " + seconds_text(timeout_ms)
-                               : "the derivation's floor of " + seconds_text(kDerivationFloorMs) + ", as prove's --timeout of " +
-                                     seconds_text(timeout_ms) + " is below it";
-  const std::string advice = "add assumptions that decide the operation's branches, or raise prove's --timeout";
+  const int64_t guard = derivation_guard_ms(timeout_ms);
   solver::Z3Decider z3(assume, symbols, static_cast<unsigned>(std::min<int64_t>(solver::Z3Decider::kQueryGuardMs, guard)),
                        solver::Z3Decider::kDefaultQueryRlimit, constants);
   require_instances(z3);
-  BudgetedDecider dec(z3, guard, knob, BudgetedDecider::kDefaultBudget, advice);
+  BudgetedDecider dec(z3, guard, derivation_knob(timeout_ms), BudgetedDecider::kDefaultBudget,
+                      "add assumptions that decide the operation's branches, or raise prove's --timeout");
   auto s = summarize(explore<Layout>(
       dec,
       [&](SymExec& ex) {
