@@ -266,7 +266,7 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
   const size_t printed = s.answers.size() + (refusals ? refusals->size() : 0);
   std::ostringstream out;
   Json cases = Json::array();
-  Everywhere ev(dec.assumptions().symbols);
+  Everywhere ev(dec.assumptions().symbols, dec);
   std::vector<CheckedCase> checked(s.answers.size());
   std::vector<Bindings> found;
   const Replay at = [&](const Bindings& b) { return replay(concrete, args, b); };

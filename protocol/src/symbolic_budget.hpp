@@ -51,14 +51,7 @@ class BudgetedDecider : public Decider {
     return guarded([&] { return inner_.satisfiable(context); });
   }
   int queries() const { return inner_.queries(); }
-
- private:
-  void check() const {
-    if (inner_.queries() >= budget_)
-      fail(rule::kResourceLimit, "the symbolic operation spent its budget of " + std::to_string(budget_) +
-                                     " solver queries (budget, --budget); add assumptions that decide its branches, or raise the budget");
-    check_clock();
-  }
+  std::chrono::steady_clock::time_point deadline() const { return deadline_; }
   // A query the deadline cut (solver::Z3Decider::set_deadline) is this guard's refusal, named
   // with its knob, whatever the query said; an answer reached past the deadline is not given.
   template <class F>
@@ -71,6 +64,14 @@ class BudgetedDecider : public Decider {
       if (e.kind() == RuleKind::Limit) check_clock();
       throw;
     }
+  }
+
+ private:
+  void check() const {
+    if (inner_.queries() >= budget_)
+      fail(rule::kResourceLimit, "the symbolic operation spent its budget of " + std::to_string(budget_) +
+                                     " solver queries (budget, --budget); add assumptions that decide its branches, or raise the budget");
+    check_clock();
   }
   void check_clock() const {
     if (std::chrono::steady_clock::now() >= deadline_)
