@@ -2,7 +2,11 @@
 // classified conditions (--json). Expected values are derived by hand in the comments.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "run_tfspec.hpp"
 #include "tfspec/reference/json.hpp"
@@ -99,21 +103,157 @@ TEST(SymbolicOpsCli, ProveOfAProduct) {
   EXPECT_NE(r.out.find("PROVED injective"), std::string::npos) << r.out;
 }
 
-// Issue 37: the derivation is bounded by work (64 paths, the solver-query budget), not by the
-// clock, so it derives the same layout on any machine; --timeout bounds the proof. A rank-4
-// divide over four free symbols splits into more than 64 paths: undecided (exit 2,
-// resource-limit) at once, whatever --timeout says; with the divisibility assumed it derives
-// one layout, and 1 ms leaves the proof UNKNOWN (exit 2), never a verdict past the limit.
+// Issue 37: the derivation is bounded by work (paths, the solver-query budget), not by the clock,
+// so it derives the same layout on any machine; --timeout bounds the proof (and is the
+// derivation's last guard, never below 2 s: issue 46). With the divisibility assumed the rank-4
+// GEMM divide derives one layout at once, and 1 ms leaves the proof UNKNOWN (exit 2), never a
+// verdict past the limit.
 TEST(SymbolicOpsCli, ProveOfDerivationIsBoundedByWorkAndTheProofByTheTimeout) {
   const std::string of = "prove injective --of 'logical_divide (M,N,K,L):(1,M,M*N,M*N*K) (128:1,64:1,8:1,4:1)'";
-  auto r = tfspec::testing::run_tfspec(of + " --timeout 0.001");
-  EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_NE(r.out.find("[resource-limit"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("more than 64 cases"), std::string::npos) << r.out;
   auto d = tfspec::testing::run_tfspec(of + " --assume 'M % 128 == 0' --assume 'N % 64 == 0' --assume 'K % 8 == 0' --assume 'L % 4 == 0' --timeout 0.001");
   EXPECT_EQ(d.rc, 2) << d.out;
   EXPECT_NE(d.out.find("= ((128,M//128),(64,N//64),(8,K//8),(4,L//4)):((1,128),(M,64*M),(M*N,8*M*N),(K*M*N,4*K*M*N))"), std::string::npos) << d.out;
   EXPECT_NE(d.out.find("UNKNOWN injective"), std::string::npos) << d.out;
+}
+
+// Issue 46 item 5: paths are merged before the cases are counted. A rank-3 divide over three free
+// symbols explores more than 64 paths (each extent against each tile: which divides which, which
+// is larger), and they merge into one formula; it said "more than 64 cases". By hand, mode by
+// mode: logical_divide(M:1, 4:1) = (4,M//4):(1,4), (N:M, 4:1) = (4,N//4):(M,4*M),
+// (K:M*N, 3:1) = (3,K//3):(M*N,3*M*N); flat_divide((M,N,K):(1,M,0), ((2,4):(1,2),3:1,3:1)):
+// M:1 by (2,4):(1,2) (the function 8:1) = tile (2,4):(1,2), rest M//8:8; N:M by 3:1 = 3:M, rest
+// N//3:3*M; K:0 by 3:1 = 3:0, rest K//3:0; flattened tiles first, then the rests. Past 1024 paths
+// (a rank-5 divide over five free symbols) the op is undecided, resource-limit, naming the paths.
+TEST(SymbolicOpsCli, RankThreeTilersWithoutAssumptionsMergeTheirPathsIntoOneAnswer) {
+  auto l = layout_json("logical_divide '(M,N,K):(1,M,M*N)' '(4:1,4:1,3:1)'");
+  EXPECT_EQ(l["result"], tfspec::Json::parse(R"({"kind":"layout","shape":[[4,"M//4"],[4,"N//4"],[3,"K//3"]],"stride":[[1,4],["M","4*M"],["M*N","3*M*N"]]})")) << l.dump();
+  EXPECT_EQ(status_of(l, "M%4 == 0"), "required");
+  auto f = layout_json("flat_divide '(M,N,K):(1,M,0)' '((2,4):(1,2),3:1,3:1)'");
+  EXPECT_EQ(f["result"], tfspec::Json::parse(R"({"kind":"layout","shape":[[2,4],3,3,"M//8","N//3","K//3"],"stride":[[1,2],"M",0,8,"3*M",0]})")) << f.dump();
+  EXPECT_EQ(status_of(f, "K%3 == 0"), "required");
+  auto r = tfspec::testing::run_tfspec("layout logical_divide '(M,N,K,L,P):(1,M,M*N,M*N*K,M*N*K*L)' '(128:1,64:1,8:1,4:1,2:1)'");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("[resource-limit §7] the symbolic operation splits into more than 1024 paths"), std::string::npos) << r.out;
+}
+
+// Issue 46 (refusals): "refused for every instance" is said only where it is true. Under
+// M % 32 == 1 and 32 <= M <= 128, M is 33, 65 or 97, odd, so CuTe's walk of B = 32:2 against A's
+// first extent M refuses at every instance (the stride 2 and M divide neither way, §3). Yet at
+// M = 65 the offsets 0, 2, ..., 62 of B all stay inside A's mode M of stride 1, so the reference
+// answers 32:2 there (checked below against the concrete op at M=65, N=32, K=64: A is
+// ((65,2),32,64):((1,65*32*64),65,65*32)). The answer says so and is undecided (exit 2); it did
+// say "refused for every instance of the assumptions" with exit 3.
+TEST(SymbolicOpsCli, AWalkRefusedAtEveryInstanceSaysWhereTheReferenceAnswersPastIt) {
+  const std::string issue =
+      "'((M,2),N,K):((1,M*N*K),M,M*N)' 32:2 --assume 'M <= 128' --assume 'M % 32 == 1' --assume 'K <= 1024' --assume 'M >= 32' "
+      "--assume 'K % 64 == 0' --assume 'K <= M' --assume 'K >= 8' --assume 'N % 32 == 0'";
+  auto concrete = tfspec::testing::run_tfspec("layout composition '((65,2),32,64):((1,133120),65,2080)' 32:2");
+  ASSERT_EQ(concrete.rc, 0) << concrete.out;
+  EXPECT_EQ(concrete.out, "32:2\n");
+  auto r = tfspec::testing::run_tfspec("layout composition " + issue);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_EQ(r.out.find("refused for every instance"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("refused [composition-stride-divisibility"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CuTe's walk refuses here, but the concrete reference answers past it (D17)"), std::string::npos) << r.out;
+  auto j = tfspec::testing::run_tfspec("layout composition " + issue + " --json");
+  const auto reply = tfspec::Json::parse(j.out);
+  ASSERT_EQ(reply["cases"].size(), 1u) << j.out;
+  const auto& past = reply["cases"][0]["refused"]["reference_answers"];
+  EXPECT_EQ(past["answer"], "32:2") << j.out;
+  EXPECT_EQ(past["at"]["M"].get<int64_t>() % 32, 1) << j.out;
+  EXPECT_GE(past["at"]["M"].get<int64_t>() / 2, 32) << j.out;  // the offsets up to 62 fit inside M (65 or 97)
+  // prove --of has no layout to prove a goal of: an error naming where the reference answers
+  auto p = tfspec::testing::run_tfspec("prove injective --of 'composition ((M,2),N,K):((1,M*N*K),M,M*N) 32:2' --assume 'M <= 128' "
+                                       "--assume 'M % 32 == 1' --assume 'K <= 1024' --assume 'M >= 32' --assume 'K % 64 == 0' "
+                                       "--assume 'K <= M' --assume 'K >= 8' --assume 'N % 32 == 0'");
+  EXPECT_EQ(p.rc, 3) << p.out;
+  EXPECT_EQ(p.out.find("refused for every instance"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("the concrete reference answers past it (D17)"), std::string::npos) << p.out;
+  // Where the reference does refuse at every instance, it is said, with how many were checked:
+  // coalesce((M-1,4):(1,M-1)) under M <= 1 has the one instance M = 1, whose extent M-1 = 0 the
+  // reference refuses (extent-positive §3; concrete: (0,4):(1,0) below).
+  auto zero = tfspec::testing::run_tfspec("layout coalesce '(0,4):(1,0)'");
+  EXPECT_EQ(zero.rc, 3) << zero.out;
+  auto c = tfspec::testing::run_tfspec("layout coalesce '(M-1,4):(1,M-1)' --assume 'M <= 1'");
+  EXPECT_EQ(c.rc, 3) << c.out;
+  EXPECT_NE(c.out.find("refused for every instance of the assumptions (the concrete reference refuses at each of the 1 instance checked)"),
+            std::string::npos)
+      << c.out;
+}
+
+// Issue 46 (CLI and serve): the same request gets the same cases from `tfspec layout OP --json`
+// and from one `tfspec serve` session answering the issue's requests one after another (so an
+// answer cannot depend on what the session answered before).
+TEST(SymbolicOpsCli, TheCliAndServeGiveTheSameCases) {
+  struct Request {
+    std::string op, cli;
+    tfspec::Json args;
+  };
+  using tfspec::Json;
+  auto assume = [](std::vector<std::string> a) { return Json(a); };
+  const std::vector<std::string> issue_assume{"M <= 128", "M % 32 == 1", "K <= 1024", "M >= 32", "K % 64 == 0", "K <= M", "K >= 8", "N % 32 == 0"};
+  std::string issue_cli;
+  for (const auto& a : issue_assume) issue_cli += " --assume '" + a + "'";
+  const std::vector<Request> requests{
+      {"composition", "'((M,2),N,K):((1,M*N*K),M,M*N)' 32:2", Json{{"a", "((M,2),N,K):((1,M*N*K),M,M*N)"}, {"tiler", "32:2"}}},
+      {"complement", "'(4,8):(1,M)' 4096 --assume 'M % 4 == 0' --assume 'M <= 64'",
+       Json{{"layout", "(4,8):(1,M)"}, {"cotarget", 4096}, {"assume", assume({"M % 4 == 0", "M <= 64"})}}},
+      {"logical_product", "'(M-1):(4)' '(4:M)'", Json{{"a", "(M-1):(4)"}, {"tiler", "(4:M)"}}},
+      {"shape_div", "'(M,N)' 8 --assume 'N <= 64' --assume 'N % 16 == 0'",
+       Json{{"a", Json::array({"M", "N"})}, {"b", "8"}, {"assume", assume({"N <= 64", "N % 16 == 0"})}}},
+      {"composition", "'((M,2),N,K):((1,M*N*K),M,M*N)' 32:2" + issue_cli,
+       Json{{"a", "((M,2),N,K):((1,M*N*K),M,M*N)"}, {"tiler", "32:2"}, {"assume", Json(issue_assume)}}},
+      {"blocked_product", "'(M*N,3):(0,4)' '(2,M-1):(M*N,2*M)' --assume 'M >= 4'",
+       Json{{"a", "(M*N,3):(0,4)"}, {"b", "(2,M-1):(M*N,2*M)"}, {"assume", assume({"M >= 4"})}}},
+  };
+  std::string lines;
+  for (size_t i = 0; i < requests.size(); ++i)
+    lines += Json{{"seq", i + 1}, {"op", requests[i].op}, {"args", requests[i].args}}.dump() + "\n";
+  auto served = tfspec::testing::run_tfspec("serve", lines);
+  std::map<int64_t, Json> replies;
+  std::istringstream in(served.out);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] == '{') {
+      Json j = Json::parse(line);
+      if (j.contains("seq") && j["seq"].is_number_integer()) replies[j["seq"].get<int64_t>()] = j;
+    }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    auto cli = tfspec::testing::run_tfspec("layout " + requests[i].op + " " + requests[i].cli + " --json");
+    const Json mine = Json::parse(cli.out);
+    ASSERT_TRUE(replies.count(static_cast<int64_t>(i + 1))) << served.out;
+    const Json& reply = replies[static_cast<int64_t>(i + 1)];
+    ASSERT_TRUE(reply.contains("result")) << reply.dump();
+    EXPECT_EQ(reply["result"]["cases"], mine["cases"]) << requests[i].cli;
+    EXPECT_EQ(reply["result"].contains("undecided"), mine.contains("undecided")) << requests[i].cli;
+    EXPECT_EQ(reply["result"]["validated"], mine["validated"]) << requests[i].cli;
+  }
+}
+
+// Issue 46 item 5: under `prove --of`, --timeout is the derivation's wall-clock guard too (never
+// below 2 s), so the whole command ends within about twice max(--timeout, 2 s) plus the replay,
+// and a refusal names the user's --timeout or that floor, never a 60000 ms guard nobody set.
+// blocked_product((M*N,3):(0,4), (2,M-1):(M*N,2*M)) has size 3*M*N * 2*(M-1): at M = N = 1024
+// that is 3*2^20*2*1023 > 2^31, so fits-int32 is refuted (M and N are unbounded above).
+// logical_product((M-1):(4), 4:M) at M = 2 is ((1,4)):((4,2)), offsets 0, 2, 4, 6: injective.
+// Its model search on a nonlinear `%` once ran 3 s past a 2 s guard (Z3 ignored the interrupt).
+TEST(SymbolicOpsCli, ProveOfEndsWithinItsTimeoutAndNamesIt) {
+  auto timed = [](const std::string& args) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = tfspec::testing::run_tfspec(args);
+    return std::make_pair(r, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  };
+  auto [b, tb] = timed("prove fits-int32 --of 'blocked_product (M*N,3):(0,4) (2,M-1):(M*N,2*M)' --assume 'M >= 4' --timeout 3");
+  EXPECT_EQ(b.rc, 1) << b.out;
+  EXPECT_NE(b.out.find("REFUTED fits-int32"), std::string::npos) << b.out;
+  EXPECT_EQ(b.out.find("60000"), std::string::npos) << b.out;
+  EXPECT_LT(tb, 2 * 3 + 3) << b.out;
+  auto [l, tl] = timed("prove injective --of 'logical_product (M-1):(4) (4:M)' --timeout 1");
+  EXPECT_NE(l.out.find("case when M-1 == 1:\nof logical_product (M-1):(4) (4:M) = ((1,4)):((4,2))"), std::string::npos) << l.out;
+  EXPECT_EQ(l.out.find("60000"), std::string::npos) << l.out;
+  EXPECT_LT(tl, 2 * 2 + 3) << l.out;
+  if (l.out.find("[resource-limit") != std::string::npos) {  // a slow machine: the floor is named, with the user's value
+    EXPECT_NE(l.out.find("the derivation's floor of 2 s, as prove's --timeout of 1 s is below it"), std::string::npos) << l.out;
+  }
 }
 
 }  // namespace

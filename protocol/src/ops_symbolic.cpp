@@ -4,6 +4,7 @@
 // `tfspec layout OP ... --assume PRED`, `serve` and `conform` reach it through the registry.
 #include <cctype>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "symbolic_budget.hpp"
@@ -158,10 +159,17 @@ std::vector<Bindings> validation_instances(BudgetedDecider& dec, const std::vect
   for (const auto& c : cases) {
     std::vector<SymPred> all = c.when;
     for (const auto& k : c.conditions) all.push_back(k.pred);
-    if (auto x = dec.instance(all)) out.push_back(*x);
-    if (auto x = dec.instance(c.when)) out.push_back(*x);
+    // extra instances: Z3 searches for them only where the query is linear (issue 46 item 5)
+    if (auto x = dec.instance(all, false)) out.push_back(*x);
+    if (auto x = dec.instance(c.when, false)) out.push_back(*x);
   }
-  return out;
+  // each instance once: the count printed is of distinct instances (issue 46: "refuses at each of the
+  // 3 instances checked" was one instance three times)
+  std::vector<Bindings> distinct;
+  std::set<Bindings> seen;
+  for (auto& b : out)
+    if (seen.insert(b).second) distinct.push_back(std::move(b));
+  return distinct;
 }
 
 // The ops whose conditions are CuTe's walk's: sufficient for the reference, which also answers
@@ -201,8 +209,23 @@ std::vector<RefusingPath> refusing_paths(const SymSummary<R>& s) {
   return out;
 }
 
-[[noreturn]] void refused_everywhere(const Concrete& concrete, const Json& args, BudgetedDecider& dec, const Diagnostic& d) {
-  std::string msg = d.message + "; refused for every instance of the assumptions";
+// The walk's refusal, at an instance where the reference answers past it (D17).
+std::string past_walk_note(const PastWalk& p) {
+  return "CuTe's walk refuses here, but the concrete reference answers past it (D17), e.g. at " + solver::to_string(p.at) + ": " +
+         p.answer;
+}
+
+// Every path refuses (issue 46): "refused for every instance" is said only once the concrete
+// reference has refused at every instance the answer was replayed at. For the walk's ops the
+// symbolic refusal is CuTe's walk's, and the reference may answer past it (D17): that is said.
+[[noreturn]] void refused_everywhere(const Concrete& concrete, const Json& args, BudgetedDecider& dec, const Diagnostic& d, const ValidationStats& v) {
+  std::string msg = d.message + "; ";
+  const std::string checked = std::to_string(v.instances) + " instance" + (v.instances == 1 ? "" : "s");
+  if (walk_sufficient(concrete.op))
+    msg += "CuTe's walk refuses at every instance of the assumptions, and the concrete reference refuses at each of the " + checked +
+           " checked (it may answer past the walk elsewhere, D17)";
+  else
+    msg += "refused for every instance of the assumptions (the concrete reference refuses at each of the " + checked + " checked)";
   if (auto x = dec.instance({})) msg += ", e.g. " + solver::to_string(*x) + " (" + replay(concrete, args, *x) + ")";
   Diagnostic why = d;
   why.message = msg;
@@ -211,13 +234,15 @@ std::vector<RefusingPath> refusing_paths(const SymSummary<R>& s) {
 
 // The text's last lines and the JSON's top level: the validation, and `undecided` where the
 // answer was compared at no instance (S9, issue 46 item 7: M*M == 2*N*N has none, yet Z3
-// cannot refute it) or the refusal cases could not all be listed (item 4): exit 2.
-OpResult finish(std::ostringstream& out, Json j, const ValidationStats& v, bool total) {
+// cannot refute it) or the refusal cases could not all be listed (item 4), or where every case
+// is a refusal of CuTe's walk and the reference answers past it (`why`): exit 2.
+OpResult finish(std::ostringstream& out, Json j, const ValidationStats& v, bool total, std::string why = "") {
   out << "validated against the concrete reference at " << v.instances << " instances (" << v.compared << " answers compared, " << v.refusals
-      << " refusals)\n";
+      << " refusals" << (v.past ? ", " + std::to_string(v.past) + " answered by the reference past CuTe's walk" : "") << ")\n";
   j["validated"] = Json{{"instances", v.instances}, {"compared", v.compared}, {"refusals", v.refusals}};
-  std::string why;
-  if (v.instances == 0)
+  if (v.past) j["validated"]["past_walk"] = v.past;
+  if (!why.empty()) {
+  } else if (v.instances == 0)
     why = "the answer could not be validated: neither the instance pool nor the solver found an instance of the assumptions, and "
           "the solver could not show that they have none";
   else if (!total)
@@ -233,14 +258,15 @@ template <class R>
 OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec, SymSummary<R> s,
                 const std::function<std::string(const R&)>& text_of, const std::function<Json(const R&)>& json_of, const Differs<R>& differs) {
   const std::vector<std::optional<Bindings>> witnesses = keep_reachable(dec, s);
-  if (s.answers.empty()) refused_everywhere(concrete, args, dec, *s.refusals.front().refusal);
   std::vector<std::vector<SymPred>> guards;
   for (const auto& a : s.answers) guards.push_back(a.when);
   const auto refusals = refusal_cases(dec, guards, refusing_paths(s));  // issue 46 item 4
+  const bool none = s.answers.empty();  // every path refuses: checked below before it is said
+  if (none && (!refusals || refusals->empty())) refused_everywhere(concrete, args, dec, *s.refusals.front().refusal, ValidationStats{});
   const size_t printed = s.answers.size() + (refusals ? refusals->size() : 0);
   std::ostringstream out;
   Json cases = Json::array();
-  Everywhere ev(dec.assumptions().symbols);
+  Everywhere ev(dec.assumptions().symbols, dec);
   std::vector<CheckedCase> checked(s.answers.size());
   std::vector<Bindings> found;
   const Replay at = [&](const Bindings& b) { return replay(concrete, args, b); };
@@ -250,19 +276,33 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
     out << p.text;
     cases.push_back(p.json);
   }
+  std::vector<PrintedCase> refused;  // printed once validated: a refusal the reference contradicts says so
   for (const auto& r : refusals ? *refusals : std::vector<RefusalCase>{}) {
-    const PrintedCase p = print_refusal(r);
-    out << p.text;
-    cases.push_back(p.json);
+    refused.push_back(print_refusal(r));
     checked.push_back(CheckedCase{r.when, {}, "refused", true});
   }
   const ValidationStats v = validate_cases(
       checked, walk_sufficient(concrete.op), refusals.has_value(), validation_instances(dec, checked, found),
       [&](const Bindings& b) { return concrete_at(concrete, args, b); },
       [&](size_t k, const Bindings& b, const Json& ref) { return differs(s.answers[k].result, b, ref); });
-  const bool one = printed == 1;
+  if (none && v.past_walk.empty()) refused_everywhere(concrete, args, dec, *s.refusals.front().refusal, v);
+  for (size_t i = 0; i < refused.size(); ++i) {
+    PrintedCase& p = refused[i];
+    if (auto pw = v.past_walk.find(s.answers.size() + i); pw != v.past_walk.end()) {
+      p.text += "  " + past_walk_note(pw->second) + "\n";
+      p.json["refused"]["reference_answers"] = Json{{"at", pw->second.at}, {"answer", pw->second.answer}};
+    }
+    out << p.text;
+    cases.push_back(p.json);
+  }
+  std::string why;
+  if (none)
+    why = "every case is a refusal of CuTe's walk, and the concrete reference answers past it (D17), e.g. at " +
+          solver::to_string(v.past_walk.begin()->second.at) + ": " + v.past_walk.begin()->second.answer +
+          "; the symbolic form has no answer there";
+  const bool one = printed == 1 && !none;
   return finish(out, Json{{"result", one ? json_of(s.answers[0].result) : Json(nullptr)}, {"cases", cases},
-                          {"conditions", one ? cases[0]["conditions"] : Json::array()}}, v, refusals.has_value());
+                          {"conditions", one ? cases[0]["conditions"] : Json::array()}}, v, refusals.has_value(), why);
 }
 
 template <class R>
@@ -294,6 +334,16 @@ void require_input_extents(SymExec& ex, const Inputs& in) {
     if (*t) require_extents(ex, **t, "the argument's");
 }
 
+// Issue 46 item 5: the paths are merged (summarize, simplify) before the cases are counted.
+constexpr const char* kPathsUnit = "paths (before their cases are merged)";
+
+template <class R>
+void require_few_cases(const SymSummary<R>& s) {
+  if (s.answers.size() > static_cast<size_t>(kSymbolicCaseLimit))
+    fail(rule::kResourceLimit, "the symbolic answer has " + std::to_string(s.answers.size()) + " cases once its paths are merged, more than " +
+                                   std::to_string(kSymbolicCaseLimit) + "; add assumptions that decide its branches (e.g. lower bounds on the extents)");
+}
+
 template <class R>
 OpResult run_paths(const Concrete& concrete, const Json& args, const Inputs& in, BudgetedDecider& dec, const Body<R>& body,
                    const Text<R>& text_of, const ToJson<R>& json_of, const Differs<R>& differs) {
@@ -301,8 +351,9 @@ OpResult run_paths(const Concrete& concrete, const Json& args, const Inputs& in,
     require_input_extents(ex, in);
     return body(ex);
   };
-  SymSummary<R> summary = summarize(explore<R>(dec, checked));
+  SymSummary<R> summary = summarize(explore<R>(dec, checked, kSymbolicPathLimit, kPathsUnit));
   simplify(summary, dec);
+  require_few_cases(summary);
   return report<R>(concrete, args, dec, std::move(summary), text_of, json_of, differs);
 }
 
@@ -475,6 +526,47 @@ ValidationStats validate_derived(const std::string& op, const LayoutOp& lop, con
       [&](size_t k, const Bindings& b, const Json& ref) { return layout_differs(s.answers[k].result, b, ref); });
 }
 
+// The least wall-clock guard of a derivation under `prove --of` (the --timeout default).
+constexpr int64_t kDerivationFloorMs = 2000;
+
+std::string seconds_text(int64_t ms) {
+  std::ostringstream o;
+  o << static_cast<double>(ms) / 1000.0 << " s";
+  return o.str();
+}
+
+// The derivation's wall clock is its last guard (issue 46 item 5; the work budget decides): the
+// user's --timeout, never below kDerivationFloorMs (so a short --timeout leaves a GEMM derivation
+// its ~0.1 s); one solver query runs no longer. The refusal names whichever it was.
+int64_t derivation_guard_ms(int64_t timeout_ms) { return std::max<int64_t>(timeout_ms, kDerivationFloorMs); }
+
+std::string derivation_knob(int64_t timeout_ms) {
+  if (timeout_ms >= kDerivationFloorMs) return "prove's --timeout of " + seconds_text(timeout_ms);
+  return "the derivation's floor of " + seconds_text(kDerivationFloorMs) + ", as prove's --timeout of " + seconds_text(timeout_ms) + " is below it";
+}
+
+// Every path of a derivation refuses: said once the concrete reference refuses at every instance
+// it is replayed at; for the walk's ops where it answers past the walk (D17), that is said.
+[[noreturn]] void refused_derivation(const std::string& op, const LayoutOp& lop, const Inputs& in, BudgetedDecider& dec,
+                                     const SymSummary<Layout>& s, const std::string& of) {
+  std::vector<CheckedCase> checked;
+  if (auto r = refusal_cases(dec, {}, refusing_paths(s)))
+    for (const auto& c : *r) checked.push_back(CheckedCase{c.when, {}, "refused", true});
+  const ValidationStats v = validate_derived(op, lop, in, dec, s, checked, {});
+  Diagnostic why = *s.refusals.front().refusal;
+  const std::string n = std::to_string(v.instances) + " instance" + (v.instances == 1 ? "" : "s");
+  if (!v.past_walk.empty())
+    why.message += "; " + of + ": CuTe's walk refuses at every instance of the assumptions, but the concrete reference answers past it (D17), e.g. at " +
+                   solver::to_string(v.past_walk.begin()->second.at) + ": " + v.past_walk.begin()->second.answer +
+                   "; the symbolic form has no layout to prove the goal of";
+  else if (walk_sufficient(op))
+    why.message += "; " + of + ": CuTe's walk refuses at every instance of the assumptions, and the concrete reference refuses at each of the " + n +
+                   " checked";
+  else
+    why.message += "; " + of + " is refused for every instance of the assumptions (the concrete reference refuses at each of the " + n + " checked)";
+  throw SpecError(why);
+}
+
 }  // namespace
 
 std::vector<std::string> symbolic_op_names() {
@@ -516,20 +608,22 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
   if (in.b) symbols.merge(layout_symbols(*in.b));
   std::set<int64_t> constants;
   json_constants(Json(of), constants);
-  solver::Z3Decider z3(assume, symbols, solver::Z3Decider::kQueryGuardMs, solver::Z3Decider::kDefaultQueryRlimit, constants);
+  const int64_t guard = derivation_guard_ms(timeout_ms);
+  solver::Z3Decider z3(assume, symbols, static_cast<unsigned>(std::min<int64_t>(solver::Z3Decider::kQueryGuardMs, guard)),
+                       solver::Z3Decider::kDefaultQueryRlimit, constants);
   require_instances(z3);
-  // the work budget decides; the wall clock is the last guard, never below the layout ops' 60 s
-  BudgetedDecider dec(z3, std::max<int64_t>(timeout_ms, 60000), "prove's --timeout");
-  auto s = summarize(explore<Layout>(dec, [&](SymExec& ex) {
-    require_input_extents(ex, in);
-    return layout_body(ex, *lop, in);
-  }));
+  BudgetedDecider dec(z3, guard, derivation_knob(timeout_ms), BudgetedDecider::kDefaultBudget,
+                      "add assumptions that decide the operation's branches, or raise prove's --timeout");
+  auto s = summarize(explore<Layout>(
+      dec,
+      [&](SymExec& ex) {
+        require_input_extents(ex, in);
+        return layout_body(ex, *lop, in);
+      },
+      kSymbolicPathLimit, kPathsUnit));
   simplify(s, dec);
-  if (s.answers.empty()) {
-    Diagnostic why = *s.refusals.front().refusal;
-    why.message += "; " + of + " is refused for every instance of the assumptions";
-    throw SpecError(why);
-  }
+  require_few_cases(s);
+  if (s.answers.empty()) refused_derivation(w[0], *lop, in, dec, s, of);
   std::vector<CheckedCase> checked;
   std::vector<Bindings> cex;
   std::vector<DerivedLayout> out;

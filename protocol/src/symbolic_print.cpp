@@ -32,13 +32,16 @@ std::map<std::string, int64_t> ones(const std::set<std::string>& symbols) {
 
 }  // namespace
 
-Everywhere::Everywhere(const std::set<std::string>& symbols) : symbols_(symbols), folding_(ones(symbols)) {}
+Everywhere::Everywhere(const std::set<std::string>& symbols, BudgetedDecider& dec) : dec_(dec), symbols_(symbols), folding_(ones(symbols)) {}
 
 // Interval folding answers most of them (`M >= 1`, `128*(M//128) <= M`) without a solver call.
 bool Everywhere::holds(const std::vector<SymPred>& when, const SymPred& p) {
   if (auto d = folding_.decide(when, p)) return *d;
-  if (!bare_z3_) bare_z3_.emplace(std::vector<std::string>{}, symbols_);
-  return bare_z3_->classify(when, p).status == "proved";
+  if (!bare_z3_) {
+    bare_z3_.emplace(std::vector<std::string>{}, symbols_);
+    bare_z3_->set_deadline(dec_.deadline());
+  }
+  return dec_.guarded([&] { return bare_z3_->classify(when, p); }).status == "proved";
 }
 
 std::string guard_text(const std::vector<SymPred>& when) {
@@ -96,7 +99,8 @@ PrintedCase print_answer(BudgetedDecider& dec, Everywhere& ev, const std::vector
 // issue 46 item 4: `when ...: refused [rule §clause]`, the refusal's message below.
 PrintedCase print_refusal(const RefusalCase& r) {
   const Diagnostic& d = r.refusal;
-  std::string text = "when " + guard_text(r.when) + ": refused [" + d.rule + " " + d.clause + "]\n  " + d.message + "\n";
+  const std::string head = r.when.empty() ? "" : "when " + guard_text(r.when) + ": ";  // the only case: no guard
+  std::string text = head + "refused [" + d.rule + " " + d.clause + "]\n  " + d.message + "\n";
   if (!r.witness) text += kUnreached;
   return {text, Json{{"when", guard_json(r.when)},
                      {"result", nullptr},

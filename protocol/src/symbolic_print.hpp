@@ -21,10 +21,12 @@ namespace tfspec::protocol {
 // case's guard, whatever the assumptions (then it is counted in one line, listed by --json).
 class Everywhere {
  public:
-  explicit Everywhere(const std::set<std::string>& symbols);
+  // `dec`: the op's decider, whose wall-clock guard bounds this classification too (issue 46 item 5).
+  Everywhere(const std::set<std::string>& symbols, BudgetedDecider& dec);
   bool holds(const std::vector<SymPred>& when, const SymPred& p);
 
  private:
+  BudgetedDecider& dec_;
   std::set<std::string> symbols_;
   FoldingDecider folding_;
   std::optional<solver::Z3Decider> bare_z3_;

@@ -41,7 +41,7 @@ void check_case(const CheckedCase& c, size_t k, bool sufficient, const Bindings&
   }
   if (failed) {
     if (!ref.refused && !sufficient) bug("the condition " + to_string(failed->pred) + " fails, so the case when " + guard_text(c) + " refuses, but the reference answers " + ref.text, b);
-    ++stats.refusals;
+    ++(ref.refused ? stats.refusals : stats.past);
     return;
   }
   if (ref.refused) bug("every condition of the case when " + guard_text(c) + " holds, but the reference refuses [" + ref.rule + "]", b);
@@ -68,7 +68,8 @@ ValidationStats validate_cases(const std::vector<CheckedCase>& cases, bool suffi
     if (matching.empty() && total) bug("no case's guard holds (the cases are meant to cover every instance)", b);
     if (matching.empty() || cases[matching[0]].refused) {
       if (!ref.refused && !sufficient) bug("no answer case's guard holds, but the reference answers " + ref.text, b);
-      ++stats.refusals;
+      if (!ref.refused && !matching.empty()) stats.past_walk.emplace(matching[0], PastWalk{b, ref.text});
+      ++(ref.refused ? stats.refusals : stats.past);
       continue;
     }
     try {

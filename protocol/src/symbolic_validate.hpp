@@ -7,6 +7,7 @@
 // Private to ops_symbolic.cpp.
 #pragma once
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,8 +38,17 @@ struct ConcreteAnswer {
   std::string text;
 };
 
+// Where the reference answers inside a refusal case of a walk op (D17: CuTe's walk refuses, the
+// reference answers past it): the first such instance and the reference's answer there.
+struct PastWalk {
+  Bindings at;
+  std::string answer;
+};
+
 struct ValidationStats {
   size_t instances = 0, compared = 0, refusals = 0;
+  size_t past = 0;  // where the walk refuses (a failing condition, a refusal case) but the reference answers (D17)
+  std::map<size_t, PastWalk> past_walk;  // by refusal case index (issue 46: a printed refusal is checked too)
 };
 
 // `differs(k, b, answer)`: "" when case k's result at b is the reference's answer, else how they

@@ -177,6 +177,20 @@ std::string check_answer(const std::string& op, const Json& args, const std::vec
   for (const auto& c : cases)
     for (const auto& k : c["conditions"])
       if (auto why = check_counterexample(args, c, k); !why.empty()) return why;
+  // issue 46: a refusal case that says the reference answers past CuTe's walk names an instance
+  // of the case where the reference does answer, and what it answers
+  for (const auto& c : cases)
+    if (c.contains("refused") && c["refused"].contains("reference_answers")) {
+      const Json& past = c["refused"]["reference_answers"];
+      const Bindings x = past["at"].get<Bindings>();
+      if (guard_reading(c, x) != true) return "the instance where the reference answers past the walk is outside its case: " + c.dump();
+      Json bound = written_in(args, x);
+      bound.erase("assume");
+      const Json ref = ask(op, bound);
+      if (!ref.contains("result")) return "the reference refuses at " + at_text(x) + ", where the refusal case says it answers: " + c.dump();
+      if (!walk_op(op) && op != "left_inverse") return "a refusal case of " + op + " (not a walk) says the reference answers past it";
+    }
+  // the error "refused for every instance" is checked at the instances below
   for (const auto& b : instances) {
     Json bound = written_in(args, b);
     bound.erase("assume");
@@ -274,6 +288,17 @@ std::vector<Repro> reproducers() {
       {"complement", {{"layout", "(128,M//128):(1,128*N)"}, {"cotarget", "4*M*N"}}, {"M", "N"}},
       // item 2's: a condition required in a case where it fails at every instance
       {"tiled_product", {{"a", "(8,M-1):(8,4)"}, {"tiler", t("(8:1,4:M)")}}, {"M"}},
+      // CuTe's walk refuses at every instance (M is 65 or 97, odd, against B's stride 2), yet the
+      // reference answers 32:2 there (B's offsets 0..62 stay inside A's mode M of stride 1): it
+      // said "refused for every instance of the assumptions"
+      {"composition",
+       {{"a", "((M,2),N,K):((1,M*N*K),M,M*N)"},
+        {"tiler", t("32:2")},
+        {"assume", {"M <= 128", "M % 32 == 1", "K <= 1024", "M >= 32", "K % 64 == 0", "K <= M", "K >= 8", "N % 32 == 0"}}},
+       {"K", "M", "N"}},
+      // issue 46 item 5: rank-3 tilers without assumptions, their paths merged into one answer
+      {"logical_divide", {{"a", "(M,N,K):(1,M,M*N)"}, {"tiler", t("(4:1,4:1,3:1)")}}, {"K", "M", "N"}},
+      {"flat_divide", {{"a", "(M,N,K):(1,M,0)"}, {"tiler", t("((2,4):(1,2),3:1,3:1)")}}, {"K", "M", "N"}},
   };
 }
 
@@ -282,7 +307,8 @@ std::vector<Bindings> with_named_instances(std::vector<Bindings> g, const std::v
   const std::vector<Bindings> named{{{"M", 4}, {"N", 2}}, {{"M", 4}, {"N", 64}}, {{"M", 256}}, {{"M", 24}, {"N", 128}}, {{"M", 1}},
                                     {{"M", 2}},           {{"M", 3}, {"N", 16}},  {{"M", 128}, {"K", 64}}, {{"M", 256}, {"K", 128}},
                                     {{"M", 4096}, {"N", 6}}, {{"M", 256}, {"N", 6}}, {{"M", 288}, {"N", 8}}, {{"M", 11}, {"N", 8}},
-                                    {{"M", 193}, {"N", 16}}, {{"M", 127}, {"N", 8}}, {{"M", 256}, {"N", 2}}};
+                                    {{"M", 193}, {"N", 16}}, {{"M", 127}, {"N", 8}}, {{"M", 256}, {"N", 2}},
+                                    {{"K", 64}, {"M", 65}, {"N", 32}}, {{"K", 64}, {"M", 97}, {"N", 64}}};
   for (const auto& b : named) {
     bool fits = b.size() == symbols.size();
     for (const auto& s : symbols) fits = fits && b.count(s);

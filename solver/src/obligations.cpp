@@ -3,6 +3,8 @@
 
 #include "tfspec/solver/instances.hpp"
 
+#include <algorithm>
+
 namespace tfspec::solver {
 
 Z3Decider::Z3Decider(const std::vector<std::string>& assume, const std::set<std::string>& symbols, unsigned query_ms, unsigned rlimit,
@@ -58,7 +60,7 @@ void divisors_of(const ShapeDim& d, std::vector<ShapeDim>& out) {
 // `holds` reads it, so where a divisor can be 0 neither side is proved. The encoder's definedness
 // list is never asserted: it grows with every term any earlier query met, and it let one path's
 // divisor (`M//8 != 0`, i.e. M >= 8) decide the branches of every later path (issue 37).
-QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::expr& extra, bool searching) {
+QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::expr& extra, bool searching, bool nonlinear_search) {
   std::vector<z3::expr> a = base_;
   std::vector<ShapeDim> divisors;
   for (const auto& p : context) {
@@ -68,6 +70,11 @@ QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::exp
   }
   a.push_back(extra);
   for (const auto& d : divisors) a.push_back(enc_.dim(d) != 0);
+  if (searching && !nonlinear_search && nonlinear(a)) {  // not asked: no instance, as when none is found
+    QueryOutcome skipped;
+    skipped.reason = "a nonlinear model search is left to the instance pool";
+    return skipped;
+  }
   ++queries_;
   Limits limits;
   // a last guard only: the rlimit decides, the same on any machine. A model search (a witness or a
@@ -75,6 +82,10 @@ QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::exp
   // `%` Z3's smt tactic was seen to run three times past its clock (logical_product (M-1):(4)
   // (4:M): 31 s under a 10 s guard, 3.5 s under 1 s; issue 46 item 5).
   limits.timeout_ms = searching ? std::min(query_ms_, kSearchGuardMs) : query_ms_;
+  if (deadline_) {  // never past the operation's guard: what is left of it, at least 1 ms
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline_ - std::chrono::steady_clock::now()).count();
+    limits.timeout_ms = static_cast<unsigned>(std::clamp<int64_t>(left, 1, limits.timeout_ms));
+  }
   limits.rlimit = rlimit_;
   limits.budget = watchdog_.get();  // Z3 can ignore both limits in one nonlinear step (TOOLING-NOTES)
   limits.default_solver = !searching && nonlinear(a);  // linear queries: the smt tactic, twice as fast
@@ -238,9 +249,9 @@ std::optional<bool> Z3Decider::satisfiable(const std::vector<SymPred>& context) 
 // The pool's first instance of the context; Z3's only where the pool has none, asked of the smt
 // tactic: a model search on a nonlinear query in the default solver's tactics was seen to ignore
 // the rlimit and the interrupt for minutes, where the smt tactic stops at the interrupt.
-std::optional<Bindings> Z3Decider::instance(const std::vector<SymPred>& context) {
+std::optional<Bindings> Z3Decider::instance(const std::vector<SymPred>& context, bool nonlinear) {
   if (const auto& s = survivors(context); !s.empty()) return pool_[s.front()];
-  const QueryOutcome q = query(context, ctx_.bool_val(true), /*searching=*/true);
+  const QueryOutcome q = query(context, ctx_.bool_val(true), /*searching=*/true, nonlinear);
   return q.model ? model_bindings(*q.model) : std::nullopt;
 }
 

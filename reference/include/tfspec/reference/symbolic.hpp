@@ -111,18 +111,23 @@ class SymExec {
 
 // Most paths one operation explores; past it the op fails with `resource-limit`.
 inline constexpr int kSymbolicCaseLimit = 64;
+// The protocol's ops (tfspec layout, serve, prove --of) explore up to this many paths and count
+// kSymbolicCaseLimit against the answer's cases once its paths are merged (issue 46 item 5: a
+// rank-3 tiler without assumptions takes 65 to 256 paths that merge into one formula).
+inline constexpr int kSymbolicPathLimit = 1024;
 
 // Runs `body` over every path (depth first, true side first). A SpecError thrown on a path is
 // that path's refusal; an error of kind Input (e.g. an expression too large) propagates unless a
 // `require` raised it.
 template <class R>
-std::vector<SymCase<R>> explore(Decider& d, const std::function<R(SymExec&)>& body, int limit = kSymbolicCaseLimit) {
+std::vector<SymCase<R>> explore(Decider& d, const std::function<R(SymExec&)>& body, int limit = kSymbolicCaseLimit,
+                                const std::string& unit = "cases") {
   std::vector<SymCase<R>> cases;
   std::vector<std::vector<bool>> pending{{}};
   while (!pending.empty()) {
     if (static_cast<int>(cases.size()) >= limit)
-      fail(rule::kResourceLimit, "the symbolic operation splits into more than " + std::to_string(limit) +
-                                          " cases; add assumptions that decide its branches (e.g. lower bounds on the extents)");
+      fail(rule::kResourceLimit, "the symbolic operation splits into more than " + std::to_string(limit) + " " + unit +
+                                          "; add assumptions that decide its branches (e.g. lower bounds on the extents)");
     SymExec ex(d, pending.back());
     pending.pop_back();
     SymCase<R> c;

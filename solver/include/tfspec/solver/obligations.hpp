@@ -2,6 +2,7 @@
 // answers the reference's branches with Z3 under the user's assumptions, and the classification
 // of each condition: proved, refuted, or required (with an instance where it fails).
 #pragma once
+#include <chrono>
 #include <z3++.h>
 
 #include <map>
@@ -42,17 +43,23 @@ class Z3Decider : public Decider {
   Classified classify(const std::vector<SymPred>& context, const SymPred& p);
   // Whether the assumptions have an instance: true, false (proved), nullopt (unknown).
   std::optional<bool> satisfiable(const std::vector<SymPred>& context = {});
-  // An instance of the assumptions (and context), for a refusal on every path.
-  std::optional<Bindings> instance(const std::vector<SymPred>& context);
+  // An instance of the assumptions (and context), for a refusal on every path. `nonlinear`:
+  // whether Z3 may search where the query is nonlinear; a validation instance (only an extra
+  // instance to replay at) does not: Z3's smt tactic ignored its interrupt for seconds on a
+  // nonlinear `%` (issue 46 item 5), so such a search takes the pool's instances only.
+  std::optional<Bindings> instance(const std::vector<SymPred>& context, bool nonlinear = true);
   const Assumptions& assumptions() const { return assumptions_; }
   int queries() const { return queries_; }
+  // The whole operation's wall-clock guard (issue 46 item 5): no query runs past it (its own
+  // guard is cut to what is left), so the operation ends within its limit plus one interrupt.
+  void set_deadline(std::chrono::steady_clock::time_point t) { deadline_ = t; }
   // The instance pool: bindings of every symbol that satisfy the assumptions (instances.hpp).
   const std::vector<Bindings>& pool() const { return pool_; }
 
  private:
   z3::expr encode(const SymPred& p);
   // sat / unsat / unknown of assumptions ∧ context ∧ extra
-  QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra, bool searching = false);
+  QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra, bool searching = false, bool nonlinear_search = true);
   z3::expr defined_and(const SymPred& p);
   std::map<std::string, int64_t> lower_bounds(const std::vector<SymPred>& path) const;
   std::optional<Bindings> model_bindings(const z3::model& m);
@@ -68,6 +75,7 @@ class Z3Decider : public Decider {
   std::vector<Bindings> pool_;
   std::vector<std::pair<std::string, std::vector<size_t>>> filters_;
   std::unique_ptr<Budget> watchdog_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
 }  // namespace tfspec::solver
