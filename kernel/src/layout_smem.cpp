@@ -84,6 +84,16 @@ bool check_ldmatrix(const LayoutProgram& p, const Move& m, const std::vector<int
   return true;
 }
 
+// spec/SMEM.md's report of a conflict, in words: the degree, the totals and the first worst phase.
+std::string conflict_text(const BankReport& r) {
+  const PhaseCost& p = *r.worst;
+  std::string who;
+  for (size_t i = 0; i < p.colliding.size() && i < 8; ++i) who += (i ? ", " : "") + std::to_string(p.colliding[i].first);
+  return std::to_string(r.degree()) + "-way conflict: " + std::to_string(r.wavefronts) + " wavefronts for an ideal of " + std::to_string(r.ideal) + " (" +
+         std::to_string(r.access_bytes * 8) + "-bit accesses); first worst: warp " + std::to_string(p.warp) + " access " + std::to_string(p.access) + ", bank " +
+         std::to_string(p.bank) + " serves " + std::to_string(p.wavefronts) + " words to threads " + who;
+}
+
 }  // namespace
 
 void check_layout_smem(const LayoutProgram& prog, const Move& m, std::vector<Finding>& out) {
@@ -106,15 +116,42 @@ void check_layout_smem(const LayoutProgram& prog, const Move& m, std::vector<Fin
     out.push_back(finding(m, "banks", Outcome::Ok, nullptr, "conflict-free: " + std::to_string(r.wavefronts) + " wavefronts = ideal", detail));
     return;
   }
-  const PhaseCost& p = *r.worst;
-  std::string who;
-  for (size_t i = 0; i < p.colliding.size() && i < 8; ++i) who += (i ? ", " : "") + std::to_string(p.colliding[i].first);
-  out.push_back(finding(m, "banks", Outcome::Violation, &rule::kKernelBankConflict,
-                        std::to_string(r.degree()) + "-way conflict: " + std::to_string(r.wavefronts) + " wavefronts for an ideal of " + std::to_string(r.ideal) + " (" +
-                            std::to_string(r.access_bytes * 8) + "-bit accesses); first worst: warp " + std::to_string(p.warp) + " access " + std::to_string(p.access) +
-                            ", bank " + std::to_string(p.bank) + " serves " + std::to_string(p.wavefronts) + " words to threads " + who,
-                        detail));
+  out.push_back(finding(m, "banks", Outcome::Violation, &rule::kKernelBankConflict, conflict_text(r), detail));
 }
+
+namespace {
+
+// §3.2.1: the store of the source's registers into Triton's scratch and the load of the
+// destination's out of it, each at the widest vector spec/SMEM.md allows on its offsets, with that
+// model's wavefronts; a side costing more than its ideal is a conflict (kernel-bank-conflict).
+void check_convert_scratch(const Move& m, const ConvertScratch& s, Json& detail, std::string& msg, std::vector<Finding>& out) {
+  const int64_t bytes = s.bits / 8;
+  detail["scratch_bytes"] = s.bytes, detail["rounds"] = int64_t{1} << s.reps.size();
+  detail["scratch_bases"] = {{"vector", s.vector}, {"bank", s.bank}, {"segment", s.segment}, {"reps", s.reps}};
+  msg += " (Triton's scratch: " + std::to_string(s.bytes) + " B, " + std::to_string(int64_t{1} << s.reps.size()) + (s.reps.empty() ? " round" : " rounds");
+  std::vector<std::pair<const char*, BankReport>> sides;
+  for (const auto& [name, layout] : {std::pair{"store", &*m.regs}, std::pair{"load", &*m.regs_to}}) {
+    int64_t threads = 0, values = 0;
+    const std::vector<int64_t> off = scratch_offsets(*layout, s, threads, values);
+    const VectorWidth w = vector_width(off, threads, values, bytes);
+    SmemAccess access;
+    access.elem_bytes = bytes;
+    access.vector = w.elems;
+    const BankReport r = bank_conflicts(off, threads, values, access);
+    detail[name] = {{"bits", w.bytes * 8}, {"elements", w.elems}, {"wavefronts", r.wavefronts}, {"ideal", r.ideal}, {"degree", r.degree()}};
+    msg += std::string("; ") + name + " " + std::to_string(w.bytes * 8) + "-bit vectors, " + std::to_string(r.wavefronts) + " wavefronts" +
+           (r.conflict_free() ? " = ideal" : " for an ideal of " + std::to_string(r.ideal));
+    sides.emplace_back(name, r);
+  }
+  msg += ")";
+  out.push_back(finding(m, "convert", Outcome::Ok, nullptr, msg, detail));
+  for (const auto& [name, r] : sides)
+    if (!r.conflict_free())
+      out.push_back(finding(m, "banks", Outcome::Violation, &rule::kKernelBankConflict, std::string("convert scratch ") + name + ": " + conflict_text(r),
+                            {{"side", name}, {"wavefronts", r.wavefronts}, {"ideal", r.ideal}, {"degree", r.degree()}, {"access_bits", r.access_bytes * 8}}));
+}
+
+}  // namespace
 
 // §3.2: where each destination value comes from. Every element a destination thread holds is held
 // by that same thread in the source (registers only), by a thread of its warp (shuffles), or only
@@ -142,7 +179,15 @@ void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Fin
                                 "across warps: through shared memory"};
   Json detail{{"class", kClass[level]}};
   std::string msg = kText[level];
-  if (level == 2) detail["scratch_bytes"] = tile, msg += " (a scratch of at most " + std::to_string(tile) + " B, the whole tile)";
+  if (level == 1) msg += " (Triton 3.9 may still go through shared memory: its choice between shuffles and its scratch is not modelled)";
+  if (level == 2) {
+    std::string why_not;
+    if (const std::optional<ConvertScratch> s = triton_convert_scratch(*m.regs, *m.regs_to, m.elem_bits, why_not)) {
+      check_convert_scratch(m, *s, detail, msg, out);
+      return;
+    }
+    detail["scratch_bytes"] = tile, msg += " (a scratch of at most " + std::to_string(tile) + " B, the whole tile; Triton's choice not modelled: " + why_not + ")";
+  }
   out.push_back(finding(m, "convert", Outcome::Ok, nullptr, msg, detail));
 }
 

@@ -1,0 +1,117 @@
+// The scratch Triton 3.9 builds for a convert_layout through shared memory (spec/TRITON.md §3.2.1):
+// its bytes against Triton's own allocation (the fixtures' metadata.shared and convert_cases.json,
+// compiled by fixtures/convert_cases.py), and one case derived by hand, bases and wavefronts.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tfspec/frontends/triton/lower.hpp"
+
+using namespace tfspec;
+using kernel::Finding;
+using kernel::Outcome;
+
+namespace convert_scratch_test {
+
+const std::string kDir = std::string(TFSPEC_SOURCE_DIR) + "/frontends/triton/tests/fixtures/";
+
+std::string text_of(const std::string& name) {
+  std::ifstream in(kDir + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A module whose only op is the convert of an M x N tile between the two encodings.
+std::string convert_module(const std::string& src, const std::string& dst, int64_t m, int64_t n, const std::string& elem, int64_t warps) {
+  const std::string t = "tensor<" + std::to_string(m) + "x" + std::to_string(n) + "x" + elem;
+  return "#src = " + src + "\n#dst = " + dst + "\nmodule attributes {\"ttg.num-ctas\" = 1 : i32, \"ttg.num-warps\" = " + std::to_string(warps) +
+         " : i32, ttg.target = \"cuda:80\", \"ttg.threads-per-warp\" = 32 : i32} {\n  tt.func public @convert(%x: " + t +
+         ", #src>) {\n    %y = ttg.convert_layout %x : " + t + ", #src> -> " + t + ", #dst>\n    tt.return\n  }\n}\n";
+}
+
+kernel::KernelReport check(const std::string& ttgir) { return kernel::check_layout_program(triton::lower(triton::read_ttgir(ttgir))); }
+
+const Finding* convert_finding(const kernel::KernelReport& r) {
+  for (const Finding& f : r.findings)
+    if (f.check == "convert") return &f;
+  return nullptr;
+}
+
+}  // namespace convert_scratch_test
+
+using namespace convert_scratch_test;
+
+// 32 x 32 fp16, 4 warps; element (r, c) is flat r + 32 c (dim0 fastest), so dim0 bit k is 2^k and
+// dim1 bit k is 2^(5+k).
+//   src blocked<[1, 8], [8, 4], [4, 1], order [1, 0]>: registers walk dim1 (32, 64, 128), lanes dim1
+//     then dim0 (256, 512, 1, 2, 4), warps dim0 (8, 16).
+//   dst blocked<[8, 1], [4, 8], [1, 4], order [0, 1]>: registers (1, 2, 4), lanes (8, 16, 32, 64, 128),
+//     warps (256, 512).
+// Vector: no register is both sides'; 16-bit elements need one more bit for a 32-bit word; no
+// register of one side is a warp of the other and no warp is both sides', so the first source warp
+// (8) fills it: vector [8]. Banks: 5 bits (1024 bits / 32-bit words). Segment: 4 bits, and every bit
+// is some side's vector or lane, so each pairs a load-only lane bit with a store-only one, sorted,
+// the four store-only ones (16, 32, 64, 128; the smaller set) with the first four load-only ones
+// (1, 2, 4, 256): 17, 34, 68, 384. Bank: the bits not pivots of {8, 17, 34, 68, 384} (pivots 0, 1, 2,
+// 3, 7): 16, 32, 64, 256, 512; no register is in both layouts, so no reps: 2^10 x 2 B = 2048 B.
+// Words (offset / 2) are bank bits 16, 32, 64, 256, 512 then segment 17, 34, 68, 384.
+// Store: a thread's registers 32, 64, 128 sit at offsets 4, 8, 16 apart: 16-bit stores, 8 a thread.
+//   Its lanes 256, 512 are bank bits 3, 4; lanes 1 = 17 ^ 16, 2 = 34 ^ 32, 4 = 68 ^ 64 are bank bits
+//   0, 1, 2 (each with a segment bit): 32 words in 32 banks, 1 wavefront = ideal; 8 x 4 warps = 32.
+// Load: registers 1, 2, 4 are not adjacent either: 16-bit loads, 8 a thread. Lane 8 is the other
+//   half of the same word; lanes 16, 32, 64 are bank bits 0, 1, 2 and 128 = 384 ^ 256 bank bit 3: 16
+//   words in 16 banks, 1 wavefront, ideal ceil(16 / 32) = 1; 32 in all = ideal.
+TEST(ConvertScratch, TransposeLike32x32Fp16DerivedByHand) {
+  const auto r = check(convert_module("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
+                                      "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>", 32, 32, "f16", 4));
+  const Finding* f = convert_finding(r);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->outcome, Outcome::Ok) << f->message;
+  EXPECT_EQ(f->detail["class"], "shared");
+  EXPECT_EQ(f->detail["scratch_bases"]["vector"], Json::array({8}));
+  EXPECT_EQ(f->detail["scratch_bases"]["bank"], Json::array({16, 32, 64, 256, 512}));
+  EXPECT_EQ(f->detail["scratch_bases"]["segment"], Json::array({17, 34, 68, 384}));
+  EXPECT_EQ(f->detail["scratch_bases"]["reps"], Json::array());
+  EXPECT_EQ(f->detail["scratch_bytes"], 2048);  // Triton allocated 2048 B too (convert_cases.json, case 0)
+  EXPECT_EQ(f->detail["rounds"], 1);
+  for (const char* side : {"store", "load"}) {
+    EXPECT_EQ(f->detail[side]["bits"], 16) << side;
+    EXPECT_EQ(f->detail[side]["wavefronts"], 32) << side;
+    EXPECT_EQ(f->detail[side]["ideal"], 32) << side;
+  }
+  for (const Finding& g : r.findings) EXPECT_NE(g.outcome, Outcome::Violation) << g.message;
+  EXPECT_NE(f->message.find("Triton's scratch: 2048 B, 1 round; store 16-bit vectors, 32 wavefronts = ideal"), std::string::npos) << f->message;
+}
+
+// Check (a): the convert is the only shared-memory use of these fixtures, so Triton's
+// metadata.shared is its scratch.
+TEST(ConvertScratch, FixturesScratchIsTritonsAllocation) {
+  for (const std::string name : {"transpose_64_w4.sm80", "transpose_64_w4.sm90", "row_sum_broadcast_64_w4.sm80", "row_sum_broadcast_64_w4.sm90"}) {
+    const int64_t shared = Json::parse(text_of(name + ".json"))["shared"].get<int64_t>();
+    const auto r = check(text_of(name + ".ttgir"));
+    const Finding* f = convert_finding(r);
+    ASSERT_NE(f, nullptr) << name;
+    EXPECT_EQ(f->detail["class"], "shared") << name;
+    EXPECT_EQ(f->detail["scratch_bytes"], shared) << name << ": " << f->message;
+  }
+}
+
+// Check (c), recorded: Triton's allocation for seeded random converts between blocked layouts
+// (fixtures/convert_cases.py compiles them; the convert is each kernel's only shared-memory use).
+TEST(ConvertScratch, MatchesTritonsAllocation) {
+  const Json data = Json::parse(text_of("convert_cases.json"));
+  ASSERT_GE(data["cases"].size(), 40u);
+  int through_smem = 0;
+  for (const Json& c : data["cases"]) {
+    const std::string what = c["src"].get<std::string>() + " -> " + c["dst"].get<std::string>() + " " + c["shape"].dump() + " " + c["elem"].get<std::string>();
+    const auto r = check(convert_module(c["src"], c["dst"], c["shape"][0], c["shape"][1], c["elem"], c["warps"]));
+    const Finding* f = convert_finding(r);
+    ASSERT_NE(f, nullptr) << what;
+    if (f->detail["class"] != "shared") continue;  // within a warp: Triton's pick of shuffles or its scratch is not modelled
+    ++through_smem;
+    EXPECT_EQ(f->detail["scratch_bytes"], c["shared"].get<int64_t>()) << what << ": " << f->message;
+  }
+  EXPECT_EQ(through_smem, 17);  // of the 40 (the others stay within a warp)
+}
