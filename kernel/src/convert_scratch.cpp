@@ -218,11 +218,13 @@ std::vector<int64_t> scratch_offsets(const LinearLayout& side, const ConvertScra
   for (const Bases* b : {&s.bank, &s.segment, &s.reps}) order.insert(order.end(), b->begin(), b->end());
   const int dim = static_cast<int>(order.size());
   const int64_t kept = int64_t{1} << (s.vector.size() + s.bank.size() + s.segment.size());
-  std::vector<int64_t> offset_of(static_cast<size_t>(int64_t{1} << dim), 0);
+  if (dim != side.out_bits()) return {};
+  std::vector<int64_t> offset_of(static_cast<size_t>(int64_t{1} << dim), -1);
   for (int64_t i = 0; i < (int64_t{1} << dim); ++i) {
     int64_t e = 0;
     for (int k = 0; k < dim; ++k)
       if ((i >> k) & 1) e ^= order[static_cast<size_t>(k)];
+    if (e < 0 || e >= (int64_t{1} << dim) || offset_of[static_cast<size_t>(e)] != -1) return {};  // the bases do not span the tile
     offset_of[static_cast<size_t>(e)] = i % kept;  // the reps bits pick the round, not the place
   }
   // The register bits holding vector bits first (in the vector's order), so that one thread's access

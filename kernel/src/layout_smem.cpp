@@ -133,6 +133,10 @@ void check_convert_scratch(const Move& m, const ConvertScratch& s, Json& detail,
   for (const auto& [name, layout] : {std::pair{"store", &*m.regs}, std::pair{"load", &*m.regs_to}}) {
     int64_t threads = 0, values = 0;
     const std::vector<int64_t> off = scratch_offsets(*layout, s, threads, values);
+    if (off.empty()) {
+      out.push_back(finding(m, "convert", Outcome::Undecided, &rule::kKernelBankConflict, msg + "): the scratch's bases do not span the tile", detail));
+      return;
+    }
     const VectorWidth w = vector_width(off, threads, values, bytes);
     SmemAccess access;
     access.elem_bytes = bytes;
@@ -182,7 +186,7 @@ void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Fin
   if (level == 1) msg += " (Triton 3.9 may still go through shared memory: its choice between shuffles and its scratch is not modelled)";
   if (level == 2) {
     std::string why_not;
-    if (const std::optional<ConvertScratch> s = triton_convert_scratch(*m.regs, *m.regs_to, m.elem_bits, why_not)) {
+    if (const std::optional<ConvertScratch> s = m.scratch ? m.scratch : triton_convert_scratch(*m.regs, *m.regs_to, m.elem_bits, why_not)) {
       check_convert_scratch(m, *s, detail, msg, out);
       return;
     }

@@ -135,3 +135,42 @@ TEST(ConvertScratch, MatchesTritonsAllocation) {
   EXPECT_EQ(through_smem, 17);  // of the 40 (the others stay within a warp)
   EXPECT_EQ(plain, 15);
 }
+
+// A planted scratch: the hand case above with Triton's XOR-ed segment bits replaced by plain ones
+// (vector [8], bank [16, 32, 64, 256, 512], segment [1, 2, 4, 128]: no swizzle).
+// Store: the source's lanes 256, 512 are bank bits 3, 4, but lanes 1, 2, 4 are segment bits: their
+//   eight words share one bank. 32 words over 4 banks, 8 each: 8 wavefronts for an ideal of 1;
+//   8 accesses x 4 warps: 256 for 32, an 8-way conflict.
+// Load: lane 8 is the same word, 16, 32, 64 bank bits 0-2, 128 a segment bit: 16 words over 8 banks,
+//   2 each: 2 wavefronts for 1; 64 for 32, 2-way.
+TEST(ConvertScratch, APlantedUnswizzledScratchConflicts) {
+  kernel::LayoutProgram p = triton::lower(triton::read_ttgir(
+      convert_module("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
+                     "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>", 32, 32, "f16", 4)));
+  ASSERT_EQ(p.moves.size(), 1u);
+  kernel::ConvertScratch planted;
+  planted.vector = {8}, planted.bank = {16, 32, 64, 256, 512}, planted.segment = {1, 2, 4, 128}, planted.bits = 16, planted.bytes = 2048;
+  p.moves[0].scratch = planted;
+  const auto r = kernel::check_layout_program(p);
+  const Finding* f = convert_finding(r);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->detail["store"]["wavefronts"], 256);
+  EXPECT_EQ(f->detail["load"]["wavefronts"], 64);
+  std::vector<const Finding*> bad;
+  for (const Finding& g : r.findings)
+    if (g.outcome == Outcome::Violation) bad.push_back(&g);
+  ASSERT_EQ(bad.size(), 2u);
+  for (const Finding* g : bad) EXPECT_EQ(g->rule->id, "kernel-bank-conflict");
+  EXPECT_EQ(bad[0]->detail["side"], "store");
+  EXPECT_EQ(bad[0]->detail["degree"], 8);
+  EXPECT_EQ(bad[0]->detail["ideal"], 32);
+  EXPECT_EQ(bad[1]->detail["side"], "load");
+  EXPECT_EQ(bad[1]->detail["degree"], 2);
+  EXPECT_NE(bad[0]->message.find("convert scratch store: 8-way conflict: 256 wavefronts for an ideal of 32 (16-bit accesses)"), std::string::npos) << bad[0]->message;
+  // Bases that do not span the tile: undecided, never a guess.
+  planted.segment = {1, 2, 4, 8};
+  p.moves[0].scratch = planted;
+  const auto u = kernel::check_layout_program(p);
+  ASSERT_NE(convert_finding(u), nullptr);
+  EXPECT_EQ(convert_finding(u)->outcome, Outcome::Undecided);
+}

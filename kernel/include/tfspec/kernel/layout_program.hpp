@@ -36,6 +36,16 @@ struct DotOperand {
   bool transposed = false;
 };
 
+// §3.2.1: the scratch Triton 3.9 builds for a convert through shared memory (convert_scratch.cpp):
+// the elements (flat index, dim0 fastest) each scratch offset bit holds, lowest first: `vector`
+// (one thread's access), `bank` (the rest of a 128-byte line), `segment` (the lines); `reps`:
+// register bits both layouts hold that are not allocated but replayed, one round each. `bits`: the
+// element width Triton moves (at least 8); `bytes`: the scratch (the tile divided by the rounds).
+// Several CTAs: none, with the reason.
+struct ConvertScratch {
+  std::vector<int64_t> vector, bank, segment, reps;
+  int64_t bits = 8, bytes = 0;
+};
 struct Move {
   MoveKind kind = MoveKind::SharedLoad;
   std::string subject, loc;  // "ttg.local_load %a_52 (line 72)", "kernels.py:20:12"
@@ -52,6 +62,9 @@ struct Move {
   std::string accumulator;  // the dot's result encoding, as written
   std::string undecided;    // why a layout this move needs was not derived (then it is not checked)
   bool to_mma_operand = false;  // a local_load into a dot_op with an nvidia_mma parent (ldmatrix, §3.1)
+  // A convert's scratch to check instead of the one Triton 3.9 builds (§3.2.1): a planted fault, or
+  // another compiler's choice. Its bases must span the tile.
+  std::optional<ConvertScratch> scratch;
 };
 
 struct LayoutProgram {
@@ -82,19 +95,10 @@ struct LdmatrixReport {
 std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t threads_per_warp, int64_t elem_bytes,
                                               std::string& why_not);
 
-// §3.2.1: the scratch Triton 3.9 builds for a convert through shared memory (convert_scratch.cpp):
-// the elements (flat index, dim0 fastest) each scratch offset bit holds, lowest first: `vector`
-// (one thread's access), `bank` (the rest of a 128-byte line), `segment` (the lines); `reps`:
-// register bits both layouts hold that are not allocated but replayed, one round each. `bits`: the
-// element width Triton moves (at least 8); `bytes`: the scratch (the tile divided by the rounds).
-// Several CTAs: none, with the reason.
-struct ConvertScratch {
-  std::vector<int64_t> vector, bank, segment, reps;
-  int64_t bits = 8, bytes = 0;
-};
 std::optional<ConvertScratch> triton_convert_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits, std::string& why_not);
 // The scratch offset (in elements) each (thread, value) of one side of the convert stores or loads:
-// result[t * values + v], the side's registers ordered with those holding vector bits first.
+// result[t * values + v], the side's registers ordered with those holding vector bits first. Empty
+// when the scratch's bases do not span the side's tile.
 std::vector<int64_t> scratch_offsets(const LinearLayout& side, const ConvertScratch& s, int64_t& threads, int64_t& values);
 
 // The (thread, value) -> element tables the checks use (thread = lane + threads_per_warp * warp;
