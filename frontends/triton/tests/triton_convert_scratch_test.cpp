@@ -25,10 +25,11 @@ std::string text_of(const std::string& name) {
 }
 
 // A module whose only op is the convert of an M x N tile between the two encodings.
-std::string convert_module(const std::string& src, const std::string& dst, int64_t m, int64_t n, const std::string& elem, int64_t warps) {
+std::string convert_module(const std::string& src, const std::string& dst, int64_t m, int64_t n, const std::string& elem, int64_t warps,
+                           const std::string& target = "cuda:80") {
   const std::string t = "tensor<" + std::to_string(m) + "x" + std::to_string(n) + "x" + elem;
   return "#src = " + src + "\n#dst = " + dst + "\nmodule attributes {\"ttg.num-ctas\" = 1 : i32, \"ttg.num-warps\" = " + std::to_string(warps) +
-         " : i32, ttg.target = \"cuda:80\", \"ttg.threads-per-warp\" = 32 : i32} {\n  tt.func public @convert(%x: " + t +
+         " : i32, ttg.target = \"" + target + "\", \"ttg.threads-per-warp\" = 32 : i32} {\n  tt.func public @convert(%x: " + t +
          ", #src>) {\n    %y = ttg.convert_layout %x : " + t + ", #src> -> " + t + ", #dst>\n    tt.return\n  }\n}\n";
 }
 
@@ -56,8 +57,11 @@ const Finding* convert_finding(const kernel::KernelReport& r) {
 
 using namespace convert_scratch_test;
 
-// 32 x 32 fp16, 4 warps; element (r, c) is flat r + 32 c (dim0 fastest), so dim0 bit k is 2^k and
-// dim1 bit k is 2^(5+k).
+const std::string kRowsSrc = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>";
+const std::string kColsDst = "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>";
+
+// 32 x 32 fp16, 4 warps, on sm70 (no ldmatrix or stmatrix: the ld/st path); element (r, c) is flat
+// r + 32 c (dim0 fastest), so dim0 bit k is 2^k and dim1 bit k is 2^(5+k).
 //   src blocked<[1, 8], [8, 4], [4, 1], order [1, 0]>: registers walk dim1 (32, 64, 128), lanes dim1
 //     then dim0 (256, 512, 1, 2, 4), warps dim0 (8, 16).
 //   dst blocked<[8, 1], [4, 8], [1, 4], order [0, 1]>: registers (1, 2, 4), lanes (8, 16, 32, 64, 128),
@@ -77,8 +81,7 @@ using namespace convert_scratch_test;
 //   half of the same word; lanes 16, 32, 64 are bank bits 0, 1, 2 and 128 = 384 ^ 256 bank bit 3: 16
 //   words in 16 banks, 1 wavefront, ideal ceil(16 / 32) = 1; 32 in all = ideal.
 TEST(ConvertScratch, TransposeLike32x32Fp16DerivedByHand) {
-  const auto r = check(convert_module("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
-                                      "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>", 32, 32, "f16", 4));
+  const auto r = check(convert_module(kRowsSrc, kColsDst, 32, 32, "f16", 4, "cuda:70"));
   const Finding* f = convert_finding(r);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->outcome, Outcome::Ok) << f->message;
@@ -87,7 +90,7 @@ TEST(ConvertScratch, TransposeLike32x32Fp16DerivedByHand) {
   EXPECT_EQ(f->detail["scratch_bases"]["bank"], Json::array({16, 32, 64, 256, 512}));
   EXPECT_EQ(f->detail["scratch_bases"]["segment"], Json::array({17, 34, 68, 384}));
   EXPECT_EQ(f->detail["scratch_bases"]["reps"], Json::array());
-  EXPECT_EQ(f->detail["scratch_bytes"], 2048);  // Triton allocated 2048 B too (convert_cases.json, case 0)
+  EXPECT_EQ(f->detail["scratch_bytes"], 2048);
   EXPECT_EQ(f->detail["rounds"], 1);
   for (const char* side : {"store", "load"}) {
     EXPECT_EQ(f->detail[side]["bits"], 16) << side;
@@ -96,6 +99,30 @@ TEST(ConvertScratch, TransposeLike32x32Fp16DerivedByHand) {
   }
   for (const Finding& g : r.findings) EXPECT_NE(g.outcome, Outcome::Violation) << g.message;
   EXPECT_NE(f->message.find("Triton's scratch: 2048 B, 1 round; store 16-bit vectors, 32 wavefronts = ideal"), std::string::npos) << f->message;
+}
+
+// The same convert on sm80, where ldmatrix may read the scratch. Pairs tried (a row is 16 bytes, 8
+// halves; `total` = 3 bits): st.shared / ld.shared needs 3 registers both hold (none);
+// st.shared / ldmatrix 1 (none); st.shared / ldmatrix.trans none from registers, its row bits are the
+// destination's lanes 2, 3, 4 (32, 64, 128), which must be source registers: they are (32, 64, 128),
+// so the vector is [32, 64, 128]. Rows of a phase: the source's lanes 0-2 (256, 512, 1); the
+// destination's first register outside the vector and its lanes 0, 1 (1, 8, 16). Segment (4 bits):
+// free 2, 4, then the store-only 256, 512 XOR the load-only 8, 16: [2, 4, 264, 528]; bank: the
+// non-pivots 1, 256, 512. No register of both: 2048 B again. Each source thread stores its 8
+// halves as one 128-bit vector. Triton's PTX: st.shared.v4.b32 and ldmatrix.x4.trans (case 0 of
+// convert_cases.json, 2048 B).
+TEST(ConvertScratch, OnSm80TheLoadIsLdmatrixTrans) {
+  const auto r = check(convert_module(kRowsSrc, kColsDst, 32, 32, "f16", 4));
+  const Finding* f = convert_finding(r);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->detail["scratch_bases"]["vector"], Json::array({32, 64, 128}));
+  EXPECT_EQ(f->detail["scratch_bases"]["segment"], Json::array({2, 4, 264, 528}));
+  EXPECT_EQ(f->detail["scratch_bases"]["bank"], Json::array({1, 256, 512}));
+  EXPECT_EQ(f->detail["scratch_bytes"], 2048);
+  EXPECT_EQ(f->detail["store"]["instruction"], "st.shared");
+  EXPECT_EQ(f->detail["store"]["bits"], 128);
+  EXPECT_EQ(f->detail["load"]["instruction"], "ldmatrix.trans");
+  for (const Finding& g : r.findings) EXPECT_NE(g.outcome, Outcome::Violation) << g.message;
 }
 
 // Check (a): the convert is the only shared-memory use of these fixtures, so Triton's
@@ -112,28 +139,35 @@ TEST(ConvertScratch, FixturesScratchIsTritonsAllocation) {
 }
 
 // Check (c), recorded: Triton's allocation for seeded random converts between blocked layouts
-// (fixtures/convert_cases.py compiles them; the convert is each kernel's only shared-memory use),
-// and, where the PTX moves the scratch with st.shared / ld.shared only, the widest of each against
-// the modelled store and load vectors.
+// (fixtures/convert_cases.py compiles them; the convert is each kernel's only shared-memory use):
+// the bytes, and the instructions the PTX moves the scratch with: the widest st.shared / ld.shared
+// against the modelled store and load vectors, an ldmatrix (.trans) against the modelled load. A
+// convert within a warp that Triton still moved through shared memory: the bytes it would take.
 TEST(ConvertScratch, MatchesTritonsAllocation) {
   const Json data = Json::parse(text_of("convert_cases.json"));
   ASSERT_GE(data["cases"].size(), 40u);
-  int through_smem = 0, plain = 0;
+  int across = 0, within_through_smem = 0;
   for (const Json& c : data["cases"]) {
     const std::string what = c["src"].get<std::string>() + " -> " + c["dst"].get<std::string>() + " " + c["shape"].dump() + " " + c["elem"].get<std::string>();
     const auto r = check(convert_module(c["src"], c["dst"], c["shape"][0], c["shape"][1], c["elem"], c["warps"]));
     const Finding* f = convert_finding(r);
     ASSERT_NE(f, nullptr) << what;
-    if (f->detail["class"] != "shared") continue;  // within a warp: Triton's pick of shuffles or its scratch is not modelled
-    ++through_smem;
-    EXPECT_EQ(f->detail["scratch_bytes"], c["shared"].get<int64_t>()) << what << ": " << f->message;
-    if (!c["ptx_matrix"].empty()) continue;  // 16-bit through ldmatrix / stmatrix: another layout (§3.2.1), widths not compared
-    ++plain;
+    const int64_t shared = c["shared"].get<int64_t>();
+    if (f->detail["class"] != "shared") {  // within a warp: Triton's pick of shuffles or its scratch is not modelled
+      if (shared == 0) continue;
+      ++within_through_smem;
+      EXPECT_EQ(f->detail["scratch_bytes_if_shared"], shared) << what << ": " << f->message;
+      continue;
+    }
+    ++across;
+    EXPECT_EQ(f->detail["scratch_bytes"], shared) << what << ": " << f->message;
     EXPECT_EQ(f->detail["store"]["bits"], widest(c["ptx_store"])) << what << ": " << f->message;
-    EXPECT_EQ(f->detail["load"]["bits"], widest(c["ptx_load"])) << what << ": " << f->message;
+    const std::string matrix = c["ptx_matrix"].empty() ? "" : c["ptx_matrix"][0].get<std::string>();
+    if (matrix.empty()) EXPECT_EQ(f->detail["load"]["bits"], widest(c["ptx_load"])) << what << ": " << f->message;
+    else EXPECT_EQ(f->detail["load"]["instruction"], matrix.find(".trans") != std::string::npos ? "ldmatrix.trans" : "ldmatrix") << what;
   }
-  EXPECT_EQ(through_smem, 17);  // of the 40 (the others stay within a warp)
-  EXPECT_EQ(plain, 15);
+  EXPECT_EQ(across, 17);  // of the 40
+  EXPECT_EQ(within_through_smem, 17);  // the other 6 within a warp Triton moved by shuffles
 }
 
 // A planted scratch: the hand case above with Triton's XOR-ed segment bits replaced by plain ones
@@ -144,9 +178,7 @@ TEST(ConvertScratch, MatchesTritonsAllocation) {
 // Load: lane 8 is the same word, 16, 32, 64 bank bits 0-2, 128 a segment bit: 16 words over 8 banks,
 //   2 each: 2 wavefronts for 1; 64 for 32, 2-way.
 TEST(ConvertScratch, APlantedUnswizzledScratchConflicts) {
-  kernel::LayoutProgram p = triton::lower(triton::read_ttgir(
-      convert_module("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
-                     "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>", 32, 32, "f16", 4)));
+  kernel::LayoutProgram p = triton::lower(triton::read_ttgir(convert_module(kRowsSrc, kColsDst, 32, 32, "f16", 4, "cuda:70")));
   ASSERT_EQ(p.moves.size(), 1u);
   kernel::ConvertScratch planted;
   planted.vector = {8}, planted.bank = {16, 32, 64, 256, 512}, planted.segment = {1, 2, 4, 128}, planted.bits = 16, planted.bytes = 2048;
