@@ -143,13 +143,15 @@ TEST(ConvertScratch, FixturesScratchIsTritonsAllocation) {
 // the bytes, and the instructions the PTX moves the scratch with: the widest st.shared / ld.shared
 // against the modelled store and load vectors, an ldmatrix (.trans) against the modelled load. A
 // convert within a warp that Triton still moved through shared memory: the bytes it would take.
+// Each random case is compiled for sm80 and sm90 (where stmatrix joins).
 TEST(ConvertScratch, MatchesTritonsAllocation) {
   const Json data = Json::parse(text_of("convert_cases.json"));
-  ASSERT_GE(data["cases"].size(), 40u);
-  int across = 0, within_through_smem = 0;
+  ASSERT_EQ(data["cases"].size(), 79u);
+  int across = 0, within_through_smem = 0, matrix_sides = 0;
   for (const Json& c : data["cases"]) {
-    const std::string what = c["src"].get<std::string>() + " -> " + c["dst"].get<std::string>() + " " + c["shape"].dump() + " " + c["elem"].get<std::string>();
-    const auto r = check(convert_module(c["src"], c["dst"], c["shape"][0], c["shape"][1], c["elem"], c["warps"]));
+    const std::string what = c["src"].get<std::string>() + " -> " + c["dst"].get<std::string>() + " " + c["shape"].dump() + " " + c["elem"].get<std::string>() + " " +
+                             c["target"].get<std::string>();
+    const auto r = check(convert_module(c["src"], c["dst"], c["shape"][0], c["shape"][1], c["elem"], c["warps"], c["target"]));
     const Finding* f = convert_finding(r);
     ASSERT_NE(f, nullptr) << what;
     const int64_t shared = c["shared"].get<int64_t>();
@@ -161,13 +163,22 @@ TEST(ConvertScratch, MatchesTritonsAllocation) {
     }
     ++across;
     EXPECT_EQ(f->detail["scratch_bytes"], shared) << what << ": " << f->message;
-    EXPECT_EQ(f->detail["store"]["bits"], widest(c["ptx_store"])) << what << ": " << f->message;
-    const std::string matrix = c["ptx_matrix"].empty() ? "" : c["ptx_matrix"][0].get<std::string>();
-    if (matrix.empty()) EXPECT_EQ(f->detail["load"]["bits"], widest(c["ptx_load"])) << what << ": " << f->message;
-    else EXPECT_EQ(f->detail["load"]["instruction"], matrix.find(".trans") != std::string::npos ? "ldmatrix.trans" : "ldmatrix") << what;
+    for (const char* side : {"store", "load"}) {
+      const std::string kind = std::string(side) == "store" ? "stmatrix" : "ldmatrix";
+      std::string matrix;
+      for (const Json& x : c["ptx_matrix"])
+        if (x.get<std::string>().starts_with(kind)) matrix = x;
+      if (matrix.empty()) {
+        EXPECT_EQ(f->detail[side]["bits"], widest(c[std::string("ptx_") + side])) << side << " " << what << ": " << f->message;
+        continue;
+      }
+      ++matrix_sides;
+      EXPECT_EQ(f->detail[side]["instruction"], kind + (matrix.find(".trans") != std::string::npos ? ".trans" : "")) << side << " " << what;
+    }
   }
-  EXPECT_EQ(across, 17);  // of the 40
-  EXPECT_EQ(within_through_smem, 17);  // the other 6 within a warp Triton moved by shuffles
+  EXPECT_EQ(across, 33);               // the hand case, then 16 pairs on both targets
+  EXPECT_EQ(within_through_smem, 34);  // of the 46 within a warp: Triton moved the other 12 by shuffles
+  EXPECT_EQ(matrix_sides, 8);          // ldmatrix (.trans) loads and stmatrix (.trans) stores in the PTX
 }
 
 // A planted scratch: the hand case above with Triton's XOR-ed segment bits replaced by plain ones
