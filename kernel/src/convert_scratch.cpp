@@ -1,7 +1,9 @@
 // spec/TRITON.md §3.2.1: the shared-memory scratch Triton 3.9 builds for a convert_layout that goes
-// through shared memory, derived in our words from its lib/Tools/GenericSwizzling.cpp (the ld/st
-// path Allocation.cpp sizes the scratch with) and lib/Analysis/Allocation.cpp. Everything works on
-// flat element indices (dim0 fastest) over F2: a basis is the element one in-bit reaches.
+// through shared memory, derived in our words from its lib/Tools/GenericSwizzling.cpp (the pairs of
+// instruction tiles, and the ld/st path when no pair fits), the tiles NVIDIA targets offer, and the
+// NVIDIA backend's Allocation.cpp (which sizes the scratch with the same choice). Everything works
+// on flat element indices (dim0 fastest) over F2: a basis is the element one in-bit reaches. Checked
+// against Triton's own allocation and PTX (frontends/triton/tests/fixtures/convert_cases.py).
 #include <algorithm>
 #include <array>
 #include <bit>
