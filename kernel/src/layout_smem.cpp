@@ -3,6 +3,7 @@
 // classified, and the shared-memory footprint; check_layout_program runs every family.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "tfspec/kernel/layout_program.hpp"
 #include "tfspec/reference/smem.hpp"
@@ -84,6 +85,16 @@ bool check_ldmatrix(const LayoutProgram& p, const Move& m, const std::vector<int
   return true;
 }
 
+// spec/SMEM.md's report of a conflict, in words: the degree, the totals and the first worst phase.
+std::string conflict_text(const BankReport& r) {
+  const PhaseCost& p = *r.worst;
+  std::string who;
+  for (size_t i = 0; i < p.colliding.size() && i < 8; ++i) who += (i ? ", " : "") + std::to_string(p.colliding[i].first);
+  return std::to_string(r.degree()) + "-way conflict: " + std::to_string(r.wavefronts) + " wavefronts for an ideal of " + std::to_string(r.ideal) + " (" +
+         std::to_string(r.access_bytes * 8) + "-bit accesses); first worst: warp " + std::to_string(p.warp) + " access " + std::to_string(p.access) + ", bank " +
+         std::to_string(p.bank) + " serves " + std::to_string(p.wavefronts) + " words to threads " + who;
+}
+
 }  // namespace
 
 void check_layout_smem(const LayoutProgram& prog, const Move& m, std::vector<Finding>& out) {
@@ -106,15 +117,73 @@ void check_layout_smem(const LayoutProgram& prog, const Move& m, std::vector<Fin
     out.push_back(finding(m, "banks", Outcome::Ok, nullptr, "conflict-free: " + std::to_string(r.wavefronts) + " wavefronts = ideal", detail));
     return;
   }
-  const PhaseCost& p = *r.worst;
-  std::string who;
-  for (size_t i = 0; i < p.colliding.size() && i < 8; ++i) who += (i ? ", " : "") + std::to_string(p.colliding[i].first);
-  out.push_back(finding(m, "banks", Outcome::Violation, &rule::kKernelBankConflict,
-                        std::to_string(r.degree()) + "-way conflict: " + std::to_string(r.wavefronts) + " wavefronts for an ideal of " + std::to_string(r.ideal) + " (" +
-                            std::to_string(r.access_bytes * 8) + "-bit accesses); first worst: warp " + std::to_string(p.warp) + " access " + std::to_string(p.access) +
-                            ", bank " + std::to_string(p.bank) + " serves " + std::to_string(p.wavefronts) + " words to threads " + who,
-                        detail));
+  out.push_back(finding(m, "banks", Outcome::Violation, &rule::kKernelBankConflict, conflict_text(r), detail));
 }
+
+namespace {
+
+// §3.2.1: one side of the move through Triton's scratch (the source's store, the destination's
+// load): by ld.shared / st.shared at the widest vector spec/SMEM.md allows on its offsets, with
+// that model's wavefronts; by ldmatrix / stmatrix in phases of eight 16-byte rows. A side costing
+// more than its ideal is a conflict (kernel-bank-conflict).
+struct SideCost {
+  Json detail;
+  std::string text, conflict;  // conflict: empty when the side costs its ideal
+  bool spans = true;
+};
+
+SideCost side_cost(const Move& m, const ConvertScratch& s, bool store) {
+  const LinearLayout& layout = store ? *m.regs : *m.regs_to;
+  const std::string& instr = store ? s.store : s.load;
+  SideCost c;
+  if (instr.find("matrix") != std::string::npos) {
+    const std::optional<MatrixPhases> mp = matrix_phases(s, store ? s.store_rows : s.load_rows, layout.out_bits());
+    if (!mp) return c.spans = false, c;
+    c.detail = {{"instruction", instr}, {"bits", 128}, {"wavefronts", mp->wavefronts}, {"ideal", mp->ideal}, {"degree", mp->worst}};
+    c.text = instr + ", " + std::to_string(mp->wavefronts) + " wavefronts" + (mp->wavefronts == mp->ideal ? " = ideal" : " for an ideal of " + std::to_string(mp->ideal));
+    if (mp->wavefronts != mp->ideal)
+      c.conflict = std::to_string(mp->worst) + "-way conflict (" + instr + " phases): " + std::to_string(mp->wavefronts) + " wavefronts for an ideal of " +
+                   std::to_string(mp->ideal) + "; the worst phase has " + std::to_string(mp->worst) + " of its eight 16-byte rows in one 16-byte slot";
+    return c;
+  }
+  int64_t threads = 0, values = 0;
+  const std::vector<int64_t> off = scratch_offsets(layout, s, threads, values);
+  if (off.empty()) return c.spans = false, c;
+  const VectorWidth w = vector_width(off, threads, values, s.bits / 8);
+  SmemAccess access;
+  access.elem_bytes = s.bits / 8;
+  access.vector = w.elems;
+  const BankReport r = bank_conflicts(off, threads, values, access);
+  c.detail = {{"instruction", instr}, {"bits", w.bytes * 8}, {"elements", w.elems}, {"wavefronts", r.wavefronts}, {"ideal", r.ideal}, {"degree", r.degree()}};
+  c.text = std::to_string(w.bytes * 8) + "-bit vectors, " + std::to_string(r.wavefronts) + " wavefronts" + (r.conflict_free() ? " = ideal" : " for an ideal of " + std::to_string(r.ideal));
+  if (!r.conflict_free()) c.conflict = conflict_text(r);
+  return c;
+}
+
+void check_convert_scratch(const Move& m, const ConvertScratch& s, Json& detail, std::string& msg, std::vector<Finding>& out) {
+  detail["scratch_bytes"] = s.bytes, detail["rounds"] = int64_t{1} << s.reps.size();
+  detail["scratch_bases"] = {{"vector", s.vector}, {"bank", s.bank}, {"segment", s.segment}, {"reps", s.reps}};
+  msg += " (Triton's scratch: " + std::to_string(s.bytes) + " B, " + std::to_string(int64_t{1} << s.reps.size()) + (s.reps.empty() ? " round" : " rounds");
+  std::vector<std::pair<const char*, SideCost>> sides{{"store", side_cost(m, s, true)}, {"load", side_cost(m, s, false)}};
+  for (const auto& [name, c] : sides) {
+    if (!c.spans) {
+      out.push_back(finding(m, "convert", Outcome::Undecided, &rule::kKernelBankConflict, msg + "): the scratch's bases do not span the tile", detail));
+      return;
+    }
+    detail[name] = c.detail;
+    msg += std::string("; ") + name + " " + c.text;
+  }
+  msg += ")";
+  out.push_back(finding(m, "convert", Outcome::Ok, nullptr, msg, detail));
+  for (const auto& [name, c] : sides)
+    if (!c.conflict.empty()) {
+      Json d = c.detail;
+      d["side"] = name;
+      out.push_back(finding(m, "banks", Outcome::Violation, &rule::kKernelBankConflict, std::string("convert scratch ") + name + ": " + c.conflict, d));
+    }
+}
+
+}  // namespace
 
 // §3.2: where each destination value comes from. Every element a destination thread holds is held
 // by that same thread in the source (registers only), by a thread of its warp (shuffles), or only
@@ -142,7 +211,21 @@ void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Fin
                                 "across warps: through shared memory"};
   Json detail{{"class", kClass[level]}};
   std::string msg = kText[level];
-  if (level == 2) detail["scratch_bytes"] = tile, msg += " (a scratch of at most " + std::to_string(tile) + " B, the whole tile)";
+  std::string why_not;
+  const int sm = p.arch.starts_with("sm") ? std::atoi(p.arch.c_str() + 2) : 0;
+  if (level == 1) {  // Triton 3.9 moves many of these through its scratch too; which ones is not modelled
+    const std::optional<ConvertScratch> s = triton_convert_scratch(*m.regs, *m.regs_to, m.elem_bits, sm, why_not);
+    if (s) detail["scratch_bytes_if_shared"] = s->bytes;
+    msg += " (Triton 3.9 may still go through shared memory" + (s ? ", then a scratch of " + std::to_string(s->bytes) + " B" : std::string()) +
+           "; its choice between shuffles and the scratch is not modelled)";
+  }
+  if (level == 2) {
+    if (const std::optional<ConvertScratch> s = m.scratch ? m.scratch : triton_convert_scratch(*m.regs, *m.regs_to, m.elem_bits, sm, why_not)) {
+      check_convert_scratch(m, *s, detail, msg, out);
+      return;
+    }
+    detail["scratch_bytes"] = tile, msg += " (a scratch of at most " + std::to_string(tile) + " B, the whole tile; Triton's choice not modelled: " + why_not + ")";
+  }
   out.push_back(finding(m, "convert", Outcome::Ok, nullptr, msg, detail));
 }
 

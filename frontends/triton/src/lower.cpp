@@ -143,6 +143,7 @@ void lower_op(const Op& op, const Module& m, const std::map<std::string, ValueFa
     Move c = base_move(op, MoveKind::Convert, in[0]);
     c.regs = layout_of(in[0], m, c.undecided, false);
     c.regs_to = layout_of(out[0], m, c.undecided, false);
+    if (in[0].pointer) c.elem_bits = 64;  // a pointer tensor's scratch holds 64-bit addresses (§3.2.1)
     p.moves.push_back(c);
   } else if ((op.name == "tt.load" || op.name == "tt.store") && !in.empty() && in[0].pointer && in[0].kind == TypeInfo::Kind::Tensor) {
     p.moves.push_back(global_move(op, op.name == "tt.load" ? MoveKind::GlobalLoad : MoveKind::GlobalStore, in[0], m, facts));

@@ -36,6 +36,20 @@ struct DotOperand {
   bool transposed = false;
 };
 
+// §3.2.1: the scratch Triton 3.9 builds for a convert through shared memory (convert_scratch.cpp):
+// the elements (flat index, dim0 fastest) each scratch offset bit holds, lowest first: `vector`
+// (one thread's access), `bank` (the rest of a 128-byte line), `segment` (the lines); `reps`:
+// register bits both layouts hold that are not allocated but replayed, one round each. `bits`: the
+// element width Triton moves (at least 8); `bytes`: the scratch (the tile divided by the rounds).
+// Several CTAs: none, with the reason.
+struct ConvertScratch {
+  std::vector<int64_t> vector, bank, segment, reps;
+  int64_t bits = 8, bytes = 0;
+  // The instructions that move it (st.shared / stmatrix / stmatrix.trans, ld.shared / ldmatrix /
+  // ldmatrix.trans) and, for a matrix instruction, the bases that pick one phase's 8 rows.
+  std::string store = "st.shared", load = "ld.shared";
+  std::vector<int64_t> store_rows, load_rows;
+};
 struct Move {
   MoveKind kind = MoveKind::SharedLoad;
   std::string subject, loc;  // "ttg.local_load %a_52 (line 72)", "kernels.py:20:12"
@@ -52,6 +66,9 @@ struct Move {
   std::string accumulator;  // the dot's result encoding, as written
   std::string undecided;    // why a layout this move needs was not derived (then it is not checked)
   bool to_mma_operand = false;  // a local_load into a dot_op with an nvidia_mma parent (ldmatrix, §3.1)
+  // A convert's scratch to check instead of the one Triton 3.9 builds (§3.2.1): a planted fault, or
+  // another compiler's choice. Its bases must span the tile.
+  std::optional<ConvertScratch> scratch;
 };
 
 struct LayoutProgram {
@@ -81,6 +98,22 @@ struct LdmatrixReport {
 };
 std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t threads_per_warp, int64_t elem_bytes,
                                               std::string& why_not);
+
+// `sm`: the target's compute capability (ldmatrix from 75, stmatrix from 90; 0: neither).
+std::optional<ConvertScratch> triton_convert_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits, int sm, std::string& why_not);
+// A side moved by ldmatrix / stmatrix (§3.2.1): each phase is one 8x8 matrix, eight 16-byte rows
+// (its first row's vector, XORed with the span of `rows`), served in one wavefront when no two
+// rows share a 16-byte slot of the 128-byte line; a phase costs its most rows in one slot. Rows are
+// counted once each (the tile's phases, not each warp's). None when the vector is not 16 bytes or
+// the bases do not span the tile.
+struct MatrixPhases {
+  int64_t wavefronts = 0, ideal = 0, worst = 1;  // worst: the most rows of one phase in one slot
+};
+std::optional<MatrixPhases> matrix_phases(const ConvertScratch& s, const std::vector<int64_t>& rows, int dim);
+// The scratch offset (in elements) each (thread, value) of one side of the convert stores or loads:
+// result[t * values + v], the side's registers ordered with those holding vector bits first. Empty
+// when the scratch's bases do not span the side's tile.
+std::vector<int64_t> scratch_offsets(const LinearLayout& side, const ConvertScratch& s, int64_t& threads, int64_t& values);
 
 // The (thread, value) -> element tables the checks use (thread = lane + threads_per_warp * warp;
 // value = register index), element = row-major index into `shape`.
