@@ -602,6 +602,33 @@ class MpiExecutor final : public Executor {
     p.requests.emplace_back(), p.block_of.push_back(-1);
     check(MPI_Irecv(buf(Buffer::Dst).data(), 1, it->second.type, peer, tag, comm, &p.requests.back()), "MPI_Irecv", p.step);
   }
+  // The group's other ranks in the order this rank posts to them: 0, 1, ... (pos left out), or
+  // with `staggered` pos+1, pos+2, ... for sends and pos-1, pos-2, ... for receives (modulo n), so
+  // that the ranks do not all send to rank 0 first and each receive is posted in the order its
+  // sender sends.
+  // The transfers in posting order: as given, or with `staggered` by the peer's distance from this
+  // rank (receives from pos-1, pos-2, ..., sends to pos+1, pos+2, ..., modulo n; `at` maps a device
+  // to its rank in the group).
+  template <class At>
+  std::vector<const Transfer*> in_order(const std::vector<Transfer>& ts, int n, int pos, At at) const {
+    std::vector<const Transfer*> out;
+    for (const Transfer& t : ts) out.push_back(&t);
+    if (!opts_.staggered) return out;
+    const int64_t me = device();
+    auto key = [&](const Transfer* t) {
+      if (t->from_device == me && t->to_device != me) return (at(t->to_device) - pos + n) % n;
+      if (t->to_device == me && t->from_device != me) return (pos - at(t->from_device) + n) % n;
+      return 0;
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const Transfer* a, const Transfer* b) { return key(a) < key(b); });
+    return out;
+  }
+  std::vector<int> peers(int n, int pos, bool receiving) const {
+    std::vector<int> out;
+    for (int i = 1; i < n; ++i)
+      out.push_back(!opts_.staggered ? (i - 1 < pos ? i - 1 : i) : receiving ? (pos - i + n) % n : (pos + i) % n);
+    return out;
+  }
   // reduce_on_arrival: block q of the reduction's scratch is in; acc = the blocks 0..q reduced in
   // rank order as soon as they are all in (the default's order, so float sums round alike).
   void arrive(Posted& p, int q, unsigned char* acc, size_t block, int64_t count, char o) {
@@ -659,7 +686,7 @@ void MpiExecutor::all_gather(const Collective& c, MPI_Comm comm, int n, int pos,
   const unsigned char* send = at(sp, count);
   Posted p = begin(index, {{{sp.buffer, sp.offset, sp.offset + count}}, {{rp.buffer, rp.offset, rp.offset + n * count}}, false}, early);
   if (!p.receives_posted)
-    for (int q = 0; q < n; ++q)
+    for (const int q : peers(n, pos, true))
       if (q != pos) recv_block(p, {rp.buffer, rp.offset + q * count}, count, q, tag_of(index, 0), comm);
   if (early) return stash(std::move(p));
   const size_t block = static_cast<size_t>(count) * eb_;
@@ -667,7 +694,7 @@ void MpiExecutor::all_gather(const Collective& c, MPI_Comm comm, int n, int pos,
   const bool overlapping = sp.buffer == rp.buffer && sp.offset < rp.offset + n * count && rp.offset < sp.offset + count;
   if (overlapping && !in_place) p.scratch.assign(send, send + block), send = p.scratch.data();
   if (!in_place) std::memmove(recv + static_cast<size_t>(pos) * block, send, block);
-  for (int q = 0; q < n; ++q)
+  for (const int q : peers(n, pos, false))
     if (q != pos) isend(p, send, count, q, tag_of(index, 0), comm);
   count_ring(c, n, pos);
   post(std::move(p));
@@ -685,12 +712,12 @@ void MpiExecutor::reduce_scatter(const Collective& c, MPI_Comm comm, int n, int 
   const size_t block = static_cast<size_t>(count) * eb_;
   if (!p.receives_posted) {
     p.scratch.resize(static_cast<size_t>(n) * block);
-    for (int q = 0; q < n; ++q)
+    for (const int q : peers(n, pos, true))
       if (q != pos) irecv(p, p.scratch.data() + static_cast<size_t>(q) * block, count, q, tag_of(index, 0), comm, q);
   }
   if (early) return stash(std::move(p));
   std::memcpy(p.scratch.data() + static_cast<size_t>(pos) * block, send + static_cast<size_t>(pos) * block, block);
-  for (int q = 0; q < n; ++q)
+  for (const int q : peers(n, pos, false))
     if (q != pos) send_block(p, {sp.buffer, sp.offset + q * count}, count, q, tag_of(index, 0), comm);
   const char o = op(c, index);
   const bool apart = sp.buffer != rp.buffer || rp.offset == sp.offset + pos * count || rp.offset + count <= sp.offset || sp.offset + n * count <= rp.offset;
@@ -726,19 +753,19 @@ void MpiExecutor::all_reduce(const Collective& c, MPI_Comm comm, int n, int pos,
   const size_t chunk = static_cast<size_t>(len[mine]) * eb_;
   if (!p.receives_posted) {
     p.scratch.resize(static_cast<size_t>(n) * chunk);
-    for (int q = 0; q < n; ++q)
+    for (const int q : peers(n, pos, true))
       if (q != pos) irecv(p, p.scratch.data() + static_cast<size_t>(q) * chunk, len[mine], q, tag_of(index, 0), comm, q);
   }
   if (early) return stash(std::move(p));
   std::memcpy(p.scratch.data() + mine * chunk, send + static_cast<size_t>(off[mine]) * eb_, chunk);
-  for (int q = 0; q < n; ++q)
+  for (const int q : peers(n, pos, false))
     if (q != pos) send_block(p, {sp.buffer, sp.offset + off[static_cast<size_t>(q)]}, len[static_cast<size_t>(q)], q, tag_of(index, 0), comm);
   const char o = op(c, index);
   unsigned char* acc = recv + static_cast<size_t>(off[mine]) * eb_;
   auto round1 = [this, recv, acc, len, off, n, pos, comm](Posted& self) {
-    for (int q = 0; q < n; ++q)
+    for (const int q : peers(n, pos, true))
       if (q != pos) irecv(self, recv + static_cast<size_t>(off[static_cast<size_t>(q)]) * eb_, len[static_cast<size_t>(q)], q, tag_of(self.step, 1), comm);
-    for (int q = 0; q < n; ++q)
+    for (const int q : peers(n, pos, false))
       if (q != pos) isend(self, acc, len[static_cast<size_t>(pos)], q, tag_of(self.step, 1), comm);
   };
   const bool apart = sp.buffer != rp.buffer || sp.offset == rp.offset || rp.offset + total <= sp.offset || sp.offset + total <= rp.offset;
@@ -774,9 +801,11 @@ void MpiExecutor::all_to_all(const Collective& c, MPI_Comm comm, size_t index, b
     if (t.to_device == device()) f.writes.push_back({Buffer::Recv, t.recv_offset, t.recv_offset + t.count});
   }
   Posted p = begin(index, f, early);
+  const int n = static_cast<int>(group.size()), pos = position(device());
+  const std::vector<const Transfer*> ts = in_order(c.transfers, n, pos, [&](int64_t d) { return position(d); });
   if (!p.receives_posted)
-    for (const Transfer& t : c.transfers)
-      if (t.to_device == device() && t.from_device != device()) {
+    for (const Transfer* tp : ts)
+      if (const Transfer& t = *tp; t.to_device == device() && t.from_device != device()) {
         recv_block(p, {Buffer::Recv, t.recv_offset}, t.count, position(t.from_device), tag_of(index, 0), comm);
         moved_.received += t.count;
       }
@@ -784,8 +813,8 @@ void MpiExecutor::all_to_all(const Collective& c, MPI_Comm comm, size_t index, b
   for (const Transfer& t : c.transfers)
     if (t.from_device == device() && t.to_device == device())
       std::memmove(at({Buffer::Recv, t.recv_offset}, t.count), at({Buffer::Send, t.send_offset}, t.count), static_cast<size_t>(t.count) * eb_);
-  for (const Transfer& t : c.transfers)
-    if (t.from_device == device() && t.to_device != device()) {
+  for (const Transfer* tp : ts)
+    if (const Transfer& t = *tp; t.from_device == device() && t.to_device != device()) {
       send_block(p, {Buffer::Send, t.send_offset}, t.count, position(t.to_device), tag_of(index, 0), comm);
       moved_.sent += t.count;
     }
@@ -804,16 +833,20 @@ void MpiExecutor::send_recv(const Collective& c, size_t index, bool early) {
   if (f.reads.empty() && f.writes.empty()) return;
   Posted p = begin(index, f, early);
   auto tag = [](size_t i) { return 1 + static_cast<int>(i % 30000); };
+  const int n = w_.size(), pos = w_.rank();
+  const std::vector<const Transfer*> ts = in_order(c.transfers, n, pos, [](int64_t d) { return static_cast<int>(d); });
   if (!p.receives_posted)
-    for (size_t i = 0; i < c.transfers.size(); ++i) {
-      const Transfer& t = c.transfers[i];
+    for (const Transfer* tp : ts) {
+      const size_t i = static_cast<size_t>(tp - c.transfers.data());
+      const Transfer& t = *tp;
       if (t.to_device != device() || t.from_device == device()) continue;
       recv_block(p, {Buffer::Recv, t.recv_offset}, t.count, static_cast<int>(t.from_device), tag(i), w_.comm());
       moved_.received += t.count;
     }
   if (early) return stash(std::move(p));
-  for (size_t i = 0; i < c.transfers.size(); ++i) {
-    const Transfer& t = c.transfers[i];
+  for (const Transfer* tp : ts) {
+    const size_t i = static_cast<size_t>(tp - c.transfers.data());
+    const Transfer& t = *tp;
     if (t.from_device == device() && t.to_device == device()) {
       std::memmove(at({Buffer::Recv, t.recv_offset}, t.count), at({Buffer::Send, t.send_offset}, t.count), static_cast<size_t>(t.count) * eb_);
     } else if (t.from_device == device()) {
@@ -830,7 +863,7 @@ ExecutorOptions parse_executor_options(const std::string& text) {
   ExecutorOptions o;
   if (text == "default") return default_executor_options();
   if (text == "none" || text == "base") return o;
-  if (text == "all") return {true, true, true};
+  if (text == "all") return {true, true, true, true};
   size_t start = 0;
   while (start <= text.size()) {
     const size_t end = std::min(text.find('+', start), text.size());
@@ -838,9 +871,10 @@ ExecutorOptions parse_executor_options(const std::string& text) {
     if (word == "recv-first") o.receives_first = true;
     else if (word == "reduce-arrival") o.reduce_on_arrival = true;
     else if (word == "datatypes") o.datatypes = true;
+    else if (word == "stagger") o.staggered = true;
     else
       fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
-                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
+                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
     start = end + 1;
   }
   return o;
@@ -848,7 +882,7 @@ ExecutorOptions parse_executor_options(const std::string& text) {
 
 std::string to_string(const ExecutorOptions& o) {
   std::string s;
-  for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}})
+  for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"}})
     if (on) s += (s.empty() ? "" : "+") + std::string(word);
   return s.empty() ? "base" : s;
 }
