@@ -333,14 +333,14 @@ class MpiExecutor final : public Executor {
     } else if (c.kind == CollectiveKind::ReduceScatter) {
       for (int64_t q = 0; q < n; ++q) (q == pos ? io.local_reads : io.peer_sends).push_back({sp.offset + q * count, sp.offset + (q + 1) * count});
       io.local_writes.push_back({rp.offset, rp.offset + count});
-    } else {  // AllReduce: round 0 sends chunk q to rank q; the rest (round 1, recv) stays local here
+    } else {  // AllReduce: round 0 sends chunk q to rank q; round 1 receives chunk q from rank q
       int64_t off = 0;
       for (int64_t q = 0; q < n; ++q) {
         const int64_t len = count / n + (q < count % n ? 1 : 0);
         (q == pos ? io.local_reads : io.peer_sends).push_back({sp.offset + off, sp.offset + off + len});
+        (q == pos ? io.local_writes : io.peer_recvs).push_back({rp.offset + off, rp.offset + off + len});
         off += len;
       }
-      io.local_writes.push_back({rp.offset, rp.offset + count});
     }
     return io;
   }
@@ -371,7 +371,7 @@ class MpiExecutor final : public Executor {
       if (!io.peer_sends.empty() || !io.local_reads.empty()) readers[io.send_buffer].push_back(i);
       if (!io.peer_recvs.empty() || !io.local_writes.empty()) writers[io.recv_buffer].push_back(i);
     }
-    if (!writers[Buffer::Src].empty() || !readers[Buffer::Dst].empty()) return;  // SRC must stay, DST is read by no step
+    if (!readers[Buffer::Dst].empty()) return;  // DST is read by no step (it is written out of order below)
     auto local_copy = [&](size_t i) { return std::get_if<LocalCopy>(&plan.steps[i]); };
     auto make = [&](const std::vector<Run>& pieces, bool by_from, Buffer b, int64_t count, size_t index) {
       // pieces in the order of the block's elements; the displacement is the other side's offset
@@ -400,7 +400,8 @@ class MpiExecutor final : public Executor {
     // Send side: one pack k (SRC -> SEND) before one reader j (the collective).
     const auto& ws = writers[Buffer::Send];
     const auto& rs = readers[Buffer::Send];
-    if (ws.size() == 1 && rs.size() == 1 && ws[0] < rs[0] && local_copy(ws[0]) && local_copy(ws[0])->from == Buffer::Src && !local_copy(rs[0])) {
+    if (writers[Buffer::Src].empty() && ws.size() == 1 && rs.size() == 1 && ws[0] < rs[0] && local_copy(ws[0]) && local_copy(ws[0])->from == Buffer::Src &&
+        !local_copy(rs[0])) {
       const size_t k = ws[0], j = rs[0];
       const LocalCopy& pack = *local_copy(k);
       std::vector<std::pair<int64_t, int64_t>> fused;
@@ -414,12 +415,20 @@ class MpiExecutor final : public Executor {
       }
       if (!fused.empty()) copies_[k] = compile_copy({pack.device, pack.from, pack.to, cut_runs(pack.runs, false, fused)});
     }
-    // Receive side: the last writer j of RECV (a collective) and one reader m after it (RECV -> DST).
-    const auto& wr = writers[Buffer::Recv];
-    if (wr.empty() || local_copy(wr.back()) || io_[wr.back()].recv_buffer != Buffer::Recv) return;
+    // Receive side, for each buffer R a collective receives into (RECV; SRC for an in-place
+    // all-reduce): the last writer j of R (the collective) and one reader m after it (R -> DST).
+    for (Buffer b : kBuffers)
+      if (b != Buffer::Dst) receive_into_dst(plan, b, readers, writers, make, overlaps);
+  }
+  template <class Make, class Overlaps>
+  void receive_into_dst(const Plan& plan, Buffer b, std::map<Buffer, std::vector<size_t>>& readers, std::map<Buffer, std::vector<size_t>>& writers,
+                        Make& make, Overlaps& overlaps) {
+    auto local_copy = [&](size_t i) { return std::get_if<LocalCopy>(&plan.steps[i]); };
+    const auto& wr = writers[b];
+    if (wr.empty() || local_copy(wr.back()) || io_[wr.back()].recv_buffer != b) return;
     const size_t j = wr.back();
     std::vector<size_t> after;
-    for (size_t i : readers[Buffer::Recv])
+    for (size_t i : readers[b])
       if (i > j) after.push_back(i);
     if (after.size() != 1 || !local_copy(after[0]) || local_copy(after[0])->to != Buffer::Dst) return;
     const size_t m = after[0];
@@ -456,12 +465,13 @@ class MpiExecutor final : public Executor {
     const int64_t me = device();
     for (size_t j = 0; j < plan.steps.size(); ++j) {
       if (!std::holds_alternative<Collective>(plan.steps[j]) || !io_[j].active) continue;
+      const auto kind = std::get<Collective>(plan.steps[j]).kind;
       std::vector<Range> writes = typed_writes(j);
       for (auto [a, b] : io_[j].peer_recvs) {
+        if (kind == CollectiveKind::AllReduce) break;  // round 0 receives into the scratch; round 1 is posted later
         bool typed = recv_types_.count({j, a}) > 0;
         if (!typed) writes.push_back({io_[j].recv_buffer, a, b});
       }
-      const auto kind = std::get<Collective>(plan.steps[j]).kind;
       const Footprint f{{}, writes, kind == CollectiveKind::SendRecv};
       // A step whose receives land where it reads (an all-gather's send inside recv's other
       // blocks, copied to a scratch when the step runs) keeps its receives for its step.
@@ -598,7 +608,7 @@ class MpiExecutor final : public Executor {
   }
   void recv_block(Posted& p, Place place, int64_t count, int peer, int tag, MPI_Comm comm) {
     auto it = recv_types_.find({p.step, place.offset});
-    if (place.buffer != Buffer::Recv || it == recv_types_.end()) return irecv(p, at(place, count), count, peer, tag, comm);
+    if (it == recv_types_.end()) return irecv(p, at(place, count), count, peer, tag, comm);
     p.requests.emplace_back(), p.block_of.push_back(-1);
     check(MPI_Irecv(buf(Buffer::Dst).data(), 1, it->second.type, peer, tag, comm, &p.requests.back()), "MPI_Irecv", p.step);
   }
@@ -762,9 +772,9 @@ void MpiExecutor::all_reduce(const Collective& c, MPI_Comm comm, int n, int pos,
     if (q != pos) send_block(p, {sp.buffer, sp.offset + off[static_cast<size_t>(q)]}, len[static_cast<size_t>(q)], q, tag_of(index, 0), comm);
   const char o = op(c, index);
   unsigned char* acc = recv + static_cast<size_t>(off[mine]) * eb_;
-  auto round1 = [this, recv, acc, len, off, n, pos, comm](Posted& self) {
+  auto round1 = [this, rp, acc, len, off, n, pos, comm](Posted& self) {
     for (const int q : peers(n, pos, true))
-      if (q != pos) irecv(self, recv + static_cast<size_t>(off[static_cast<size_t>(q)]) * eb_, len[static_cast<size_t>(q)], q, tag_of(self.step, 1), comm);
+      if (q != pos) recv_block(self, {rp.buffer, rp.offset + off[static_cast<size_t>(q)]}, len[static_cast<size_t>(q)], q, tag_of(self.step, 1), comm);
     for (const int q : peers(n, pos, false))
       if (q != pos) isend(self, acc, len[static_cast<size_t>(pos)], q, tag_of(self.step, 1), comm);
   };
@@ -887,7 +897,15 @@ std::string to_string(const ExecutorOptions& o) {
   return s.empty() ? "base" : s;
 }
 
-ExecutorOptions default_executor_options() { return {}; }
+// Issue 47's measurements (bench/RESULTS.md, "the executor variants of issue 47"): derived
+// datatypes alone lowered the reduce-scatter, all-to-all and point-to-point rows at 4 ranks and
+// hurt none beyond the noise; the other three moved no row beyond it (stagger raised the
+// 8-rank all-to-all), so they stay off.
+ExecutorOptions default_executor_options() {
+  ExecutorOptions o;
+  o.datatypes = true;
+  return o;
+}
 
 std::unique_ptr<Executor> make_mpi_executor(World& world, const Dtype& dtype, const ExecutorOptions& options) {
   return std::make_unique<MpiExecutor>(world, dtype, options);
