@@ -8,7 +8,10 @@
 // load(). A step is posted and left in flight: a later step waits only for the posted steps
 // whose buffer ranges it touches (a local copy of data the collective does not touch runs while
 // it moves), every wait advances every posted step, and finish() / dst() wait for the rest
-// (spec/MULTIGPU.md "Executing a plan on MPI").
+// (spec/MULTIGPU.md "Executing a plan on MPI"). ExecutorOptions switch issue 47's variants on
+// (spec/MULTIGPU.md "Executor variants"): receives posted before the packs (plan_early), blocks
+// reduced as they arrive (arrive), derived datatypes out of SRC / into DST (plan_types, by
+// default), a staggered posting order (peers, in_order).
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -898,9 +901,9 @@ std::string to_string(const ExecutorOptions& o) {
 }
 
 // Issue 47's measurements (bench/RESULTS.md, "the executor variants of issue 47"): derived
-// datatypes alone lowered the reduce-scatter, all-to-all and point-to-point rows at 4 ranks and
-// hurt none beyond the noise; the other three moved no row beyond it (stagger raised the
-// 8-rank all-to-all), so they stay off.
+// datatypes alone lowered the all-to-all and point-to-point rows at 4 ranks and the all-gather,
+// reduce-scatter and point-to-point rows at 8, and hurt none beyond the noise; the other three
+// moved no row beyond it (stagger raised the 8-rank all-to-all), so they stay off.
 ExecutorOptions default_executor_options() {
   ExecutorOptions o;
   o.datatypes = true;
