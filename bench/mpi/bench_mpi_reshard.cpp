@@ -1,6 +1,10 @@
 // Reshard plans on MPI against one naive MPI_Alltoallv (issues 24, 35; bench/RESULTS.md). Run under
-// mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps]`;
-// --json prints one object per row (pattern: the row, plan: the plan's pattern, ranks, plan_ms,
+// mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps] [--executor=LIST]`;
+// --executor=LIST (issue 47): the executor variants to time, comma-separated (each `base`, `default`,
+// `all` or names joined by '+': recv-first, reduce-arrival, datatypes, stagger; spec/MULTIGPU.md "Executor
+// variants"), default base,recv-first,reduce-arrival,stagger,datatypes,datatypes+recv-first,datatypes+reduce-arrival,all: one row per pattern and variant,
+// each checked, their repetitions alternating with the naive exchange's;
+// --json prints one object per row (pattern: the row, executor: the variant, plan: the plan's pattern, ranks, plan_ms,
 // naive_ms, plan_bytes, naive_bytes, lower_bound_bytes: the Plan's own figure, checked: values
 // and bytes agreed with the reference and the plan; naive_reduce_ms for a Partial SRC: the naive
 // exchange plus the receiver's sum of what it received, null otherwise); --steps adds, under each row, the time of
@@ -18,6 +22,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -190,8 +195,10 @@ std::vector<int> shared_counts(mpi::World& world, const mpi::RunSpec& spec, int 
 int main(int argc, char** argv) {
   int reps = 50;
   bool json = false, steps = false;
+  std::string variants = "base,recv-first,reduce-arrival,stagger,datatypes,datatypes+recv-first,datatypes+reduce-arrival,all";
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--steps") steps = true;
+    if (std::string(argv[i]).starts_with("--executor=")) variants = std::string(argv[i]).substr(11);
     if (std::string(argv[i]) == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (std::string(argv[i]) == "--json") json = true;
   }
@@ -202,10 +209,22 @@ int main(int argc, char** argv) {
     return 3;
   }
   const Dtype dtype = dtype_of("float32");
+  std::vector<std::pair<std::string, mpi::ExecutorOptions>> executors;
+  try {
+    for (size_t start = 0; start <= variants.size();) {
+      const size_t end = std::min(variants.find(',', start), variants.size());
+      const std::string v = variants.substr(start, end - start);
+      executors.push_back({v, mpi::parse_executor_options(v)});
+      start = end + 1;
+    }
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "bench_mpi_reshard: %s\n", e.what());
+    return 2;
+  }
   if (rank == 0 && !json) {
     std::printf("%d ranks, float32, median of %d repetitions (slowest rank), plan and naive alternating\n\n", p, reps);
-    std::printf("| plan | pattern | plan bytes | naive bytes | lower bound | bytes plan/naive | plan time | naive time | time plan/naive | naive + reduce: time, plan/it |\n"
-                "|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| plan | executor | pattern | plan bytes | naive bytes | lower bound | bytes plan/naive | plan time | naive time | time plan/naive | naive + reduce: time, plan/it |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
   for (const Case& c : cases(p)) try {
     const ShardLayout s0 = read_shard_layout(Json(c.src)), d0 = read_shard_layout(Json(c.dst));
@@ -213,40 +232,49 @@ int main(int argc, char** argv) {
     spec.expected = spec.plan.bytes;
     // Checked once (values and bytes), then timed: the steps alone, on loaded buffers, the plan's
     // repetitions alternating with the naive exchange's so that both see the same machine.
-    auto ex = mpi::make_mpi_executor(world, dtype);
-    const mpi::RunOutcome checked = mpi::run_plan(world, *ex, spec);
+    std::vector<std::unique_ptr<Executor>> exs;
+    std::vector<bool> checked;
+    for (const auto& [v, o] : executors) {
+      exs.push_back(mpi::make_mpi_executor(world, dtype, o));
+      checked.push_back(mpi::run_plan(world, *exs.back(), spec).exit_code == 0);
+    }
     const std::vector<int> counts = shared_counts(world, spec, p);
     Naive naive(counts, p, rank);
     bool partial = false;
     for (const auto& a : spec.src.attrs()) partial = partial || std::holds_alternative<Partial>(a);
-    std::vector<double> plan_times, naive_times, reduce_times;
-    std::vector<std::vector<double>> split;
+    std::vector<std::vector<double>> plan_times(exs.size());
+    std::vector<double> naive_times, reduce_times;
+    std::vector<std::vector<std::vector<double>>> split(exs.size());
     for (int i = 0; i < reps; ++i) {
-      plan_times.push_back(plan_once(*ex, spec.plan, steps ? &split : nullptr));
+      for (size_t e = 0; e < exs.size(); ++e) plan_times[e].push_back(plan_once(*exs[e], spec.plan, steps ? &split[e] : nullptr));
       naive_times.push_back(naive.once(false));
       if (partial) reduce_times.push_back(naive.once(true));
     }
-    const double plan_t = median(plan_times), naive_t = median(naive_times), reduce_t = partial ? median(reduce_times) : 0.0;
+    const double naive_t = median(naive_times), reduce_t = partial ? median(reduce_times) : 0.0;
     int64_t naive_bytes = 0;
     for (int n : counts) naive_bytes += int64_t{n} * dtype.bytes;
     const long long pb = static_cast<long long>(spec.plan.total_bytes()), nb = static_cast<long long>(naive_bytes);
     const long long lb = static_cast<long long>(spec.plan.lower_bound_bytes);
+    for (size_t e = 0; e < exs.size(); ++e) {
+    const double plan_t = median(plan_times[e]);
+    const char* variant = executors[e].first.c_str();
     if (rank == 0 && json)
-      std::printf("%s\n", Json({{"pattern", c.name}, {"plan", spec.plan.pattern}, {"ranks", p}, {"plan_ms", plan_t * 1e3}, {"naive_ms", naive_t * 1e3},
-                                {"plan_bytes", pb}, {"naive_bytes", nb}, {"lower_bound_bytes", lb}, {"checked", checked.exit_code == 0},
+      std::printf("%s\n", Json({{"pattern", c.name}, {"executor", variant}, {"plan", spec.plan.pattern}, {"ranks", p}, {"plan_ms", plan_t * 1e3}, {"naive_ms", naive_t * 1e3},
+                                {"plan_bytes", pb}, {"naive_bytes", nb}, {"lower_bound_bytes", lb}, {"checked", static_cast<bool>(checked[e])},
                                 {"naive_reduce_ms", partial ? Json(reduce_t * 1e3) : Json(nullptr)}})
                              .dump().c_str());
     char extra[64] = "";
     if (partial) std::snprintf(extra, sizeof extra, "%.3f ms: %.2f", reduce_t * 1e3, plan_t / reduce_t);
     if (rank == 0 && !json)
-      std::printf("| %s%s | %s | %lld | %lld | %lld | %.2f | %.3f ms | %.3f ms | %.2f | %s |\n", c.name, checked.exit_code ? " (MISMATCH)" : "",
+      std::printf("| %s%s | %s | %s | %lld | %lld | %lld | %.2f | %.3f ms | %.3f ms | %.2f | %s |\n", c.name, checked[e] ? "" : " (MISMATCH)", variant,
                   spec.plan.pattern.c_str(), pb, nb, lb, nb ? static_cast<double>(pb) / static_cast<double>(nb) : 0.0, plan_t * 1e3, naive_t * 1e3,
                   plan_t / naive_t, extra);
-    if (rank == 0 && steps) print_split(spec.plan, split);
+    if (rank == 0 && steps) print_split(spec.plan, split[e]);
     std::fflush(stdout);
+    }
   } catch (const std::exception& e) {  // the same on every rank: the plan is refused before any MPI call
     if (rank == 0 && json) std::printf("%s\n", Json({{"pattern", c.name}, {"ranks", p}, {"refused", e.what()}}).dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-    else if (rank == 0) std::printf("| %s | refused: %s | | | | | | | | |\n", c.name, e.what());
+    else if (rank == 0) std::printf("| %s | | refused: %s | | | | | | | | |\n", c.name, e.what());
   }
   return 0;
 }

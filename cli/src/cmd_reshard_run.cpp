@@ -31,6 +31,7 @@ struct ReshardRunArgs {
   uint64_t seed = 1;
   double timeout = 60;
   std::string executor = "mpi";
+  std::string variant = "default";
   bool json = false;
 };
 
@@ -84,7 +85,8 @@ int run_checked(multigpu::mpi::World& world, const ReshardRunArgs& a) {
   const mpi::Fault fault = mpi::fault_from_env();
   mpi::check_fault_fires(fault, world.size(), spec.plan.steps.size());
   std::unique_ptr<Executor> ex;
-  if (a.executor == "mpi") ex = mpi::make_mpi_executor(world, dtype);
+  if (a.variant != "default" && a.executor != "mpi") fail(rule::kUsage, "--mpi-variant chooses the MPI executor's variant; --executor is '" + a.executor + "'");
+  if (a.executor == "mpi") ex = mpi::make_mpi_executor(world, dtype, mpi::parse_executor_options(a.variant));
 #ifdef TFSPEC_HAVE_NCCL
   else if (a.executor == "nccl") {
     if (!nccl_devices_everywhere(world)) return kUnavailable;
@@ -134,6 +136,9 @@ void add_reshard_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--timeout", a->timeout, "seconds any one step (or the final gather) may take before the run is aborted (default 60)")
       ->check(positive_seconds());
   sub->add_option("--executor", a->executor, "mpi (default), or nccl when built with NCCL (spec/MULTIGPU.md)");
+  sub->add_option("--mpi-variant", a->variant,
+                  "the MPI executor's variant: default, base, all, or recv-first / reduce-arrival / datatypes / stagger joined by '+' "
+                  "(spec/MULTIGPU.md \"Executor variants\")");
   sub->add_flag("--json", a->json, "print the report as JSON");
   sub->callback([a, &exit_code] { exit_code = reported([&] { return run(*a); }); });
 }

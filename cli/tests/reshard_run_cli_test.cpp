@@ -11,7 +11,7 @@ using tfspec::testing::run_tfspec;
 TEST(ReshardRunCli, TheCommandExistsWithItsOptions) {
   const auto r = run_tfspec("reshard-run --help");
   EXPECT_EQ(r.rc, 0) << r.out;
-  for (const char* opt : {"--dtype", "--seed", "--timeout", "--executor", "--json"}) EXPECT_NE(r.out.find(opt), std::string::npos) << opt << "\n" << r.out;
+  for (const char* opt : {"--dtype", "--seed", "--timeout", "--executor", "--mpi-variant", "--json"}) EXPECT_NE(r.out.find(opt), std::string::npos) << opt << "\n" << r.out;
 }
 
 #ifndef TFSPEC_HAVE_MPI

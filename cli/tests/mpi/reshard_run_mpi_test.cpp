@@ -129,6 +129,20 @@ TEST(ReshardRunMpi, ABadFaultSpecOrTimeoutIsAUsageError) {
   EXPECT_EQ(timeout.r.out.find("mpi-timeout"), std::string::npos) << timeout.r.out;
 }
 
+// Issue 47: --mpi-variant picks the MPI executor's variant; each runs the same checks (values
+// against the reference, bytes against the plan: the 48 B each way per rank of
+// ReportsTheBytesDerivedByHand), and a word that names no variant is a usage error (exit 3).
+TEST(ReshardRunMpi, EveryMpiVariantRunsCheckedAndABadOneIsAUsageError) {
+  for (const char* v : {"base", "recv-first", "reduce-arrival", "datatypes", "stagger", "all", "datatypes+stagger"}) {
+    const Timed run = mpirun(4, kRun + " --mpi-variant " + v);
+    EXPECT_EQ(run.r.rc, 0) << v << "\n" << run.r.out;
+    EXPECT_NE(run.r.out.find("rank 3: DST 16 elements; sent 48 B, received 48 B (plan: 48 B, 48 B)"), std::string::npos) << v << "\n" << run.r.out;
+  }
+  const Timed bad = mpirun(4, kRun + " --mpi-variant fast");
+  EXPECT_EQ(bad.r.rc, 3) << bad.r.out;
+  EXPECT_NE(bad.r.out.find("executor variant 'fast'"), std::string::npos) << bad.r.out;
+}
+
 // Issue 44 item 14: a fault that names a rank the run lacks, or a step past the last point a fault
 // fires (steps 0..N-1 of an N-step plan, then N: before the gather), would never fire, and the run
 // would pass as if the fault had been tested: a usage error (exit 3) before anything runs. kRun's

@@ -8,9 +8,14 @@
 // load(). A step is posted and left in flight: a later step waits only for the posted steps
 // whose buffer ranges it touches (a local copy of data the collective does not touch runs while
 // it moves), every wait advances every posted step, and finish() / dst() wait for the rest
-// (spec/MULTIGPU.md "Executing a plan on MPI").
+// (spec/MULTIGPU.md "Executing a plan on MPI"). ExecutorOptions switch issue 47's variants on
+// (spec/MULTIGPU.md "Executor variants"): receives posted before the packs (plan_early), blocks
+// reduced as they arrive (arrive), derived datatypes out of SRC / into DST (plan_types, by
+// default), a staggered posting order (peers, in_order).
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <map>
 #include <cstring>
 #include <functional>
 #include <type_traits>
@@ -63,14 +68,72 @@ bool depends(const Footprint& later, const Footprint& earlier) {
 // A step whose calls are posted: its requests, its scratch (a send side's copy, received blocks),
 // its ranges, and what runs when the requests complete (a reduction, the next round), which may
 // post more requests and set another `then`.
+// With reduce_on_arrival, `block_of` names the block each request receives (-1: a send) and
+// `on_block` runs as each arrives (MPI_Testsome), `arrived` / `reduced` its rank-order state.
+// `receives_posted`: the receives went out early (receives_first) and the step posts the rest.
 struct Posted {
-  size_t step;
+  size_t step = 0;
   std::vector<MPI_Request> requests;
   std::vector<unsigned char> scratch;
   Footprint footprint;
   std::function<void(Posted&)> then;
   bool done = false;
+  bool receives_posted = false;
+  std::vector<int> block_of;
+  std::function<void(Posted&, int)> on_block;
+  std::vector<char> arrived;
+  int reduced = 0;
 };
+
+// A block of a collective sent out of SRC or received into DST through a derived datatype
+// (ExecutorOptions::datatypes): the type over the buffer's base and the element range it spans.
+struct Typed {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  Buffer buffer;
+  int64_t lo = 0, hi = 0;
+};
+
+// This device's part of a collective step, from load(): element ranges of its buffers that it
+// sends to / receives from peers and that it reads / writes itself (own block, self-transfers).
+struct StepIo {
+  bool active = false;
+  int n = 0, pos = 0;
+  Buffer send_buffer = Buffer::Send, recv_buffer = Buffer::Recv;
+  std::vector<std::pair<int64_t, int64_t>> peer_sends, local_reads, peer_recvs, local_writes;
+};
+
+// The runs' pieces whose `from` (by_from) or `to` element lies in [a, b), in the order of that element.
+std::vector<Run> clip_runs(const std::vector<Run>& runs, bool by_from, int64_t a, int64_t b) {
+  std::vector<Run> out;
+  for (const Run& r : runs) {
+    const int64_t s = by_from ? r.from : r.to, lo = std::max(s, a), hi = std::min(s + r.len, b);
+    if (lo < hi) out.push_back({r.from + (lo - s), r.to + (lo - s), hi - lo});
+  }
+  std::sort(out.begin(), out.end(), [&](const Run& x, const Run& y) { return by_from ? x.from < y.from : x.to < y.to; });
+  return out;
+}
+// The runs less every piece whose `from` / `to` element lies in one of the (disjoint) ranges.
+std::vector<Run> cut_runs(const std::vector<Run>& runs, bool by_from, const std::vector<std::pair<int64_t, int64_t>>& ranges) {
+  std::vector<Run> out;
+  for (const Run& r : runs) {
+    std::vector<Run> left{r};
+    for (auto [a, b] : ranges) {
+      std::vector<Run> next;
+      for (const Run& x : left) {
+        const int64_t s = by_from ? x.from : x.to, e = s + x.len;
+        if (b <= s || e <= a) {
+          next.push_back(x);
+          continue;
+        }
+        if (s < a) next.push_back({x.from, x.to, a - s});
+        if (b < e) next.push_back({x.from + (b - s), x.to + (b - s), e - b});
+      }
+      left = std::move(next);
+    }
+    out.insert(out.end(), left.begin(), left.end());
+  }
+  return out;
+}
 
 // The tag of a step's round (0, 1) on its communicator: distinct for steps in flight together.
 int tag_of(size_t step, int round) { return 1 + static_cast<int>((2 * step + static_cast<size_t>(round)) % 32000); }
@@ -130,13 +193,14 @@ struct CompiledCopy {
 
 class MpiExecutor final : public Executor {
  public:
-  MpiExecutor(World& w, const Dtype& t) : w_(w), t_(t), type_(mpi_type(t)), eb_(static_cast<size_t>(t.bytes)) {}
+  MpiExecutor(World& w, const Dtype& t, const ExecutorOptions& o) : w_(w), t_(t), type_(mpi_type(t)), eb_(static_cast<size_t>(t.bytes)), opts_(o) {}
   ~MpiExecutor() override {
+    free_types();
     for (auto& [groups, comm] : comms_)
       if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 
-  std::string name() const override { return "MPI"; }
+  std::string name() const override { return opts_ == ExecutorOptions{} ? "MPI" : "MPI (" + to_string(opts_) + ")"; }
   int64_t device() const override { return w_.rank(); }
   DeviceBytes moved() const override { return {moved_.sent * t_.bytes, moved_.received * t_.bytes}; }
   std::vector<unsigned char> dst() override {
@@ -144,6 +208,8 @@ class MpiExecutor final : public Executor {
     return buf(Buffer::Dst);
   }
   void finish() override {
+    for (auto& [step, p] : early_) posted_.push_back(std::move(p));  // receives of a step never run: waited for like the rest
+    early_.clear();
     while (!posted_.empty()) complete(0);
   }
 
@@ -164,12 +230,20 @@ class MpiExecutor final : public Executor {
       // Every step's communicators now: MPI_Comm_split is collective over the world and blocking.
       if (const auto* c = std::get_if<Collective>(&plan.steps[i]); c && !c->groups.empty()) step_comm_[i] = comm_of(*c, i);
     }
+    free_types();
+    io_.assign(plan.steps.size(), {});
+    early_at_.assign(plan.steps.size(), SIZE_MAX);
+    for (size_t i = 0; i < plan.steps.size(); ++i)
+      if (const auto* c = std::get_if<Collective>(&plan.steps[i])) io_[i] = step_io(*c, i);
+    if (opts_.datatypes) plan_types(plan);
+    if (opts_.receives_first) plan_early(plan);
   }
 
   void run(const Plan& plan, size_t index) override {
     if (&plan != plan_) fail(rule::kInternal, "the MPI executor runs the plan it loaded; load() this one first");
     if (const auto* lc = std::get_if<LocalCopy>(&plan.steps[index])) {
       if (lc->device != device()) return;
+      if (early_at_[index] != SIZE_MAX) post_collective(plan, early_at_[index], true);
       const CompiledCopy& cc = copies_[index];
       if (!cc.error.empty()) fail(rule::kInternal, cc.error);
       wait_for(cc.footprint);
@@ -177,23 +251,249 @@ class MpiExecutor final : public Executor {
       else pack::run(cc.program, eb_, buf(lc->from).data(), buf(lc->to).data());
       return;
     }
-    const auto& c = std::get<Collective>(plan.steps[index]);
-    if (c.kind == CollectiveKind::SendRecv) return send_recv(c, index);
-    MPI_Comm comm = step_comm_[index];
-    if (comm == MPI_COMM_NULL) return;  // this device is in none of the step's groups
-    int n = 0, pos = 0;
-    MPI_Comm_size(comm, &n);
-    MPI_Comm_rank(comm, &pos);
-    switch (c.kind) {
-      case CollectiveKind::AllGather: return all_gather(c, comm, n, pos, index);
-      case CollectiveKind::ReduceScatter: return reduce_scatter(c, comm, n, pos, index);
-      case CollectiveKind::AllReduce: return all_reduce(c, comm, n, pos, index);
-      default: return all_to_all(c, comm, index);
-    }
+    post_collective(plan, index, false);
   }
 
  private:
   std::vector<unsigned char>& buf(Buffer b) { return bufs_[static_cast<size_t>(b)]; }
+
+  // The collective of step `index` on this device; `early`: its receives only (receives_first).
+  void post_collective(const Plan& plan, size_t index, bool early) {
+    const auto& c = std::get<Collective>(plan.steps[index]);
+    if (c.kind == CollectiveKind::SendRecv) return send_recv(c, index, early);
+    MPI_Comm comm = step_comm_[index];
+    if (comm == MPI_COMM_NULL) return;  // this device is in none of the step's groups
+    const int n = io_[index].n, pos = io_[index].pos;
+    switch (c.kind) {
+      case CollectiveKind::AllGather: return all_gather(c, comm, n, pos, index, early);
+      case CollectiveKind::ReduceScatter: return reduce_scatter(c, comm, n, pos, index, early);
+      case CollectiveKind::AllReduce: return all_reduce(c, comm, n, pos, index, early);
+      default: return all_to_all(c, comm, index, early);
+    }
+  }
+
+  // A step's Posted: the one its early receives left (those receives are posted), else a new
+  // one; the steps it depends on are complete first (`early`: those its receives depend on).
+  Posted begin(size_t index, Footprint f, bool early) {
+    for (auto [b, lo, hi] : typed_writes(index)) f.writes.push_back({b, lo, hi});
+    if (early) {
+      wait_for({{}, f.writes, f.world_p2p});
+      return fresh(index, f);
+    }
+    wait_for(f);
+    auto it = early_.find(index);
+    if (it == early_.end()) return fresh(index, f);
+    Posted p = std::move(it->second);
+    early_.erase(it);
+    p.footprint = f;
+    return p;
+  }
+  static Posted fresh(size_t index, const Footprint& f) {
+    Posted p;
+    p.step = index, p.footprint = f;
+    return p;
+  }
+  void stash(Posted p) {
+    p.receives_posted = true;
+    const size_t step = p.step;
+    early_.emplace(step, std::move(p));
+  }
+  // The DST ranges a step's typed receives write.
+  std::vector<Range> typed_writes(size_t index) const {
+    std::vector<Range> out;
+    for (const auto& [key, t] : recv_types_)
+      if (key.first == index) out.push_back({t.buffer, t.lo, t.hi});
+    return out;
+  }
+
+  // This device's ranges of a collective step (StepIo).
+  StepIo step_io(const Collective& c, size_t index) {
+    StepIo io;
+    const int64_t me = device();
+    if (c.kind == CollectiveKind::SendRecv || c.kind == CollectiveKind::AllToAll) {
+      if (c.kind == CollectiveKind::AllToAll && step_comm_[index] == MPI_COMM_NULL) return io;
+      for (const Transfer& t : c.transfers) {
+        const bool from = t.from_device == me, to = t.to_device == me;
+        if (from && to) io.local_reads.push_back({t.send_offset, t.send_offset + t.count}), io.local_writes.push_back({t.recv_offset, t.recv_offset + t.count});
+        else if (from) io.peer_sends.push_back({t.send_offset, t.send_offset + t.count});
+        else if (to) io.peer_recvs.push_back({t.recv_offset, t.recv_offset + t.count});
+        io.active = io.active || from || to;
+      }
+      return io;
+    }
+    MPI_Comm comm = step_comm_[index];
+    if (comm == MPI_COMM_NULL) return io;
+    io.active = true;
+    MPI_Comm_size(comm, &io.n);
+    MPI_Comm_rank(comm, &io.pos);
+    const Place sp = c.send.at(me), rp = c.recv.at(me);
+    io.send_buffer = sp.buffer, io.recv_buffer = rp.buffer;
+    const int64_t n = io.n, pos = io.pos, count = c.count;
+    if (c.kind == CollectiveKind::AllGather) {
+      io.peer_sends.push_back({sp.offset, sp.offset + count}), io.local_reads.push_back({sp.offset, sp.offset + count});
+      for (int64_t q = 0; q < n; ++q)
+        (q == pos ? io.local_writes : io.peer_recvs).push_back({rp.offset + q * count, rp.offset + (q + 1) * count});
+    } else if (c.kind == CollectiveKind::ReduceScatter) {
+      for (int64_t q = 0; q < n; ++q) (q == pos ? io.local_reads : io.peer_sends).push_back({sp.offset + q * count, sp.offset + (q + 1) * count});
+      io.local_writes.push_back({rp.offset, rp.offset + count});
+    } else {  // AllReduce: round 0 sends chunk q to rank q; round 1 receives chunk q from rank q
+      int64_t off = 0;
+      for (int64_t q = 0; q < n; ++q) {
+        const int64_t len = count / n + (q < count % n ? 1 : 0);
+        (q == pos ? io.local_reads : io.peer_sends).push_back({sp.offset + off, sp.offset + off + len});
+        (q == pos ? io.local_writes : io.peer_recvs).push_back({rp.offset + off, rp.offset + off + len});
+        off += len;
+      }
+    }
+    return io;
+  }
+
+  void free_types() {
+    for (auto* m : {&send_types_, &recv_types_})
+      for (auto& [key, t] : *m) MPI_Type_free(&t.type);
+    send_types_.clear(), recv_types_.clear();
+  }
+
+  // ExecutorOptions::datatypes: for each collective whose SEND ranges one LocalCopy SRC->SEND
+  // alone packs (and it alone reads SEND), its blocks to peers go out of SRC through a type over
+  // the pack's runs; for each whose RECV blocks from peers one LocalCopy RECV->DST alone unpacks
+  // (after it, nothing else writes RECV and no other step writes those DST elements), they land
+  // in DST through a type over the unpack's runs. A block whose runs do not cover it exactly once
+  // keeps the buffers. The two copies then run only the runs left (what stays on this device).
+  void plan_types(const Plan& plan) {
+    const int64_t me = device();
+    std::map<Buffer, std::vector<size_t>> readers, writers;
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      if (const auto* lc = std::get_if<LocalCopy>(&plan.steps[i])) {
+        if (lc->device != me || lc->runs.empty()) continue;
+        readers[lc->from].push_back(i), writers[lc->to].push_back(i);
+        continue;
+      }
+      const StepIo& io = io_[i];
+      if (!io.active) continue;
+      if (!io.peer_sends.empty() || !io.local_reads.empty()) readers[io.send_buffer].push_back(i);
+      if (!io.peer_recvs.empty() || !io.local_writes.empty()) writers[io.recv_buffer].push_back(i);
+    }
+    if (!readers[Buffer::Dst].empty()) return;  // DST is read by no step (it is written out of order below)
+    auto local_copy = [&](size_t i) { return std::get_if<LocalCopy>(&plan.steps[i]); };
+    auto make = [&](const std::vector<Run>& pieces, bool by_from, Buffer b, int64_t count, size_t index) {
+      // pieces in the order of the block's elements; the displacement is the other side's offset
+      std::vector<int> lens;
+      std::vector<MPI_Aint> disps;
+      int64_t total = 0, expect = by_from ? pieces.front().from : pieces.front().to, lo = INT64_MAX, hi = 0;
+      for (const Run& r : pieces) {
+        const int64_t key = by_from ? r.from : r.to, at = by_from ? r.to : r.from;
+        if (key != expect) return Typed{};
+        expect += r.len, total += r.len;
+        lens.push_back(as_int(r.len, "a datatype block"));
+        disps.push_back(static_cast<MPI_Aint>(at * t_.bytes));
+        lo = std::min(lo, at), hi = std::max(hi, at + r.len);
+      }
+      if (total != count) return Typed{};
+      Typed t{MPI_DATATYPE_NULL, b, lo, hi};
+      check(MPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), disps.data(), type_, &t.type), "MPI_Type_create_hindexed", index);
+      check(MPI_Type_commit(&t.type), "MPI_Type_commit", index);
+      return t;
+    };
+    auto overlaps = [](const std::vector<std::pair<int64_t, int64_t>>& xs, std::pair<int64_t, int64_t> r) {
+      for (auto [a, b] : xs)
+        if (a < r.second && r.first < b) return true;
+      return false;
+    };
+    // Send side: one pack k (SRC -> SEND) before one reader j (the collective).
+    const auto& ws = writers[Buffer::Send];
+    const auto& rs = readers[Buffer::Send];
+    if (writers[Buffer::Src].empty() && ws.size() == 1 && rs.size() == 1 && ws[0] < rs[0] && local_copy(ws[0]) && local_copy(ws[0])->from == Buffer::Src &&
+        !local_copy(rs[0])) {
+      const size_t k = ws[0], j = rs[0];
+      const LocalCopy& pack = *local_copy(k);
+      std::vector<std::pair<int64_t, int64_t>> fused;
+      for (auto r : io_[j].peer_sends) {
+        if (overlaps(io_[j].local_reads, r) || overlaps(fused, r) || r.first == r.second) continue;
+        const auto pieces = clip_runs(pack.runs, false, r.first, r.second);
+        if (pieces.empty()) continue;
+        Typed t = make(pieces, false, Buffer::Src, r.second - r.first, j);
+        if (t.type == MPI_DATATYPE_NULL) continue;
+        send_types_[{j, r.first}] = t, fused.push_back(r);
+      }
+      if (!fused.empty()) copies_[k] = compile_copy({pack.device, pack.from, pack.to, cut_runs(pack.runs, false, fused)});
+    }
+    // Receive side, for each buffer R a collective receives into (RECV; SRC for an in-place
+    // all-reduce): the last writer j of R (the collective) and one reader m after it (R -> DST).
+    for (Buffer b : kBuffers)
+      if (b != Buffer::Dst) receive_into_dst(plan, b, readers, writers, make, overlaps);
+  }
+  template <class Make, class Overlaps>
+  void receive_into_dst(const Plan& plan, Buffer b, std::map<Buffer, std::vector<size_t>>& readers, std::map<Buffer, std::vector<size_t>>& writers,
+                        Make& make, Overlaps& overlaps) {
+    auto local_copy = [&](size_t i) { return std::get_if<LocalCopy>(&plan.steps[i]); };
+    const auto& wr = writers[b];
+    if (wr.empty() || local_copy(wr.back()) || io_[wr.back()].recv_buffer != b) return;
+    const size_t j = wr.back();
+    std::vector<size_t> after;
+    for (size_t i : readers[b])
+      if (i > j) after.push_back(i);
+    if (after.size() != 1 || !local_copy(after[0]) || local_copy(after[0])->to != Buffer::Dst) return;
+    const size_t m = after[0];
+    const LocalCopy& unpack = *local_copy(m);
+    std::vector<std::pair<int64_t, int64_t>> others;  // DST elements other steps write
+    for (size_t i : writers[Buffer::Dst]) {
+      if (i == m) continue;
+      if (const auto* lc = local_copy(i)) {
+        for (const Run& r : lc->runs) others.push_back({r.to, r.to + r.len});
+      } else {
+        for (auto r : io_[i].peer_recvs) others.push_back(r);
+        for (auto r : io_[i].local_writes) others.push_back(r);
+      }
+    }
+    std::vector<std::pair<int64_t, int64_t>> fused;
+    for (auto r : io_[j].peer_recvs) {
+      if (overlaps(io_[j].local_writes, r) || overlaps(fused, r) || r.first == r.second) continue;
+      const auto pieces = clip_runs(unpack.runs, true, r.first, r.second);
+      if (pieces.empty()) continue;
+      bool clash = false;
+      for (const Run& p : pieces) clash = clash || overlaps(others, {p.to, p.to + p.len});
+      if (clash) continue;
+      Typed t = make(pieces, true, Buffer::Dst, r.second - r.first, j);
+      if (t.type == MPI_DATATYPE_NULL) continue;
+      recv_types_[{j, r.first}] = t, fused.push_back(r);
+    }
+    if (!fused.empty()) copies_[m] = compile_copy({unpack.device, unpack.from, unpack.to, cut_runs(unpack.runs, true, fused)});
+  }
+
+  // ExecutorOptions::receives_first: a collective's receives go out at this device's first local
+  // copy of the local copies right before it, when neither those copies nor (the typed
+  // receives') DST ranges clash with what the receives write.
+  void plan_early(const Plan& plan) {
+    const int64_t me = device();
+    for (size_t j = 0; j < plan.steps.size(); ++j) {
+      if (!std::holds_alternative<Collective>(plan.steps[j]) || !io_[j].active) continue;
+      const auto kind = std::get<Collective>(plan.steps[j]).kind;
+      std::vector<Range> writes = typed_writes(j);
+      for (auto [a, b] : io_[j].peer_recvs) {
+        if (kind == CollectiveKind::AllReduce) break;  // round 0 receives into the scratch; round 1 is posted later
+        bool typed = recv_types_.count({j, a}) > 0;
+        if (!typed) writes.push_back({io_[j].recv_buffer, a, b});
+      }
+      const Footprint f{{}, writes, kind == CollectiveKind::SendRecv};
+      // A step whose receives land where it reads (an all-gather's send inside recv's other
+      // blocks, copied to a scratch when the step runs) keeps its receives for its step.
+      std::vector<Range> reads;
+      for (auto [a, b] : io_[j].peer_sends) reads.push_back({io_[j].send_buffer, a, b});
+      for (auto [a, b] : io_[j].local_reads) reads.push_back({io_[j].send_buffer, a, b});
+      if (overlap(writes, reads)) continue;
+      size_t first = SIZE_MAX;
+      bool clash = false;
+      for (size_t k = j; k-- > 0;) {
+        const auto* lc = std::get_if<LocalCopy>(&plan.steps[k]);
+        if (!lc) break;
+        if (lc->device != me) continue;
+        clash = clash || depends(f, copies_[k].footprint) || !copies_[k].error.empty();
+        first = k;
+      }
+      if (first != SIZE_MAX && !clash) early_at_[first] = j;
+    }
+  }
 
   unsigned char* at(Place p, int64_t len) {
     auto& b = buf(p.buffer);
@@ -247,10 +547,22 @@ class MpiExecutor final : public Executor {
     for (Posted& p : posted_) {
       if (p.done) continue;
       int flag = 0;
-      const int rc = MPI_Testall(static_cast<int>(p.requests.size()), p.requests.data(), &flag, MPI_STATUSES_IGNORE);
-      if (rc != MPI_SUCCESS) return rc;
+      if (p.on_block) {  // reduce_on_arrival: each received block as it completes
+        std::vector<int> idx(p.requests.size());
+        int got = 0;
+        const int rc = MPI_Testsome(static_cast<int>(p.requests.size()), p.requests.data(), &got, idx.data(), MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) return rc;
+        for (int i = 0; got != MPI_UNDEFINED && i < got; ++i)
+          if (const int b = p.block_of[static_cast<size_t>(idx[static_cast<size_t>(i)])]; b >= 0) p.on_block(p, b);
+        // Done when every request is (a request completing after the test waits for the next one:
+        // MPI_Testall here could complete a block without its reduction).
+        flag = std::all_of(p.requests.begin(), p.requests.end(), [](MPI_Request r) { return r == MPI_REQUEST_NULL; });
+      } else {
+        const int rc = MPI_Testall(static_cast<int>(p.requests.size()), p.requests.data(), &flag, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) return rc;
+      }
       if (!flag) continue;
-      p.requests.clear();
+      p.requests.clear(), p.block_of.clear(), p.on_block = nullptr;
       if (!p.then) {
         p.done = true;
         continue;
@@ -282,12 +594,65 @@ class MpiExecutor final : public Executor {
     if (!p.requests.empty() || p.then) posted_.push_back(std::move(p));
   }
   void isend(Posted& p, const void* data, int64_t count, int peer, int tag, MPI_Comm comm) {
-    p.requests.emplace_back();
+    p.requests.emplace_back(), p.block_of.push_back(-1);
     check(MPI_Isend(data, as_int(count, "a send"), type_, peer, tag, comm, &p.requests.back()), "MPI_Isend", p.step);
   }
-  void irecv(Posted& p, void* data, int64_t count, int peer, int tag, MPI_Comm comm) {
-    p.requests.emplace_back();
+  void irecv(Posted& p, void* data, int64_t count, int peer, int tag, MPI_Comm comm, int block = -1) {
+    p.requests.emplace_back(), p.block_of.push_back(block);
     check(MPI_Irecv(data, as_int(count, "a receive"), type_, peer, tag, comm, &p.requests.back()), "MPI_Irecv", p.step);
+  }
+  // A block of the step's SEND / RECV buffer (element offset `at`): through its datatype when
+  // plan_types gave it one (out of SRC / into DST), else from / into the buffer itself.
+  void send_block(Posted& p, Place place, int64_t count, int peer, int tag, MPI_Comm comm) {
+    auto it = send_types_.find({p.step, place.offset});
+    if (place.buffer != Buffer::Send || it == send_types_.end()) return isend(p, at(place, count), count, peer, tag, comm);
+    p.requests.emplace_back(), p.block_of.push_back(-1);
+    check(MPI_Isend(buf(Buffer::Src).data(), 1, it->second.type, peer, tag, comm, &p.requests.back()), "MPI_Isend", p.step);
+  }
+  void recv_block(Posted& p, Place place, int64_t count, int peer, int tag, MPI_Comm comm) {
+    auto it = recv_types_.find({p.step, place.offset});
+    if (it == recv_types_.end()) return irecv(p, at(place, count), count, peer, tag, comm);
+    p.requests.emplace_back(), p.block_of.push_back(-1);
+    check(MPI_Irecv(buf(Buffer::Dst).data(), 1, it->second.type, peer, tag, comm, &p.requests.back()), "MPI_Irecv", p.step);
+  }
+  // The group's other ranks in the order this rank posts to them: 0, 1, ... (pos left out), or
+  // with `staggered` pos+1, pos+2, ... for sends and pos-1, pos-2, ... for receives (modulo n), so
+  // that the ranks do not all send to rank 0 first and each receive is posted in the order its
+  // sender sends.
+  // The transfers in posting order: as given, or with `staggered` by the peer's distance from this
+  // rank (receives from pos-1, pos-2, ..., sends to pos+1, pos+2, ..., modulo n; `at` maps a device
+  // to its rank in the group).
+  template <class At>
+  std::vector<const Transfer*> in_order(const std::vector<Transfer>& ts, int n, int pos, At at) const {
+    std::vector<const Transfer*> out;
+    for (const Transfer& t : ts) out.push_back(&t);
+    if (!opts_.staggered) return out;
+    const int64_t me = device();
+    auto key = [&](const Transfer* t) {
+      if (t->from_device == me && t->to_device != me) return (at(t->to_device) - pos + n) % n;
+      if (t->to_device == me && t->from_device != me) return (pos - at(t->from_device) + n) % n;
+      return 0;
+    };
+    std::stable_sort(out.begin(), out.end(), [&](const Transfer* a, const Transfer* b) { return key(a) < key(b); });
+    return out;
+  }
+  std::vector<int> peers(int n, int pos, bool receiving) const {
+    std::vector<int> out;
+    for (int i = 1; i < n; ++i)
+      out.push_back(!opts_.staggered ? (i - 1 < pos ? i - 1 : i) : receiving ? (pos - i + n) % n : (pos + i) % n);
+    return out;
+  }
+  // reduce_on_arrival: block q of the reduction's scratch is in; acc = the blocks 0..q reduced in
+  // rank order as soon as they are all in (the default's order, so float sums round alike).
+  void arrive(Posted& p, int q, unsigned char* acc, size_t block, int64_t count, char o) {
+    p.arrived[static_cast<size_t>(q)] = 1;
+    const int n = static_cast<int>(p.arrived.size());
+    while (p.reduced < n && p.arrived[static_cast<size_t>(p.reduced)]) {
+      const unsigned char* in = p.scratch.data() + static_cast<size_t>(p.reduced) * block;
+      if (p.reduced == 0) std::memcpy(acc, in, block);
+      else reduce_into(t_, acc, in, count, o);
+      ++p.reduced;
+    }
   }
   void count_ring(const Collective& c, int n, int pos) {
     const DeviceBytes b = ring_elements(c.kind, c.count, n, pos);
@@ -300,11 +665,11 @@ class MpiExecutor final : public Executor {
     fail(rule::kPartialReduction, describe_step(*plan_, index) + ": reduction '" + c.reduction + "' is not sum, max or min");
   }
 
-  void all_gather(const Collective& c, MPI_Comm comm, int n, int pos, size_t index);
-  void reduce_scatter(const Collective& c, MPI_Comm comm, int n, int pos, size_t index);
-  void all_reduce(const Collective& c, MPI_Comm comm, int n, int pos, size_t index);
-  void all_to_all(const Collective& c, MPI_Comm comm, size_t index);
-  void send_recv(const Collective& c, size_t index);
+  void all_gather(const Collective& c, MPI_Comm comm, int n, int pos, size_t index, bool early);
+  void reduce_scatter(const Collective& c, MPI_Comm comm, int n, int pos, size_t index, bool early);
+  void all_reduce(const Collective& c, MPI_Comm comm, int n, int pos, size_t index, bool early);
+  void all_to_all(const Collective& c, MPI_Comm comm, size_t index, bool early);
+  void send_recv(const Collective& c, size_t index, bool early);
 
   World& w_;
   Dtype t_;
@@ -317,52 +682,68 @@ class MpiExecutor final : public Executor {
   std::vector<MPI_Comm> step_comm_;   // by step: this device's communicator (MPI_COMM_NULL: none)
   std::vector<Posted> posted_;        // steps in flight, in posting order
   DeviceBytes moved_;                 // elements, priced by the byte model from each call's arguments
+  ExecutorOptions opts_;
+  std::vector<StepIo> io_;            // by step: this device's ranges of a collective
+  std::vector<size_t> early_at_;      // by step: the collective whose receives this local copy posts first (SIZE_MAX: none)
+  std::map<size_t, Posted> early_;    // receives posted early, by step, until their step runs
+  std::map<std::pair<size_t, int64_t>, Typed> send_types_, recv_types_;  // by (step, SEND / RECV offset of the block)
 };
 
 // ncclAllGather: rank pos's block goes to every other rank of the group, whose blocks land at
 // recv + q*count; its own block is copied in. A send range inside another rank's block of recv
 // (anything but NCCL's in-place form, send == recv + pos*count) is read from a scratch copy.
-void MpiExecutor::all_gather(const Collective& c, MPI_Comm comm, int n, int pos, size_t index) {
+void MpiExecutor::all_gather(const Collective& c, MPI_Comm comm, int n, int pos, size_t index, bool early) {
   const int64_t me = device(), count = c.count;
   const Place sp = c.send.at(me), rp = c.recv.at(me);
   unsigned char* recv = at(rp, n * count);
   const unsigned char* send = at(sp, count);
-  Posted p{index, {}, {}, {{{sp.buffer, sp.offset, sp.offset + count}}, {{rp.buffer, rp.offset, rp.offset + n * count}}, false}, {}};
-  wait_for(p.footprint);
+  Posted p = begin(index, {{{sp.buffer, sp.offset, sp.offset + count}}, {{rp.buffer, rp.offset, rp.offset + n * count}}, false}, early);
+  if (!p.receives_posted)
+    for (const int q : peers(n, pos, true))
+      if (q != pos) recv_block(p, {rp.buffer, rp.offset + q * count}, count, q, tag_of(index, 0), comm);
+  if (early) return stash(std::move(p));
   const size_t block = static_cast<size_t>(count) * eb_;
   const bool in_place = sp.buffer == rp.buffer && sp.offset == rp.offset + pos * count;
   const bool overlapping = sp.buffer == rp.buffer && sp.offset < rp.offset + n * count && rp.offset < sp.offset + count;
   if (overlapping && !in_place) p.scratch.assign(send, send + block), send = p.scratch.data();
   if (!in_place) std::memmove(recv + static_cast<size_t>(pos) * block, send, block);
-  for (int q = 0; q < n; ++q)
-    if (q != pos) irecv(p, recv + static_cast<size_t>(q) * block, count, q, tag_of(index, 0), comm);
-  for (int q = 0; q < n; ++q)
+  for (const int q : peers(n, pos, false))
     if (q != pos) isend(p, send, count, q, tag_of(index, 0), comm);
   count_ring(c, n, pos);
   post(std::move(p));
 }
 
 // ncclReduceScatter: block q of send goes to rank q; when rank pos holds every rank's block pos
-// (its own copied into the scratch), recv = their reduction in rank order.
-void MpiExecutor::reduce_scatter(const Collective& c, MPI_Comm comm, int n, int pos, size_t index) {
+// (its own copied into the scratch), recv = their reduction in rank order (reduce_on_arrival:
+// block by block as they arrive, where recv is apart from send's other blocks).
+void MpiExecutor::reduce_scatter(const Collective& c, MPI_Comm comm, int n, int pos, size_t index, bool early) {
   const int64_t me = device(), count = c.count;
   const Place sp = c.send.at(me), rp = c.recv.at(me);
   unsigned char* recv = at(rp, count);
   const unsigned char* send = at(sp, n * count);
-  Posted p{index, {}, {}, {{{sp.buffer, sp.offset, sp.offset + n * count}}, {{rp.buffer, rp.offset, rp.offset + count}}, false}, {}};
-  wait_for(p.footprint);
+  Posted p = begin(index, {{{sp.buffer, sp.offset, sp.offset + n * count}}, {{rp.buffer, rp.offset, rp.offset + count}}, false}, early);
   const size_t block = static_cast<size_t>(count) * eb_;
-  p.scratch.resize(static_cast<size_t>(n) * block);
+  if (!p.receives_posted) {
+    p.scratch.resize(static_cast<size_t>(n) * block);
+    for (const int q : peers(n, pos, true))
+      if (q != pos) irecv(p, p.scratch.data() + static_cast<size_t>(q) * block, count, q, tag_of(index, 0), comm, q);
+  }
+  if (early) return stash(std::move(p));
   std::memcpy(p.scratch.data() + static_cast<size_t>(pos) * block, send + static_cast<size_t>(pos) * block, block);
-  for (int q = 0; q < n; ++q)
-    if (q != pos) irecv(p, p.scratch.data() + static_cast<size_t>(q) * block, count, q, tag_of(index, 0), comm);
-  for (int q = 0; q < n; ++q)
-    if (q != pos) isend(p, send + static_cast<size_t>(q) * block, count, q, tag_of(index, 0), comm);
+  for (const int q : peers(n, pos, false))
+    if (q != pos) send_block(p, {sp.buffer, sp.offset + q * count}, count, q, tag_of(index, 0), comm);
   const char o = op(c, index);
-  p.then = [this, recv, block, n, count, o](Posted& self) {
-    std::memcpy(recv, self.scratch.data(), block);
-    for (int q = 1; q < n; ++q) reduce_into(t_, recv, self.scratch.data() + static_cast<size_t>(q) * block, count, o);
-  };
+  const bool apart = sp.buffer != rp.buffer || rp.offset == sp.offset + pos * count || rp.offset + count <= sp.offset || sp.offset + n * count <= rp.offset;
+  if (opts_.reduce_on_arrival && apart) {
+    p.arrived.assign(static_cast<size_t>(n), 0);
+    p.on_block = [this, recv, block, count, o](Posted& self, int q) { arrive(self, q, recv, block, count, o); };
+    arrive(p, pos, recv, block, count, o);
+  } else {
+    p.then = [this, recv, block, n, count, o](Posted& self) {
+      std::memcpy(recv, self.scratch.data(), block);
+      for (int q = 1; q < n; ++q) reduce_into(t_, recv, self.scratch.data() + static_cast<size_t>(q) * block, count, o);
+    };
+  }
   count_ring(c, n, pos);
   post(std::move(p));
 }
@@ -371,90 +752,119 @@ void MpiExecutor::reduce_scatter(const Collective& c, MPI_Comm comm, int n, int 
 // offsets o_i): round 0 sends chunk q to rank q and gathers every rank's chunk pos in the
 // scratch; then recv's chunk pos = their reduction in rank order, and round 1 sends it to every
 // rank and receives the others' reduced chunks. Send is read in round 0 only and recv written
-// after it, so any overlap of the two (the in-place form included) is safe.
-void MpiExecutor::all_reduce(const Collective& c, MPI_Comm comm, int n, int pos, size_t index) {
+// after it, so any overlap of the two (the in-place form included) is safe; reduce_on_arrival
+// writes recv's chunk pos during round 0, so only where it is apart from send's other chunks.
+void MpiExecutor::all_reduce(const Collective& c, MPI_Comm comm, int n, int pos, size_t index, bool early) {
   const int64_t me = device(), total = c.count;
   const Place sp = c.send.at(me), rp = c.recv.at(me);
   unsigned char* recv = at(rp, total);
   const unsigned char* send = at(sp, total);
-  Posted p{index, {}, {}, {{{sp.buffer, sp.offset, sp.offset + total}}, {{rp.buffer, rp.offset, rp.offset + total}}, false}, {}};
-  wait_for(p.footprint);
+  Posted p = begin(index, {{{sp.buffer, sp.offset, sp.offset + total}}, {{rp.buffer, rp.offset, rp.offset + total}}, false}, early);
   std::vector<int64_t> len(static_cast<size_t>(n)), off(static_cast<size_t>(n) + 1, 0);
   for (size_t q = 0; q < len.size(); ++q) len[q] = total / n + (static_cast<int64_t>(q) < total % n ? 1 : 0), off[q + 1] = off[q] + len[q];
   const auto mine = static_cast<size_t>(pos);
   const size_t chunk = static_cast<size_t>(len[mine]) * eb_;
-  p.scratch.resize(static_cast<size_t>(n) * chunk);
+  if (!p.receives_posted) {
+    p.scratch.resize(static_cast<size_t>(n) * chunk);
+    for (const int q : peers(n, pos, true))
+      if (q != pos) irecv(p, p.scratch.data() + static_cast<size_t>(q) * chunk, len[mine], q, tag_of(index, 0), comm, q);
+  }
+  if (early) return stash(std::move(p));
   std::memcpy(p.scratch.data() + mine * chunk, send + static_cast<size_t>(off[mine]) * eb_, chunk);
-  for (int q = 0; q < n; ++q)
-    if (q != pos) irecv(p, p.scratch.data() + static_cast<size_t>(q) * chunk, len[mine], q, tag_of(index, 0), comm);
-  for (int q = 0; q < n; ++q)
-    if (q != pos) isend(p, send + static_cast<size_t>(off[static_cast<size_t>(q)]) * eb_, len[static_cast<size_t>(q)], q, tag_of(index, 0), comm);
+  for (const int q : peers(n, pos, false))
+    if (q != pos) send_block(p, {sp.buffer, sp.offset + off[static_cast<size_t>(q)]}, len[static_cast<size_t>(q)], q, tag_of(index, 0), comm);
   const char o = op(c, index);
-  p.then = [this, recv, chunk, len, off, n, pos, o, comm](Posted& self) {
-    unsigned char* acc = recv + static_cast<size_t>(off[static_cast<size_t>(pos)]) * eb_;
-    std::memcpy(acc, self.scratch.data(), chunk);
-    for (int q = 1; q < n; ++q) reduce_into(t_, acc, self.scratch.data() + static_cast<size_t>(q) * chunk, len[static_cast<size_t>(pos)], o);
-    for (int q = 0; q < n; ++q)
-      if (q != pos) irecv(self, recv + static_cast<size_t>(off[static_cast<size_t>(q)]) * eb_, len[static_cast<size_t>(q)], q, tag_of(self.step, 1), comm);
-    for (int q = 0; q < n; ++q)
+  unsigned char* acc = recv + static_cast<size_t>(off[mine]) * eb_;
+  auto round1 = [this, rp, acc, len, off, n, pos, comm](Posted& self) {
+    for (const int q : peers(n, pos, true))
+      if (q != pos) recv_block(self, {rp.buffer, rp.offset + off[static_cast<size_t>(q)]}, len[static_cast<size_t>(q)], q, tag_of(self.step, 1), comm);
+    for (const int q : peers(n, pos, false))
       if (q != pos) isend(self, acc, len[static_cast<size_t>(pos)], q, tag_of(self.step, 1), comm);
   };
+  const bool apart = sp.buffer != rp.buffer || sp.offset == rp.offset || rp.offset + total <= sp.offset || sp.offset + total <= rp.offset;
+  if (opts_.reduce_on_arrival && apart) {
+    const int64_t k = len[mine];
+    p.arrived.assign(static_cast<size_t>(n), 0);
+    p.on_block = [this, acc, chunk, k, o](Posted& self, int q) { arrive(self, q, acc, chunk, k, o); };
+    arrive(p, pos, acc, chunk, k, o);
+    p.then = round1;
+  } else {
+    p.then = [this, acc, chunk, len, n, pos, o, round1](Posted& self) {
+      std::memcpy(acc, self.scratch.data(), chunk);
+      for (int q = 1; q < n; ++q) reduce_into(t_, acc, self.scratch.data() + static_cast<size_t>(q) * chunk, len[static_cast<size_t>(pos)], o);
+      round1(self);
+    };
+  }
   count_ring(c, n, pos);
   post(std::move(p));
 }
 
 // The all-to-all inside the group: the plan has at most one transfer per (from, to) pair, the
 // block at send_offset of `from` landing at recv_offset of `to`; peers are group positions.
-void MpiExecutor::all_to_all(const Collective& c, MPI_Comm comm, size_t index) {
+void MpiExecutor::all_to_all(const Collective& c, MPI_Comm comm, size_t index, bool early) {
   const auto& group = *std::find_if(c.groups.begin(), c.groups.end(), [&](const auto& g) { return std::find(g.begin(), g.end(), device()) != g.end(); });
   auto position = [&](int64_t d) {
     auto it = std::find(group.begin(), group.end(), d);
     if (it == group.end()) fail(rule::kInternal, describe_step(*plan_, index) + ": a transfer leaves the group of device " + std::to_string(device()));
     return static_cast<int>(it - group.begin());
   };
-  Posted p{index, {}, {}, {}, {}};
+  Footprint f;
   for (const Transfer& t : c.transfers) {
-    if (t.from_device == device()) p.footprint.reads.push_back({Buffer::Send, t.send_offset, t.send_offset + t.count});
-    if (t.to_device == device()) p.footprint.writes.push_back({Buffer::Recv, t.recv_offset, t.recv_offset + t.count});
+    if (t.from_device == device()) f.reads.push_back({Buffer::Send, t.send_offset, t.send_offset + t.count});
+    if (t.to_device == device()) f.writes.push_back({Buffer::Recv, t.recv_offset, t.recv_offset + t.count});
   }
-  wait_for(p.footprint);
-  for (const Transfer& t : c.transfers) {
-    if (t.from_device == device() && t.to_device == device()) {
-      std::memmove(at({Buffer::Recv, t.recv_offset}, t.count), at({Buffer::Send, t.send_offset}, t.count), static_cast<size_t>(t.count) * eb_);
-    } else if (t.to_device == device()) {
-      irecv(p, at({Buffer::Recv, t.recv_offset}, t.count), t.count, position(t.from_device), tag_of(index, 0), comm);
-      moved_.received += t.count;
-    }
-  }
+  Posted p = begin(index, f, early);
+  const int n = static_cast<int>(group.size()), pos = position(device());
+  const std::vector<const Transfer*> ts = in_order(c.transfers, n, pos, [&](int64_t d) { return position(d); });
+  if (!p.receives_posted)
+    for (const Transfer* tp : ts)
+      if (const Transfer& t = *tp; t.to_device == device() && t.from_device != device()) {
+        recv_block(p, {Buffer::Recv, t.recv_offset}, t.count, position(t.from_device), tag_of(index, 0), comm);
+        moved_.received += t.count;
+      }
+  if (early) return stash(std::move(p));
   for (const Transfer& t : c.transfers)
-    if (t.from_device == device() && t.to_device != device()) {
-      isend(p, at({Buffer::Send, t.send_offset}, t.count), t.count, position(t.to_device), tag_of(index, 0), comm);
+    if (t.from_device == device() && t.to_device == device())
+      std::memmove(at({Buffer::Recv, t.recv_offset}, t.count), at({Buffer::Send, t.send_offset}, t.count), static_cast<size_t>(t.count) * eb_);
+  for (const Transfer* tp : ts)
+    if (const Transfer& t = *tp; t.from_device == device() && t.to_device != device()) {
+      send_block(p, {Buffer::Send, t.send_offset}, t.count, position(t.to_device), tag_of(index, 0), comm);
       moved_.sent += t.count;
     }
   post(std::move(p));
 }
 
 // Grouped send / recv on the world: transfer i of the step is tag 1 + i (both sides number
-// them alike; a step's messages are all complete before the next such step posts any).
-void MpiExecutor::send_recv(const Collective& c, size_t index) {
-  Posted p{index, {}, {}, {{}, {}, true}, {}};
+// them alike; a step's messages are all complete before the next such step posts any, its
+// early receives included: begin() waits for the world's point-to-point steps in flight).
+void MpiExecutor::send_recv(const Collective& c, size_t index, bool early) {
+  Footprint f{{}, {}, true};
   for (const Transfer& t : c.transfers) {
-    if (t.from_device == device()) p.footprint.reads.push_back({Buffer::Send, t.send_offset, t.send_offset + t.count});
-    if (t.to_device == device()) p.footprint.writes.push_back({Buffer::Recv, t.recv_offset, t.recv_offset + t.count});
+    if (t.from_device == device()) f.reads.push_back({Buffer::Send, t.send_offset, t.send_offset + t.count});
+    if (t.to_device == device()) f.writes.push_back({Buffer::Recv, t.recv_offset, t.recv_offset + t.count});
   }
-  if (p.footprint.reads.empty() && p.footprint.writes.empty()) return;
-  wait_for(p.footprint);
-  for (size_t i = 0; i < c.transfers.size(); ++i) {
-    const Transfer& t = c.transfers[i];
-    const int tag = 1 + static_cast<int>(i % 30000);
+  if (f.reads.empty() && f.writes.empty()) return;
+  Posted p = begin(index, f, early);
+  auto tag = [](size_t i) { return 1 + static_cast<int>(i % 30000); };
+  const int n = w_.size(), pos = w_.rank();
+  const std::vector<const Transfer*> ts = in_order(c.transfers, n, pos, [](int64_t d) { return static_cast<int>(d); });
+  if (!p.receives_posted)
+    for (const Transfer* tp : ts) {
+      const size_t i = static_cast<size_t>(tp - c.transfers.data());
+      const Transfer& t = *tp;
+      if (t.to_device != device() || t.from_device == device()) continue;
+      recv_block(p, {Buffer::Recv, t.recv_offset}, t.count, static_cast<int>(t.from_device), tag(i), w_.comm());
+      moved_.received += t.count;
+    }
+  if (early) return stash(std::move(p));
+  for (const Transfer* tp : ts) {
+    const size_t i = static_cast<size_t>(tp - c.transfers.data());
+    const Transfer& t = *tp;
     if (t.from_device == device() && t.to_device == device()) {
       std::memmove(at({Buffer::Recv, t.recv_offset}, t.count), at({Buffer::Send, t.send_offset}, t.count), static_cast<size_t>(t.count) * eb_);
     } else if (t.from_device == device()) {
-      isend(p, at({Buffer::Send, t.send_offset}, t.count), t.count, static_cast<int>(t.to_device), tag, w_.comm());
+      send_block(p, {Buffer::Send, t.send_offset}, t.count, static_cast<int>(t.to_device), tag(i), w_.comm());
       moved_.sent += t.count;
-    } else if (t.to_device == device()) {
-      irecv(p, at({Buffer::Recv, t.recv_offset}, t.count), t.count, static_cast<int>(t.from_device), tag, w_.comm());
-      moved_.received += t.count;
     }
   }
   post(std::move(p));
@@ -462,6 +872,47 @@ void MpiExecutor::send_recv(const Collective& c, size_t index) {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_mpi_executor(World& world, const Dtype& dtype) { return std::make_unique<MpiExecutor>(world, dtype); }
+ExecutorOptions parse_executor_options(const std::string& text) {
+  ExecutorOptions o;
+  if (text == "default") return default_executor_options();
+  if (text == "none" || text == "base") return o;
+  if (text == "all") return {true, true, true, true};
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find('+', start), text.size());
+    const std::string word = text.substr(start, end - start);
+    if (word == "recv-first") o.receives_first = true;
+    else if (word == "reduce-arrival") o.reduce_on_arrival = true;
+    else if (word == "datatypes") o.datatypes = true;
+    else if (word == "stagger") o.staggered = true;
+    else
+      fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
+                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
+    start = end + 1;
+  }
+  return o;
+}
+
+std::string to_string(const ExecutorOptions& o) {
+  std::string s;
+  for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"}})
+    if (on) s += (s.empty() ? "" : "+") + std::string(word);
+  return s.empty() ? "base" : s;
+}
+
+// Issue 47's measurements (bench/RESULTS.md, "the executor variants of issue 47"): derived
+// datatypes alone lowered the all-to-all and point-to-point rows at 4 ranks and the all-gather,
+// reduce-scatter and point-to-point rows at 8, and hurt none beyond the noise; the other three
+// moved no row beyond it (stagger raised the 8-rank all-to-all), so they stay off.
+ExecutorOptions default_executor_options() {
+  ExecutorOptions o;
+  o.datatypes = true;
+  return o;
+}
+
+std::unique_ptr<Executor> make_mpi_executor(World& world, const Dtype& dtype, const ExecutorOptions& options) {
+  return std::make_unique<MpiExecutor>(world, dtype, options);
+}
+std::unique_ptr<Executor> make_mpi_executor(World& world, const Dtype& dtype) { return make_mpi_executor(world, dtype, default_executor_options()); }
 
 }  // namespace tfspec::multigpu::mpi

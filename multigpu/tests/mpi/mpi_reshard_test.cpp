@@ -23,6 +23,10 @@ namespace tfspec::multigpu::mpi {
 namespace {
 
 World* g_world = nullptr;
+// The executor variants every case runs on (--executor=LIST, comma-separated; issue 47): the first
+// is checked against the reference and the plan, every other must agree with it (the same exit
+// code, verdict and DST buffers), so each variant is held to the same checks.
+std::vector<ExecutorOptions> g_variants{default_executor_options()};
 
 RunSpec spec_of(const std::string& src, const std::string& dst, const std::vector<int64_t>& shape, const std::string& dtype = "float32",
                 uint64_t seed = 1) {
@@ -34,8 +38,21 @@ RunSpec spec_of(const std::string& src, const std::string& dst, const std::vecto
 }
 
 RunOutcome execute(const RunSpec& spec) {
-  auto ex = make_mpi_executor(*g_world, spec.dtype);
-  return run_plan(*g_world, *ex, spec);
+  RunOutcome first;
+  for (size_t v = 0; v < g_variants.size(); ++v) {
+    auto ex = make_mpi_executor(*g_world, spec.dtype, g_variants[v]);
+    RunOutcome out = run_plan(*g_world, *ex, spec);
+    if (v == 0) {
+      first = std::move(out);
+      continue;
+    }
+    EXPECT_EQ(out.exit_code, first.exit_code) << "executor " << to_string(g_variants[v]) << ": " << out.mismatch;
+    if (g_world->rank() != 0) continue;
+    EXPECT_EQ(out.mismatch, first.mismatch) << "executor " << to_string(g_variants[v]);
+    EXPECT_EQ(out.dst, first.dst) << "executor " << to_string(g_variants[v]);
+    EXPECT_EQ(out.json["devices"], first.json["devices"]) << "executor " << to_string(g_variants[v]);
+  }
+  return first;
 }
 
 // The bytes every rank reported, as the test expects them by hand (rank order).
@@ -216,6 +233,17 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   tfspec::multigpu::mpi::World world(60);
   tfspec::multigpu::mpi::g_world = &world;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (!a.starts_with("--executor=")) continue;
+    auto& v = tfspec::multigpu::mpi::g_variants;
+    v.clear();
+    for (size_t start = 11; start <= a.size();) {
+      const size_t end = std::min(a.find(',', start), a.size());
+      v.push_back(tfspec::multigpu::mpi::parse_executor_options(a.substr(start, end - start)));
+      start = end + 1;
+    }
+  }
   if (world.rank() != 0) {  // one report: rank 0's (failures on other ranks still print)
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());

@@ -58,6 +58,34 @@ class World {
 // blocked in a split); collectives as non-blocking MPI calls, left in flight until a later step
 // touches their buffer ranges (or finish()), waited for with the deadline; local copies through
 // the packing core, compiled in load().
+//
+// Executor variants (issue 47; spec/MULTIGPU.md "Executor variants"), each on or off alone, so a
+// run can measure each against the others (bench_mpi_reshard --executor=...). Every variant moves
+// the same bytes and writes the same DST as the default:
+//  - receives_first: at this device's first local copy before a collective (its pack), the
+//    collective's receives are posted before the copy runs (when no step in flight or copy before
+//    it touches their buffers); the sends follow when the collective's step runs.
+//  - reduce_on_arrival: a reduce-scatter's / all-reduce's blocks are tested one by one
+//    (MPI_Testsome) and reduced as they arrive, in rank order (block q once blocks 0..q are in:
+//    float sums round exactly as the default's), instead of all after the last.
+//  - datatypes: MPI derived datatypes (MPI_Type_create_hindexed over the pack's / unpack's runs)
+//    send a collective's blocks straight out of SRC and receive them straight into DST, where one
+//    local copy packs SRC into the SEND ranges only that collective reads, or unpacks the RECV
+//    ranges only it writes into DST; those copies then run only for what stays on this device.
+//  - staggered (not one of issue 35's three; tried beside them): each rank posts its sends to
+//    pos+1, pos+2, ... and its receives from pos-1, pos-2, ... (modulo the group) instead of all
+//    ranks starting with rank 0, as MPI libraries' linear all-to-all schedules do.
+struct ExecutorOptions {
+  bool receives_first = false, reduce_on_arrival = false, datatypes = false, staggered = false;
+  friend bool operator==(const ExecutorOptions&, const ExecutorOptions&) = default;
+};
+// "default" (the kept default), "base" (none), or names joined by '+': recv-first, reduce-arrival,
+// datatypes, stagger; "all" = the four. Anything else: SpecError (rule usage) naming the accepted words.
+ExecutorOptions parse_executor_options(const std::string& text);
+std::string to_string(const ExecutorOptions& options);
+// The options the executor uses when none are given (the kept default of issue 47's experiments).
+ExecutorOptions default_executor_options();
+std::unique_ptr<Executor> make_mpi_executor(World& world, const Dtype& dtype, const ExecutorOptions& options);
 std::unique_ptr<Executor> make_mpi_executor(World& world, const Dtype& dtype);
 
 // A test-only fault (spec/MULTIGPU.md "Faults"): rank `rank` exits (code 9), hangs, or sees an
