@@ -230,7 +230,8 @@ int main(int argc, char** argv) {
     const ShardLayout s0 = read_shard_layout(Json(c.src)), d0 = read_shard_layout(Json(c.dst));
     mpi::RunSpec spec{plan_reshard(s0, d0, c.shape, dtype.bytes), materialize_for_devices(s0, c.shape), materialize_for_devices(d0, c.shape), c.shape, dtype, 1, {}};
     spec.expected = spec.plan.bytes;
-    // Checked once (values and bytes), then timed: the steps alone, on loaded buffers, the plan's
+    // Checked once (values and bytes; run_plan splits a Partial SRC's values over every
+    // contributing rank, so a dropped contribution is a MISMATCH row), then timed: the steps alone, on loaded buffers, the plan's
     // repetitions alternating with the naive exchange's so that both see the same machine.
     std::vector<std::unique_ptr<Executor>> exs;
     std::vector<bool> checked;

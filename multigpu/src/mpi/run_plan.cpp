@@ -1,7 +1,10 @@
 // One checked execution of a reshard plan (spec/MULTIGPU.md "Executing a plan on MPI"): every
-// rank builds its SRC buffer from one seeded global tensor through the reference's distribute,
-// runs the plan through the executor and checks its own bytes against the plan; rank 0 gathers
-// every DST buffer and compares it, element by element, with the reference's reshard (§7.4, D9).
+// rank builds its SRC buffer from one seeded global tensor (a Partial's value split over every
+// contributing rank: split_contributions), runs the plan through the executor and checks its own
+// bytes against the plan; rank 0 gathers every DST buffer and compares it, element by element,
+// with the reference's reshard (§7.4, D9), or, for a DST with Partial axes fed split
+// contributions, the value the DST buffers assemble to with the seeded tensor.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
@@ -47,6 +50,16 @@ void inject(World& w, const Fault& f, size_t step, const std::string& what) {
   for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
+// The first rank whose bytes differ from the plan's ("" when none).
+std::string bytes_mismatch(const std::vector<RankReport>& ranks) {
+  for (size_t r = 0; r < ranks.size(); ++r)
+    if (ranks[r].moved != ranks[r].planned)
+      return "rank " + std::to_string(r) + " (device " + std::to_string(r) + "): sent " + std::to_string(ranks[r].moved.sent) + " B and received " +
+             std::to_string(ranks[r].moved.received) + " B; the plan says " + std::to_string(ranks[r].planned.sent) + " B and " +
+             std::to_string(ranks[r].planned.received) + " B";
+  return "";
+}
+
 // Rank 0's verdict: the first DST element that differs from the reference's reshard, else the
 // first rank whose bytes differ from the plan's ("" when everything agrees).
 std::string first_mismatch(const std::vector<RankReport>& ranks, const Engines& ref) {
@@ -63,11 +76,32 @@ std::string first_mismatch(const std::vector<RankReport>& ranks, const Engines& 
       return o.str();
     }
   }
-  for (size_t r = 0; r < ranks.size(); ++r)
-    if (ranks[r].moved != ranks[r].planned)
-      return "rank " + std::to_string(r) + " (device " + std::to_string(r) + "): sent " + std::to_string(ranks[r].moved.sent) + " B and received " +
-             std::to_string(ranks[r].moved.received) + " B; the plan says " + std::to_string(ranks[r].planned.sent) + " B and " +
-             std::to_string(ranks[r].planned.received) + " B";
+  return bytes_mismatch(ranks);
+}
+
+
+// Rank 0's verdict for a DST with Partial axes fed split contributions: those travel unreduced
+// where the plan keeps the axis, so DST holds other contributions than the reference's canonical
+// ones (distribute) and only the value they reduce to (§6 Partial) is fixed.
+std::string value_mismatch(const std::vector<RankReport>& ranks, const Engines& ref, const RunSpec& spec, const Tensor& t) {
+  Engines got{Storage::Rmem, {}};
+  for (const auto& [engine, buffer] : ref.buffers) {
+    const auto r = static_cast<size_t>(engine);
+    if (r >= ranks.size() || ranks[r].dst.size() != buffer.size())
+      return "rank " + std::to_string(r) + " (device " + std::to_string(r) + "): DST holds " +
+             std::to_string(r < ranks.size() ? ranks[r].dst.size() : 0) + " elements, the reference's reshard " + std::to_string(buffer.size());
+    got.buffers[engine] = ranks[r].dst;
+  }
+  Tensor v;
+  try {  // rank 0 alone: a throw here would leave the others waiting for the verdict
+    v = assemble(got, spec.dst, spec.shape);
+  } catch (const SpecError& e) {
+    return std::string("the DST buffers do not assemble (the reference's reshard has a value): ") + e.what();
+  }
+  for (size_t i = 0; i < t.data.size(); ++i)
+    if (v.data.at(i) != t.data[i])
+      return "logical element " + std::to_string(i) + ": the DST contributions reduce to " + std::to_string(v.data[i]) +
+             ", the reference's reshard has " + std::to_string(t.data[i]);
   return "";
 }
 
@@ -108,10 +142,64 @@ Tensor seeded_tensor(const std::vector<int64_t>& shape, const Dtype& dtype, uint
   return t;
 }
 
+namespace {
+
+bool has_partial(const ShardLayout& sl) {
+  return std::any_of(sl.attrs().begin(), sl.attrs().end(), [](const auto& a) { return std::holds_alternative<Partial>(a); });
+}
+
+// The largest magnitude up to which every value of the dtype, and every sum of them, is exact
+// (the integers are reduced with wrap-around, but the checks add in int64: kept in range too).
+int64_t exact_limit(const Dtype& t) {
+  using K = Dtype::Kind;
+  switch (t.kind) {
+    case K::Signed: return t.bytes == 1 ? 127 : int64_t{1} << 30;
+    case K::Unsigned: return 0;  // no negative contributions: left to distribute
+    case K::Half: return 2048;
+    case K::BFloat: return 256;
+    case K::Float: return int64_t{1} << 24;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Engines split_contributions(const Tensor& t, const ShardLayout& src, const Dtype& dtype, uint64_t seed) {
+  // §6 Partial: the value over a Partial mesh axis is the reduction of every instance's
+  // contribution, so an executor that drops or repeats one is wrong. The reference's distribute
+  // gives a sum axis's whole value to coordinate 0 and the identity 0 to the others (and max / min
+  // axes the value everywhere): an executor that keeps only one rank's block would pass with it.
+  // Here every contribution is drawn nonzero (noise in [-D, D] \ {0}, the reference's partition
+  // makes them reduce exactly to the value), D the largest (at most 50) that keeps every
+  // contribution, and the sum of their magnitudes, within the dtype's exact range: |t| <= 100,
+  // N contributors (the product of the Partial axes' extents), A Partial axes: a sum axis adds at
+  // most (n-1)D to a part and 2(n-1)D to the parts' magnitudes, a max / min axis D to a part.
+  if (!has_partial(src)) return distribute(t, src, Storage::Rmem);
+  int64_t n = 1, axes = 0;
+  bool sums_only = true;
+  for (size_t a = 0; a < src.attrs().size(); ++a)
+    if (auto* p = std::get_if<Partial>(&src.attrs()[a])) {
+      n *= src.mesh().extent(static_cast<int>(a)), ++axes;
+      sums_only = sums_only && p->reduction == "sum";
+    }
+  const int64_t limit = exact_limit(dtype);
+  int64_t d = 50;
+  auto fits = [&](int64_t k) {
+    const int64_t part = 100 + k * (n - 1 + (sums_only ? 0 : axes));
+    return (sums_only ? 100 + 2 * k * (n - 1) : n * part) <= limit;
+  };
+  while (d > 0 && !fits(d)) --d;
+  if (d == 0) return distribute(t, src, Storage::Rmem);  // no room: the canonical contributions
+  std::mt19937_64 gen(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::uniform_int_distribution<int64_t> noise(1, d), sign(0, 1);
+  return partition(t, src, Storage::Rmem, [&] { return sign(gen) ? noise(gen) : -noise(gen); });
+}
+
 RunOutcome run_plan(World& world, Executor& ex, const RunSpec& spec, const Fault& fault) {
   const int me = world.rank();
   const Tensor t = seeded_tensor(spec.shape, spec.dtype, spec.seed);
-  const Engines in = distribute(t, spec.src, Storage::Rmem);
+  const Engines in = split_contributions(t, spec.src, spec.dtype, spec.seed);
+  const bool by_value = has_partial(spec.dst) && in != distribute(t, spec.src, Storage::Rmem);
   auto mine = in.buffers.find(me);
   ex.load(spec.plan, encode(spec.dtype, mine == in.buffers.end() ? std::vector<int64_t>{} : mine->second));
   const auto start = std::chrono::steady_clock::now();
@@ -131,7 +219,8 @@ RunOutcome run_plan(World& world, Executor& ex, const RunSpec& spec, const Fault
     for (const auto& b : all) ranks.push_back(deserialize(b));
     for (const auto& k : ranks) out.dst.push_back(k.dst);
     const Engines ref = reshard(in, spec.src, spec.dst, Storage::Rmem, spec.shape);
-    out.mismatch = first_mismatch(ranks, ref);
+    out.mismatch = by_value ? value_mismatch(ranks, ref, spec, t) : first_mismatch(ranks, ref);
+    if (by_value && out.mismatch.empty()) out.mismatch = bytes_mismatch(ranks);
     report(out, spec, ranks);
     code = out.mismatch.empty() ? 0 : 1;
   }

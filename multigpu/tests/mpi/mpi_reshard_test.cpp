@@ -84,8 +84,8 @@ TEST(MpiHand, AllGatherAlongOneAxisOfA2x2Mesh) {
   }
 }
 
-// Partial(sum) on x=4 -> Split: every device holds 8 contributions (device 0 the values, the
-// others 0); a reduce-scatter of count 2: device r ends with t[2r], t[2r+1]. Ring: each rank
+// Partial(sum) on x=4 -> Split: every device holds 8 contributions (each nonzero, the four
+// summing to the value: run_plan's split_contributions, §6 Partial); a reduce-scatter of count 2: device r ends with t[2r], t[2r+1]. Ring: each rank
 // forwards n-1 = 3 blocks of 2 int32: 24 B each way.
 TEST(MpiHand, PartialSumReduceScatter) {
   const RunSpec spec = spec_of("shard((4,2):None; P(); device(4)|x=4)", "shard((4,2):None; S(0); device(4)|x=4)", {8}, "int32");
@@ -96,6 +96,29 @@ TEST(MpiHand, PartialSumReduceScatter) {
   if (g_world->rank() != 0) return;
   const Tensor t = seeded_tensor({8}, spec.dtype, 1);
   for (size_t d = 0; d < 4; ++d) EXPECT_EQ(out.dst[d], (std::vector<int64_t>{t.data[2 * d], t.data[2 * d + 1]})) << "device " << d;
+}
+
+// The inputs run_plan gives the case above (issue 47's test gap): distribute would give device 0
+// every value and devices 1-3 zeros, so an executor that kept only the first rank's block would
+// pass. §6 Partial: the value is the sum of the four contributions. Derived by hand: per element,
+// the four buffers sum to t; every device's buffer differs from distribute's (devices 1-3 hold
+// nonzero values, device 0 not t itself); and the split is the same on every call (every rank
+// builds its own).
+TEST(MpiHand, PartialContributionsAreSplitOverEveryRank) {
+  const RunSpec spec = spec_of("shard((4,2):None; P(); device(4)|x=4)", "shard((4,2):None; S(0); device(4)|x=4)", {8}, "int32");
+  const Tensor t = seeded_tensor({8}, spec.dtype, 1);
+  const Engines in = split_contributions(t, spec.src, spec.dtype, spec.seed);
+  EXPECT_EQ(in, split_contributions(t, spec.src, spec.dtype, spec.seed));
+  ASSERT_EQ(in.buffers.size(), 4u);
+  for (size_t i = 0; i < 8; ++i) {
+    int64_t sum = 0;
+    for (const auto& [d, b] : in.buffers) sum += b.at(i);
+    EXPECT_EQ(sum, t.data[i]) << "element " << i;
+  }
+  EXPECT_NE(in.buffers.at(0), t.data);
+  for (int64_t d = 1; d < 4; ++d) EXPECT_NE(in.buffers.at(d), std::vector<int64_t>(8, 0)) << "device " << d;
+  // Unsigned dtypes hold no negative contribution: they keep distribute's (spec/MULTIGPU.md).
+  EXPECT_EQ(split_contributions(t, spec.src, dtype_of("uint32"), 1), distribute(t, spec.src, Storage::Rmem));
 }
 
 // Split(0) -> Split(1) of a 4x4 tensor on x=4: device r holds row r and must end with column r;

@@ -127,5 +127,11 @@ RunOutcome run_plan(World& world, Executor& ex, const RunSpec& spec, const Fault
 // The seeded global tensor every rank builds (values every dtype holds exactly: 0..100 for the
 // unsigned types, -100..100 otherwise; integers, so reductions are exact).
 Tensor seeded_tensor(const std::vector<int64_t>& shape, const Dtype& dtype, uint64_t seed);
+// Every rank's SRC buffer of `t` (issue 47's test gap): as the reference's distribute, but a
+// Partial value is split over all its contributing ranks, each contribution a deterministic
+// (seeded) nonzero part, reducing exactly to the value (§6 Partial; the reference's partition),
+// so an executor that drops one is caught. Where the dtype's exact range leaves no room (the
+// unsigned types, bfloat16 / int8 on many contributors), the canonical distribute.
+Engines split_contributions(const Tensor& t, const ShardLayout& src, const Dtype& dtype, uint64_t seed);
 
 }  // namespace tfspec::multigpu::mpi
