@@ -248,7 +248,11 @@ TEST(CampaignMpi, AHungRankIsGivenUpAndNamed) {
   const auto t0 = std::chrono::steady_clock::now();
   const CommandResult r = mpirun(3, "fuzz --backend host --seed 3 --seconds 100 --max-cases 3000 --quiet --rank-timeout 2", "TFSPEC_CAMPAIGN_FAULT=hang:2:800");
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_EQ(r.rc, 2) << r.out;
+  // Rank 0 exits 2 (undecided); but when a surviving rank ends after rank 0 has given the job up,
+  // OpenMPI 4.1's mpiexec may report that rank's improper exit as 1 instead (seen under load):
+  // the verdict is read from the report's line, the exit only has to be non-zero.
+  EXPECT_TRUE(r.rc == 2 || r.rc == 1) << r.out;
+  EXPECT_NE(r.out.find("undecided: [campaign-rank-lost -] 1 of 3 ranks sent no result"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("lost: rank 2 on " + host() + " sent no result (it crashed, was killed or stopped answering; silent for "), std::string::npos)
       << r.out;
   std::smatch m;
