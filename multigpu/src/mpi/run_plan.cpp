@@ -79,7 +79,6 @@ std::string first_mismatch(const std::vector<RankReport>& ranks, const Engines& 
   return bytes_mismatch(ranks);
 }
 
-
 // Rank 0's verdict for a DST with Partial axes fed split contributions: those travel unreduced
 // where the plan keeps the axis, so DST holds other contributions than the reference's canonical
 // ones (distribute) and only the value they reduce to (§6 Partial) is fixed.
