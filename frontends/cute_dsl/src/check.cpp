@@ -1,6 +1,8 @@
 // The report on a module (spec/CUTE_DSL.md): what was read, the translation validation (§2), the
 // coalescing of global copies (§3), and kernel/'s checks of the pipeline the ops map to (§4),
 // each finding at the line of the op it is about.
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 
 #include "tfspec/frontends/cute_dsl/cute_ir.hpp"
@@ -23,6 +25,8 @@ void check_pipeline(const Module& m, kernel::KernelReport& r) {
     kernel::Finding f = make_finding("pipeline", "the kernel", kernel::Outcome::Skipped);
     f.message = "not mapped to a pipeline (checked op by op only): " + mp.unmapped.front();
     r.findings.push_back(std::move(f));
+    check_wgmma_operands(m, r.findings);
+    check_smem_footprint(m, r.arch, r.findings);
     return;
   }
   const kernel::Pipeline& p = *mp.pipeline;
@@ -43,16 +47,44 @@ void check_pipeline(const Module& m, kernel::KernelReport& r) {
   }
 }
 
+// The architecture the kernel was compiled for, read off its atoms' names: `cute_nvgpu.sm90.mma<`,
+// `tma_load<sm_90, ...>`, `sm80.mma<` (the highest one named). The DSL's dump states no target
+// otherwise; a kernel whose atoms name none (an elementwise kernel of universal copies) is taken as
+// sm80, the oldest architecture the readers model, and the report says so (spec/CUTE_DSL.md §1).
+int target_sm(const Module& m) {
+  int best = 0;
+  auto scan = [&best](const std::string& t) {
+    for (size_t at = t.find("sm"); at != std::string::npos; at = t.find("sm", at + 2)) {
+      if (at > 0 && (std::isalnum(static_cast<unsigned char>(t[at - 1])) || t[at - 1] == '_')) continue;  // `!copy_ldsm_4` is no arch
+      size_t d = at + 2 + (at + 2 < t.size() && t[at + 2] == '_');
+      size_t e = d;
+      while (e < t.size() && std::isdigit(static_cast<unsigned char>(t[e]))) ++e;
+      if (e - d < 2 || e - d > 3) continue;
+      if (e < t.size() && t[e] == 'a') ++e;
+      if (e < t.size() && (t[e] == '.' || t[e] == ',' || t[e] == '>')) best = std::max(best, std::stoi(t.substr(d, e - d)));
+    }
+  };
+  for (const auto& [name, text] : m.aliases) scan(text);
+  for (const Op& op : m.ops) {
+    for (const Type& t : op.operand_types) scan(t.full);
+    for (const Type& t : op.result_types) scan(t.full);
+  }
+  return best;
+}
+
 }  // namespace
 
 kernel::KernelReport check_module(const Module& m) {
   const auto start = std::chrono::steady_clock::now();
   kernel::KernelReport r;
   r.name = "cute-dsl";
-  r.arch = "sm80";
+  const int sm = target_sm(m);
+  r.arch = "sm" + std::to_string(sm ? sm : 80);
   kernel::Finding read = make_finding("reader", "the IR", kernel::Outcome::Ok);
   read.message = std::to_string(m.ops.size()) + " cute ops, " + std::to_string(m.copies.size()) + " tiled copies, " +
-                 std::to_string(m.mmas.size()) + " tiled MMAs read";
+                 std::to_string(m.mmas.size()) + " tiled MMAs read; target " + r.arch +
+                 (sm ? " (named by its atoms)" : " (assumed: no atom names an architecture)");
+  read.detail["arch"] = r.arch;
   if (!m.unknown_ops.empty()) {
     read.outcome = kernel::Outcome::Skipped;
     read.message += "; ops this reader does not know (not interpreted):";

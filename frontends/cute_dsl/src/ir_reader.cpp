@@ -16,7 +16,7 @@ const std::set<std::string>& known_ops() {
       "cute.get_iter", "cute.get_leaves", "cute.get_shape", "cute.get_layout", "cute.make_coord", "cute.size",
       "cute.make_shape", "cute.make_layout", "cute.make_int_tuple", "cute.slice", "cute.make_view",
       "cute.group_modes", "cute.make_tile", "cute.get_scalars", "cute.logical_divide", "cute.composition",
-      "cute.make_atom", "cute.tuple.product_each", "cute.right_inverse", "cute.memref.alloca",
+      "cute.make_atom", "cute.tuple.product_each", "cute.right_inverse", "cute.left_inverse", "cute.memref.alloca",
       "cute.make_tiled_copy", "cute.composed_get_inner", "cute.local_tile", "cute.get_stride",
       "cute.to_int_tuple", "cute.tiled.copy.retile", "cute.tile_to_shape", "cute.recast_iter",
       "cute.raked_product", "cute.make_stride", "cute.make_layout_like", "cute.cosize", "cute.composed_get_outer",

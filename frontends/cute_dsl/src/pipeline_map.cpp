@@ -258,4 +258,14 @@ MappedPipeline map_pipeline(const Module& m) {
   return out;
 }
 
+LayoutPtr smem_stage_layout(const Type& view, int64_t& stages, std::string& why) {
+  std::vector<std::string> notes;
+  try {
+    return smem_layout(view, stages, notes);
+  } catch (const Unmapped& u) {
+    why = u.why;
+    return nullptr;
+  }
+}
+
 }  // namespace tfspec::cute_dsl

@@ -75,6 +75,9 @@ struct MappedPipeline {
   std::vector<std::pair<std::string, std::string>> locs;
 };
 MappedPipeline map_pipeline(const Module& m);
+// A shared view's one-stage (rows, cols) tile with its swizzle on element offsets, as the mapping
+// reads it (a pointer swizzle in bytes converted), and its stages; nullptr with `why` otherwise.
+LayoutPtr smem_stage_layout(const Type& view, int64_t& stages, std::string& why);
 
 inline kernel::Finding make_finding(std::string check, std::string subject, kernel::Outcome o = kernel::Outcome::Ok,
                                     const RuleId* rule = nullptr) {
@@ -85,8 +88,12 @@ inline kernel::Finding make_finding(std::string check, std::string subject, kern
 
 // The checks on what was read: translation validation of every static layout op (§2), the
 // coalescing of global copies (§3) and, where the ops map to a pipeline (§4), kernel/'s checks
-// of it (coverage, agreement, width and banks, bounds, footprint). The report's arch is sm80.
+// of it (coverage, agreement, width and banks, bounds, footprint); where they do not, the op-by-op
+// checks of §5 (wgmma's shared-memory operands, the footprint). The report's arch is the one the
+// atoms name (sm80 where none does).
 kernel::KernelReport check_module(const Module& m);
+void check_wgmma_operands(const Module& m, std::vector<kernel::Finding>& out);
+void check_smem_footprint(const Module& m, const std::string& arch, std::vector<kernel::Finding>& out);
 void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out);
 void check_global_copies(const Module& m, std::vector<kernel::Finding>& out);
 
