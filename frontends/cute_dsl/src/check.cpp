@@ -25,6 +25,7 @@ void check_pipeline(const Module& m, kernel::KernelReport& r) {
     kernel::Finding f = make_finding("pipeline", "the kernel", kernel::Outcome::Skipped);
     f.message = "not mapped to a pipeline (checked op by op only): " + mp.unmapped.front();
     r.findings.push_back(std::move(f));
+    check_tma_loads(m, r.findings);
     check_wgmma_operands(m, r.findings);
     check_smem_footprint(m, r.arch, r.findings);
     return;

@@ -16,7 +16,7 @@ const std::set<std::string>& known_ops() {
       "cute.get_iter", "cute.get_leaves", "cute.get_shape", "cute.get_layout", "cute.make_coord", "cute.size",
       "cute.make_shape", "cute.make_layout", "cute.make_int_tuple", "cute.slice", "cute.make_view",
       "cute.group_modes", "cute.make_tile", "cute.get_scalars", "cute.logical_divide", "cute.composition",
-      "cute.make_atom", "cute.tuple.product_each", "cute.right_inverse", "cute.left_inverse", "cute.memref.alloca",
+      "cute.make_atom", "cute.tuple.product_each", "cute.right_inverse", "cute.left_inverse", "cute_nvgpu.atom.tma_partition", "cute.memref.alloca",
       "cute.make_tiled_copy", "cute.composed_get_inner", "cute.local_tile", "cute.get_stride",
       "cute.to_int_tuple", "cute.tiled.copy.retile", "cute.tile_to_shape", "cute.recast_iter",
       "cute.raked_product", "cute.make_stride", "cute.make_layout_like", "cute.cosize", "cute.composed_get_outer",
@@ -103,12 +103,15 @@ bool read_op(std::string_view line, int n, Module& m) {
   std::string_view s = trim(line);
   Op op;
   op.line = n;
-  const size_t eq = s.find(" = cute.");
-  if (eq != std::string_view::npos && s.front() == '%') {
+  // cute.* ops, and of the cute_nvgpu dialect the one op a check reads (the TMA partition, §5)
+  static constexpr std::string_view kTma = "cute_nvgpu.atom.tma_partition(";
+  const size_t tma = s.find(kTma);
+  const size_t eq = tma != std::string_view::npos && tma >= 3 ? tma - 3 : s.find(" = cute.");
+  if (eq != std::string_view::npos && s.front() == '%' && s.substr(eq, 3) == " = ") {
     for (auto r : split_top(s.substr(0, eq), ",")) op.results.emplace_back(r);
     s = s.substr(eq + 3);
   }
-  if (s.substr(0, 5) != "cute.") return false;
+  if (s.substr(0, 5) != "cute." && s.substr(0, kTma.size()) != kTma) return false;
   // NAME [KEYWORD] (OPERANDS) or NAME @SYMBOL (`cute.tiled.mma.partition A (..)`, `cute.kernel_smem_size @k`)
   op.name = std::string(s.substr(0, s.find_first_of(" (<")));  // `cute.append_to_rank<2>(..)`: the name without <..>
   if (s.size() > op.name.size() + 2 && s[op.name.size()] == ' ' && std::isalpha(static_cast<unsigned char>(s[op.name.size() + 1]))) {

@@ -1,11 +1,14 @@
 // Checks of single ops, for kernels the pipeline mapping (§4) does not reach (spec/CUTE_DSL.md
 // §5): the shared-memory operands wgmma reads by descriptor (an SM90 tiled MMA with
-// `frag_kind = ss`), and the kernel's shared-memory footprint against its architecture's limit.
+// `frag_kind = ss`), the TMA loads into them, and the kernel's shared-memory footprint against
+// its architecture's limit.
+#include <algorithm>
 #include <cmath>
 
 #include "tfspec/frontends/cute_dsl/cute_ir.hpp"
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/kernel/gmma.hpp"
+#include "tfspec/kernel/tma.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/notation.hpp"
 
@@ -76,7 +79,144 @@ kernel::Finding wgmma_operand(const Op& op, char name) {
   return f;
 }
 
+
+// The shared view a TMA partition writes: its fourth operand, back through `cute.group_modes`.
+std::string view_of(const Module& m, std::string v) {
+  for (int hops = 0; hops < 8; ++hops) {
+    const auto grouped = std::find_if(m.ops.begin(), m.ops.end(), [&v](const Op& op) {
+      return op.name == "cute.group_modes" && !op.operands.empty() && std::find(op.results.begin(), op.results.end(), v) != op.results.end();
+    });
+    if (grouped == m.ops.end()) break;
+    v = grouped->operands[0];
+  }
+  return v;
+}
+
+// `tma_gbasis = <"(b0,b1,...):(1@j0,1@j1,...)">`: box mode i (TMA dimension i, 0 innermost) has
+// extent b_i along the tensor's mode j_i. False where the text is not of that flat form.
+bool read_gbasis(const std::string& atom, std::vector<std::pair<int64_t, int64_t>>& modes) {
+  const size_t at = atom.find("tma_gbasis = <\"");
+  if (at == std::string::npos) return false;
+  const size_t open = at + 15, close = atom.find('"', open);
+  const std::string text = atom.substr(open, close - open);
+  const size_t colon = text.find("):(");
+  if (text.empty() || text.front() != '(' || colon == std::string::npos || text.back() != ')') return false;
+  auto split = [](const std::string& t) {
+    std::vector<std::string> out(1);
+    for (char c : t) {
+      if (c == ',') out.emplace_back();
+      else out.back().push_back(c);
+    }
+    return out;
+  };
+  const std::vector<std::string> ext = split(text.substr(1, colon - 1)), basis = split(text.substr(colon + 3, text.size() - colon - 4));
+  if (ext.size() != basis.size()) return false;
+  for (size_t i = 0; i < ext.size(); ++i) {
+    const size_t a = basis[i].find('@');
+    if (ext[i].empty() || ext[i].find_first_not_of("0123456789") != std::string::npos || a == std::string::npos || basis[i].substr(0, a) != "1" ||
+        basis[i].substr(a + 1).find_first_not_of("0123456789") != std::string::npos || basis[i].size() == a + 1)
+      return false;
+    modes.emplace_back(std::stoll(ext[i]), std::stoll(basis[i].substr(a + 1)));
+  }
+  return true;
+}
+
+// The TMA mode's span in bytes that writes a view whose swizzle over byte addresses is `sw`
+// (Sw<b,4,3>: 16 << b; none: 0), or -1 where no mode writes that swizzle.
+int64_t tma_span(const Type& view, int64_t elem_bytes) {
+  Symbols none;
+  const LayoutPtr whole = read_layout(view.text, none);
+  const Swizzle* sw = nullptr;
+  Swizzle bytes(0, 4, 3);
+  if (!view.swizzle.empty()) {
+    const LayoutPtr s = parse_pure_layout(to_tfspec_notation(view.swizzle, none));
+    bytes = static_cast<const Swizzle&>(*s);
+    sw = &bytes;
+  } else if (whole->kind() == LayoutKind::Composed) {
+    const auto& c = static_cast<const ComposedLayout&>(*whole);
+    if (c.inner()->kind() != LayoutKind::Swizzle) return -1;
+    const auto& e = static_cast<const Swizzle&>(*c.inner());
+    bytes = Swizzle(e.bits(), e.base() + static_cast<int>(std::log2(static_cast<double>(elem_bytes))), e.shift());
+    sw = &bytes;
+  }
+  if (!sw || sw->bits() == 0) return 0;
+  if (sw->base() != 4 || sw->shift() != 3 || sw->bits() > 3) return -1;
+  return int64_t{16} << sw->bits();
+}
+
+// One TMA load into a view an SM90 MMA partitions: the box (from the atom's gbasis) against the
+// view's stage tile, and the tile against where the mode writes each element (kernel/tma.hpp).
+void tma_load(const Module& m, const Op& op, std::vector<kernel::Finding>& out) {
+  const std::string& atom = op.operand_types[0].full;
+  const std::string view = view_of(m, op.operands[3]);
+  char name = 0;
+  const Op* part = nullptr;
+  for (const Op& p : m.ops)
+    if (p.name == "cute.tiled.mma.partition" && (p.keyword == "A" || p.keyword == "B") && p.operands.size() >= 2 && p.operands[1] == view)
+      name = p.keyword[0], part = &p;
+  if (!part) return;  // a TMA load into memory no MMA reads: not a GEMM operand
+  const std::string subject = std::string(1, name) + " g2s";
+  kernel::Finding skip = make_finding("coverage", subject, kernel::Outcome::Skipped);
+  skip.loc = where(op);
+  const Type& vt = part->operand_types[1];
+  int64_t stages = 1;
+  std::string why;
+  const LayoutPtr tile = smem_stage_layout(vt, stages, why);
+  std::vector<std::pair<int64_t, int64_t>> modes;
+  const int64_t bits = elem_bits(vt.elem);
+  if (!tile || bits < 8 || !read_gbasis(atom, modes)) {
+    skip.message = "TMA load not checked: " + (!tile ? why : bits < 8 ? "the element type " + vt.elem + " is not known" : "its tma_gbasis is not a flat box: " + atom);
+    return out.push_back(std::move(skip));
+  }
+  int64_t box_rows = 0, box_cols = 0, box_bits = bits;
+  for (const auto& [extent, mode] : modes) {
+    box_bits *= extent;
+    if (mode == 0) box_rows = extent;
+    else if (mode == 1) box_cols = extent;
+    else if (extent != 1) box_rows = -1;
+  }
+  const int64_t span = tma_span(vt, bits / 8);
+  if (box_rows <= 0 || box_cols <= 0 || modes[0].second > 1 || span < 0) {
+    skip.message = "TMA load not checked: " +
+                   (span < 0 ? "the view's swizzle is none a TMA mode writes (" + vt.full + ")" : "its box " + atom + " is not a (rows, K) box");
+    return out.push_back(std::move(skip));
+  }
+  const size_t cb = atom.find("copy_bits = ");
+  if (cb != std::string::npos && std::stoll(atom.substr(cb + 12)) != box_bits) {
+    skip.outcome = kernel::Outcome::Undecided;
+    skip.message = "TMA load not checked: the atom's copy_bits (" + atom.substr(cb + 12, atom.find_first_of(",>", cb) - cb - 12) + ") are not its box's " +
+                   std::to_string(box_rows) + "x" + std::to_string(box_cols) + " x " + std::to_string(bits) + " bits = " + std::to_string(box_bits) +
+                   ": the box was not read as the DSL built it";
+    return out.push_back(std::move(skip));
+  }
+  kernel::Pipeline p;
+  p.arch = "sm90", p.stages = stages;
+  const IntTuple shape = tile->shape();
+  (name == 'A' ? p.bm : p.bn) = product_int(shape[0]);
+  p.bk = product_int(shape[1]);
+  kernel::Operand o;
+  o.name = name, o.bits = bits, o.smem = tile;
+  // TMA's innermost dimension (box mode 0) is the tensor's contiguous one; the other stride lives in
+  // the host's tensor map, so it is a symbol here.
+  o.global = parse_layout(modes[0].second == 0 ? "(R,K):(1,S)" : "(R,K):(S,1)");
+  o.tma = kernel::TmaLoad{span, box_rows, box_cols, subject};
+  std::vector<kernel::Finding> found;
+  kernel::check_tma_load(p, o, found);
+  for (kernel::Finding& f : found) {
+    f.loc = where(op);
+    f.detail["box"] = {box_rows, box_cols}, f.detail["span_bytes"] = span;
+    out.push_back(std::move(f));
+  }
+}
+
 }  // namespace
+
+void check_tma_loads(const Module& m, std::vector<kernel::Finding>& out) {
+  for (const Op& op : m.ops)
+    if (op.name == "cute_nvgpu.atom.tma_partition" && op.operands.size() >= 5 && !op.operand_types.empty() &&
+        op.operand_types[0].full.find("tma_load<") != std::string::npos)
+      tma_load(m, op, out);
+}
 
 void check_wgmma_operands(const Module& m, std::vector<kernel::Finding>& out) {
   for (const Op& op : m.ops) {

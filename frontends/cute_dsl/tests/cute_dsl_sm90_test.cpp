@@ -125,3 +125,59 @@ TEST(CuteDslSm90, TheFootprintIsTheAllocationAgainstSm90sLimit) {
   ASSERT_NE(g->rule, nullptr);
   EXPECT_EQ(std::string(g->rule->id), "kernel-smem-footprint");
 }
+
+// The TMA loads (spec/CUTE_DSL.md §5): the atom's `tma_gbasis = (64,128,1):(1@1,1@0,1@2)` is a box
+// of 64 along the tensor's mode 1 (K, TMA's innermost dimension, so K is contiguous) by 128 along
+// mode 0 (rows): a 128x64 box, the whole 128x64 stage tile, 128 bytes along K, the 128B mode's
+// span (the view's S<3,4,3>). The tile is where that mode writes: rows 128 bytes apart in 8-row
+// groups 1024 bytes apart, each 16-byte chunk XORed with its row's low three bits.
+TEST(CuteDslSm90, TheTmaBoxesFillEachStageWhereTheModeWrites) {
+  const kernel::KernelReport r = report(text_of(kHopper));
+  for (const char* who : {"A g2s", "B g2s"}) {
+    const Finding* box = find(r, "coverage", who);
+    ASSERT_NE(box, nullptr) << who;
+    EXPECT_EQ(box->outcome, Outcome::Ok) << box->message;
+    EXPECT_EQ(box->detail["box"], Json::array({128, 64}));
+    EXPECT_EQ(box->detail["boxes"], 1);
+    EXPECT_EQ(box->detail["inner_bytes"], 128);
+    const Finding* place = find(r, "agreement", std::string(who) + " (tma)");
+    ASSERT_NE(place, nullptr) << who;
+    EXPECT_EQ(place->outcome, Outcome::Ok) << place->message;
+    EXPECT_EQ(place->detail["span_bytes"], 128);
+  }
+}
+
+// Planted: A's box walks M innermost (`(128,64,1):(1@0,1@1,1@2)`, the same 131072 bits): 128 f16
+// along M are 256 bytes, more than the 128B mode's span: a `kernel-tma-box` violation.
+TEST(CuteDslSm90, ATmaBoxAlongTheWrongModeIsAViolation) {
+  const std::string text = text_of(kHopper);
+  const std::string a_load = "tma_partition(%arg0, %coord_201, %lay_177, %grouped, %grouped_190) : (!cute_nvgpu.atom.non_exec_tiled_tma_load<sm_90, f16, copy_bits = 131072, tma_gbasis = <\"(64,128,1):(1@1,1@0,1@2)\">";
+  std::string planted = a_load;
+  planted.replace(planted.find("(64,128,1):(1@1,1@0,1@2)"), 24, "(128,64,1):(1@0,1@1,1@2)");
+  const kernel::KernelReport r = report(swapped(text, a_load, planted));
+  const Finding* a = find(r, "coverage", "A g2s");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->outcome, Outcome::Violation) << a->message;
+  ASSERT_NE(a->rule, nullptr);
+  EXPECT_EQ(std::string(a->rule->id), "kernel-tma-box");
+  EXPECT_EQ(a->detail["inner_bytes"], 256);
+  ASSERT_NE(find(r, "coverage", "B g2s"), nullptr);
+  EXPECT_EQ(find(r, "coverage", "B g2s")->outcome, Outcome::Ok);
+}
+
+// Planted: the views' swizzle weakened to S<2,4,3> (the 64B mode): the box's 128 bytes along K
+// exceed the 64-byte span (`kernel-tma-box`), and wgmma finds no canonical atom: the rows are
+// 64 elements (128 bytes) but a 64-byte swizzle repeats every 32 elements (undecided).
+TEST(CuteDslSm90, AWeakenedSwizzleBreaksTheTmaBoxAndTheGmmaAtom) {
+  const std::string alias = "!memref_smem_f16 = !cute.memref<f16, smem, align<1024>, " + kView + ">";
+  std::string weak = alias;
+  weak.replace(weak.find("S<3,4,3>"), 8, "S<2,4,3>");
+  const kernel::KernelReport r = report(swapped(text_of(kHopper), alias, weak));
+  const Finding* box = find(r, "coverage", "A g2s");
+  ASSERT_NE(box, nullptr);
+  EXPECT_EQ(box->outcome, Outcome::Violation) << box->message;
+  EXPECT_EQ(box->detail["span_bytes"], 64);
+  const Finding* mma = find(r, "agreement", "A mma (smem)");
+  ASSERT_NE(mma, nullptr);
+  EXPECT_EQ(mma->outcome, Outcome::Undecided) << mma->message;
+}

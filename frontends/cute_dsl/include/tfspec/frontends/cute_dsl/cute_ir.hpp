@@ -93,6 +93,7 @@ inline kernel::Finding make_finding(std::string check, std::string subject, kern
 // atoms name (sm80 where none does).
 kernel::KernelReport check_module(const Module& m);
 void check_wgmma_operands(const Module& m, std::vector<kernel::Finding>& out);
+void check_tma_loads(const Module& m, std::vector<kernel::Finding>& out);
 void check_smem_footprint(const Module& m, const std::string& arch, std::vector<kernel::Finding>& out);
 void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out);
 void check_global_copies(const Module& m, std::vector<kernel::Finding>& out);
