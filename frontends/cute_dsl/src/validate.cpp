@@ -191,6 +191,18 @@ void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out) {
   int64_t dynamic = 0;
   for (const Op& op : m.ops) {
     if (!covered(op)) continue;
+    // A coordinate layout (ArithTuple strides `1@0`, CuTe's basis vectors) maps into a tuple of
+    // coordinates, not an offset: the notation of §1 does not read it, on either path.
+    const bool basis = std::any_of(op.operand_types.begin(), op.operand_types.end(), [](const Type& t) { return t.text.find('@') != std::string::npos; }) ||
+                       std::any_of(op.result_types.begin(), op.result_types.end(), [](const Type& t) { return t.text.find('@') != std::string::npos; });
+    if (basis) {
+      kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Skipped);
+      f.loc = "line " + std::to_string(op.line);
+      f.message = op.name + "(" + operands_text(op) + "): not read: a coordinate layout with basis strides (`1@0`), which tfspec's notation does not "
+                  "read (spec/CUTE_DSL.md §5)";
+      out.push_back(std::move(f));
+      continue;
+    }
     if (!all_static(op)) {
       try {  // §2.1: on the symbolic algebra, where the op has a symbolic form
         if (std::optional<kernel::Finding> f = validate_dynamic(op)) out.push_back(std::move(*f));
