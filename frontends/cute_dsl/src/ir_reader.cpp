@@ -103,7 +103,7 @@ bool read_op(std::string_view line, int n, Module& m) {
   std::string_view s = trim(line);
   Op op;
   op.line = n;
-  // cute.* ops, and of the cute_nvgpu dialect the one op a check reads (the TMA partition, §5)
+  // cute.* ops, and of the cute_nvgpu dialect the one op a check reads (the TMA partition, §6)
   static constexpr std::string_view kTma = "cute_nvgpu.atom.tma_partition(";
   const size_t tma = s.find(kTma);
   const size_t eq = tma != std::string_view::npos && tma >= 3 ? tma - 3 : s.find(" = cute.");

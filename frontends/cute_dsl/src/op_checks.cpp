@@ -1,5 +1,5 @@
 // Checks of single ops, for kernels the pipeline mapping (§4) does not reach (spec/CUTE_DSL.md
-// §5): the shared-memory operands wgmma reads by descriptor (an SM90 tiled MMA with
+// §6): the shared-memory operands wgmma reads by descriptor (an SM90 tiled MMA with
 // `frag_kind = ss`), the TMA loads into them, and the kernel's shared-memory footprint against
 // its architecture's limit.
 #include <algorithm>

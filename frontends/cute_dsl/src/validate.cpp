@@ -199,7 +199,7 @@ void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out) {
       kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Skipped);
       f.loc = "line " + std::to_string(op.line);
       f.message = op.name + "(" + operands_text(op) + "): not read: a coordinate layout with basis strides (`1@0`), which tfspec's notation does not "
-                  "read (spec/CUTE_DSL.md §5)";
+                  "read (spec/CUTE_DSL.md §6)";
       out.push_back(std::move(f));
       continue;
     }

@@ -1,5 +1,5 @@
 // CUTLASS's Hopper GEMM (examples/python/CuTeDSL/cute/hopper/kernel/dense_gemm/dense_gemm.py,
-// compiled for sm_90a by fixtures/regen.py) through the op-by-op checks of spec/CUTE_DSL.md §5:
+// compiled for sm_90a by fixtures/regen.py) through the op-by-op checks of spec/CUTE_DSL.md §6:
 // the target read off the atoms, wgmma's shared-memory operands against the canonical GMMA
 // atoms, the shared-memory footprint. Expected values are derived by hand in each test.
 #include <gtest/gtest.h>
@@ -126,7 +126,7 @@ TEST(CuteDslSm90, TheFootprintIsTheAllocationAgainstSm90sLimit) {
   EXPECT_EQ(std::string(g->rule->id), "kernel-smem-footprint");
 }
 
-// The TMA loads (spec/CUTE_DSL.md §5): the atom's `tma_gbasis = (64,128,1):(1@1,1@0,1@2)` is a box
+// The TMA loads (spec/CUTE_DSL.md §6): the atom's `tma_gbasis = (64,128,1):(1@1,1@0,1@2)` is a box
 // of 64 along the tensor's mode 1 (K, TMA's innermost dimension, so K is contiguous) by 128 along
 // mode 0 (rows): a 128x64 box, the whole 128x64 stage tile, 128 bytes along K, the 128B mode's
 // span (the view's S<3,4,3>). The tile is where that mode writes: rows 128 bytes apart in 8-row

@@ -89,7 +89,7 @@ inline kernel::Finding make_finding(std::string check, std::string subject, kern
 // The checks on what was read: translation validation of every static layout op (§2), the
 // coalescing of global copies (§3) and, where the ops map to a pipeline (§4), kernel/'s checks
 // of it (coverage, agreement, width and banks, bounds, footprint); where they do not, the op-by-op
-// checks of §5 (wgmma's shared-memory operands, the footprint). The report's arch is the one the
+// checks of §6 (wgmma's shared-memory operands, the footprint). The report's arch is the one the
 // atoms name (sm80 where none does).
 kernel::KernelReport check_module(const Module& m);
 void check_wgmma_operands(const Module& m, std::vector<kernel::Finding>& out);
