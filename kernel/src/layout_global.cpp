@@ -69,7 +69,7 @@ void check_layout_dot(const LayoutProgram& p, const Move& m, std::vector<Finding
 // §3.4: each thread's vector along the contiguous dim (the register bits that step it by 1, 2,
 // 4, ...), capped by 16 bytes, the contiguity and the alignment; and each warp's 32-byte sectors per
 // access instruction (rows of other dims are distinct sectors) against the bytes it moves.
-void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Finding>& out) {
+void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Finding>& out, int64_t dest_elems) {
   const int cd = m.global.contiguous_dim;
   const int64_t bytes = std::max<int64_t>(1, m.elem_bits / 8);
   if (cd < 0) {
@@ -84,7 +84,10 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
     own *= 2;
   }
   const int64_t values = int64_t{1} << m.regs->in_dim_bits(0);
-  const int64_t cap = std::max<int64_t>(1, std::min({16 / bytes, m.global.contiguity, m.global.align_elems}));
+  const int64_t source_cap = std::max<int64_t>(1, std::min({16 / bytes, m.global.contiguity, m.global.align_elems}));
+  // cp.async moves one vector to consecutive shared addresses: no wider than its destination's run
+  const bool dest_bound = dest_elems > 0 && dest_elems < source_cap;
+  const int64_t cap = dest_bound ? dest_elems : source_cap;
   const int64_t vec = std::min(own, cap), ideal_vec = std::min(cap, values);
   int64_t stride = 1;  // of the contiguous dim in the flat element index (dim0 fastest)
   for (int i = 0; i < cd; ++i) stride *= m.shape[static_cast<size_t>(i)];
@@ -108,11 +111,13 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
     if (sectors < 0 || ws - wi > sectors - ideal) sectors = ws, ideal = wi, worst_warp = w;
   }
   Json detail{{"vector_bits", vec * bytes * 8}, {"ideal_vector_bits", ideal_vec * bytes * 8}, {"sectors", sectors}, {"ideal_sectors", ideal}, {"contiguous_dim", cd}, {"warp", worst_warp}, {"warps", warps}};
+  if (dest_elems > 0) detail["shared_destination_bits"] = dest_elems * bytes * 8;
   const std::string what = std::to_string(vec * bytes * 8) + "-bit accesses along dim " + std::to_string(cd) + ", warp " + std::to_string(worst_warp) + (warps > 1 ? " (the worst of " + std::to_string(warps) + ")" : "") + " touches " + std::to_string(sectors) + " sectors for " + std::to_string(ideal) + " ideal";
+  const std::string dest_note = dest_bound ? " (the shared destination keeps " + std::to_string(dest_elems * bytes * 8) + " bits of a thread contiguous: a cp.async is no wider)" : "";
   if (vec < ideal_vec || sectors > ideal)
     out.push_back(finding(m, "global", Outcome::Violation, &rule::kKernelGlobalAccess,
-                          what + " (the contiguity, alignment and each thread's " + std::to_string(values) + " values allow " + std::to_string(ideal_vec * bytes * 8) + "-bit)", detail));
-  else out.push_back(finding(m, "global", Outcome::Ok, nullptr, what, detail));
+                          what + " (the contiguity, alignment" + (dest_elems > 0 ? ", the shared destination's " + std::to_string(dest_elems * bytes * 8) + "-bit run" : "") + " and each thread's " + std::to_string(values) + " values allow " + std::to_string(ideal_vec * bytes * 8) + "-bit)", detail));
+  else out.push_back(finding(m, "global", Outcome::Ok, nullptr, what + dest_note, detail));
 }
 
 }  // namespace tfspec::kernel

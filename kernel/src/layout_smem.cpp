@@ -1,6 +1,7 @@
 // spec/TRITON.md §3.1, §3.2, §3.5 on a LayoutProgram: shared-memory accesses (banks and vector
 // width with spec/SMEM.md's model, on tables built from the linear layouts), convert_layout
 // classified, and the shared-memory footprint; check_layout_program runs every family.
+#include <map>
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -253,11 +254,48 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
   out.push_back(std::move(f));
 }
 
+namespace {
+
+// §3.4: the longest run (a power of two, at most 16 bytes) of consecutive elements along the
+// contiguous dim `cd` that the shared encoding keeps at consecutive offsets from an offset that is
+// a multiple of the run, for every run of the view: the widest vector a cp.async can write there.
+// A property of the shared layout alone, not of the registers the copy reads from.
+int64_t destination_run(const Move& to, int cd) {
+  if (cd < 0) return 0;
+  int64_t threads = 0, values = 0;
+  const std::vector<int64_t> off = smem_offsets(to, threads, values);
+  const std::vector<int64_t> elems = element_table(*to.regs, to.shape, threads, values);
+  std::map<int64_t, int64_t> at;  // element -> its offset
+  for (size_t i = 0; i < elems.size(); ++i) at.emplace(elems[i], off[i]);
+  int64_t stride = 1;
+  for (int i = 0; i < cd; ++i) stride *= to.shape[static_cast<size_t>(i)];
+  const int64_t extent = to.shape[static_cast<size_t>(cd)], most = std::max<int64_t>(1, 16 / std::max<int64_t>(1, to.elem_bits / 8));
+  int64_t run = 1;
+  for (int64_t r = 2; r <= most && r <= extent; r *= 2) {
+    bool ok = true;
+    for (auto it = at.begin(); ok && it != at.end(); ++it) {
+      const int64_t e = it->first, c = (e / stride) % extent;
+      if (c % r != 0) continue;
+      if (it->second % r != 0) ok = false;
+      for (int64_t i = 1; ok && i < r; ++i) {
+        const auto n = at.find(e + i * stride);
+        ok = n != at.end() && n->second == it->second + i;
+      }
+    }
+    if (!ok) break;
+    run = r;
+  }
+  return run;
+}
+
+}  // namespace
+
 KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   KernelReport r{p.name, p.arch, {}, {}, 0};
   for (const std::string& u : p.unknown) r.findings.push_back(Finding{"reader", "not read", Outcome::Skipped, nullptr, u, Json::object()});
-  for (const Move& m : p.moves) {
+  for (size_t i = 0; i < p.moves.size(); ++i) {
+    const Move& m = p.moves[i];
     if (m.kind == MoveKind::Alloc) continue;
     if (!m.undecided.empty()) {
       r.findings.push_back(finding(m, "layout", Outcome::Undecided, &rule::kTritonEncoding, m.undecided));
@@ -266,7 +304,17 @@ KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o
     if (m.kind == MoveKind::SharedLoad || m.kind == MoveKind::SharedStore || m.kind == MoveKind::AsyncCopy) check_layout_smem(p, m, r.findings);
     else if (m.kind == MoveKind::Convert) check_layout_convert(p, m, r.findings);
     else if (m.kind == MoveKind::Dot) check_layout_dot(p, m, r.findings);
-    else check_layout_global(p, m, r.findings);
+    else {
+      // An async copy's global read (§3.4) is one cp.async per vector: its width is also bounded
+      // by the run each thread's values make in the shared destination (the move after it).
+      int64_t dest = 0;
+      if (m.kind == MoveKind::GlobalLoad && i + 1 < p.moves.size()) {
+        const Move& to = p.moves[i + 1];
+        if (to.kind == MoveKind::AsyncCopy && to.subject == m.subject && to.undecided.empty() && to.smem && to.regs && to.shape == m.shape)
+          dest = destination_run(to, m.global.contiguous_dim);
+      }
+      check_layout_global(p, m, r.findings, dest);
+    }
   }
   check_layout_footprint(p, o, r.findings);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

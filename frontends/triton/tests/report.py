@@ -53,9 +53,13 @@ EXPLAINED = {
         "(32 x 128, row-major in global memory) into a *transposed* `nvmma_shared` (K contiguous, 128-byte "
         "swizzle: one 128-byte row of 32 k per n, 16-byte groups XORed by n % 8), from a blocked layout where "
         "lane t holds n = 4t .. 4t+3 of one k. The async copy's access j writes n = 4t + j, so n % 8 is j or "
-        "j + 4: two 16-byte groups, two banks for 32 lanes, 16-way. The global side is coalesced (128-bit "
-        "loads); the conflict is the price of the transpose the instruction requires (a wider k per thread "
-        "in the blocked layout would spread the lanes' groups; Triton does not choose one here)."),
+        "j + 4: two 16-byte groups, two banks for 32 lanes, 16-way. The same transpose bounds the global "
+        "side: a cp.async writes one vector to consecutive shared addresses, and the transposed buffer keeps "
+        "one f32 of a thread's n run together, so each copy is 32-bit: access j reads n = 4t + j of one k "
+        "row, 32 words 16 bytes apart over 512 bytes, 16 sectors for 128 bytes (4 ideal): 512 sectors for "
+        "128 per warp (spec/TRITON.md §3.4's destination run). Both are the price of the transpose the "
+        "instruction requires (a wider k per thread in the blocked layout would spread the lanes' groups "
+        "and let each copy carry k-contiguous words; Triton does not choose one here)."),
 }
 
 

@@ -96,6 +96,11 @@ TEST(TtgirReader, UnknownOpsAndEncodingsAreListedAndBadTextRefused) {
 // 16-byte groups XORed by n % 8) from a blocked layout where lane t holds n = 4t .. 4t+3 of one k.
 // Access j writes n = 4t + j: n % 8 is j or j + 4, two groups, so the 32 lanes' words fall in two
 // banks: 16 per bank, 16-way (the async copy of B at kernels.py line 21, prologue and loop).
+// The same transposition bounds the global side: a cp.async writes one vector to consecutive
+// shared addresses, and the destination keeps only one f32 of a thread's n run together (n is the
+// strided dim there), so each copy is 32-bit: access j reads n = 4t + j of one k row, 32 words 16
+// bytes apart over 512 bytes: 16 sectors for 128 bytes (4 ideal); a warp's 8 rows x 4 accesses:
+// 512 sectors for 128.
 TEST(TritonKernels, TritonsOwnChoicesPassEveryCheckButTheTransposedTf32Operand) {
   int kernels = 0;
   for (const auto& e : std::filesystem::directory_iterator(kFixtures)) {
@@ -105,9 +110,16 @@ TEST(TritonKernels, TritonsOwnChoicesPassEveryCheckButTheTransposedTf32Operand) 
     const kernel::KernelReport r = check(fixture(name));
     for (const Finding& f : r.findings) {
       if (name == "matmul_fp32_64x128x32_w4_s3.sm90.ttgir" && f.outcome == Outcome::Violation) {
-        EXPECT_EQ(f.check, "banks");
         EXPECT_TRUE(f.loc.starts_with("kernels.py:21:")) << f.loc;
-        EXPECT_EQ(f.detail["degree"], 16) << f.message;
+        if (f.check == "global") {
+          EXPECT_EQ(f.detail["vector_bits"], 32) << f.message;
+          EXPECT_EQ(f.detail["shared_destination_bits"], 32) << f.message;
+          EXPECT_EQ(f.detail["sectors"], 512) << f.message;
+          EXPECT_EQ(f.detail["ideal_sectors"], 128) << f.message;
+        } else {
+          EXPECT_EQ(f.check, "banks");
+          EXPECT_EQ(f.detail["degree"], 16) << f.message;
+        }
         continue;
       }
       EXPECT_NE(f.outcome, Outcome::Violation) << f.check << " " << f.subject << " at " << f.loc << ": " << f.message;
@@ -323,4 +335,35 @@ TEST(TritonKernels, FootprintOverTheLimitIsAViolation) {
   ASSERT_EQ(bad.size(), 1u);
   EXPECT_EQ(bad[0]->rule->id, "kernel-smem-footprint");
   EXPECT_EQ(bad[0]->detail["allocations_bytes"], 32768);
+}
+
+// An async copy's global read is no wider than what its shared destination keeps together (§3.4):
+// A's buffer planted as `vec = 4, perPhase = 2, maxPhase = 4`. Row r's 4-element groups g land at
+// (g ^ (r / 2) % 4) * 4: each group stays contiguous and 4-aligned, but on row 2 elements 0..7 sit
+// at 4..7, 0..3, so no 8-element run does. A thread's 8 halves along k take two 64-bit cp.async
+// (not the 128-bit the global side alone allows). With its blocked layout unchanged (8 halves a
+// thread, 4 threads a 64-byte row) each such copy reads halves 0-3 of every 8: bytes 0-7, 16-23,
+// 32-39, 48-55 of a row, both 32-byte sectors for 32 bytes (one ideal): twice the sectors, a
+// `kernel-global-access` violation at 64 bits, the destination's width. (Triton itself pairs an
+// 8-byte swizzle vector with 8 bytes a thread, e.g. 8-bit B on sm80: 64-bit copies, ideal sectors.)
+TEST(TritonKernels, AnAsyncCopyIsNoWiderThanItsSharedDestinationKeepsTogether) {
+  const std::string text = replaced(fixture(kMatmul), "#shared = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>",
+                                    "#shared = #ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0]}>");
+  const auto r = check(text);
+  int seen = 0;
+  for (const Finding* f : select(r, "global", Outcome::Violation)) {
+    EXPECT_TRUE(f->loc.starts_with("kernels.py:20:")) << f->loc;
+    EXPECT_EQ(f->rule->id, "kernel-global-access");
+    EXPECT_EQ(f->detail["vector_bits"], 64) << f->message;
+    EXPECT_EQ(f->detail["ideal_vector_bits"], 64) << f->message;
+    EXPECT_EQ(f->detail["shared_destination_bits"], 64) << f->message;
+    EXPECT_EQ(f->detail["sectors"].get<int64_t>(), 2 * f->detail["ideal_sectors"].get<int64_t>()) << f->message;
+    ++seen;
+  }
+  EXPECT_EQ(seen, 3);  // A's three async copies: two in the prologue, one in the loop
+  // B's buffer (vec = 8) still allows its 128-bit reads
+  for (const Finding* f : select(r, "global", Outcome::Ok))
+    if (f->loc.starts_with("kernels.py:21:") && f->subject.find("async_copy") != std::string::npos) {
+      EXPECT_EQ(f->detail["vector_bits"], 128) << f->message;
+    }
 }

@@ -86,7 +86,9 @@ KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o
 void check_layout_smem(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
 void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
 void check_layout_dot(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
-void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
+// dest_elems: for an async copy's global read, the elements of one thread's vector its shared
+// destination keeps contiguous and aligned (0: not an async copy).
+void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Finding>& out, int64_t dest_elems = 0);
 void check_wgmma_operands(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
 void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out);
 
