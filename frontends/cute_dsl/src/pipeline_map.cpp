@@ -159,7 +159,8 @@ struct Locs {
 };
 
 // One operand of the MMA, from its `cute.tiled.mma.partition A|B` op.
-kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, kernel::Pipeline& p, int64_t& stages, Locs locs) {
+kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, kernel::Pipeline& p, int64_t& stages, Locs locs,
+                             std::vector<StatedS2r>& stated) {
   kernel::Operand o;
   o.name = part.keyword[0];
   const std::string view = part.operands[1], name(1, o.name);
@@ -178,9 +179,16 @@ kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, ker
   o.global = first_two(static_cast<const Layout&>(*g));
   for (const Op& op : m.ops)  // `cute.copy(%copy, %src, %dst, %pred)`: a predicated copy
     if (op.name == "cute.copy" && op.operands.size() >= 4 && op.operands[0] == dst->operands[0]) o.predicated = true;
-  if (const Op* s2r = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<")) {
-    o.s2r = ldsm_atom(copy_named(m, s2r->operand_types[0]), o.bits);
-    locs.add(name + " s2r", *s2r);
+  if (const Op* ldsm = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<")) {
+    o.s2r = ldsm_atom(copy_named(m, ldsm->operand_types[0]), o.bits);
+    locs.add(name + " s2r", *ldsm);
+  }
+  // Any tiled copy out of the view (ldsm or another atom) states its TV layout: kept for §5.
+  const Op* s2r = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<");
+  if (!s2r) s2r = find_op(m, "cute.tiled.copy.partition_S", view, "!cute.tiled_copy<");
+  if (s2r) {
+    const TiledCopy& c = copy_named(m, s2r->operand_types[0]);
+    stated.push_back({o.name, c.alias, c.atom, c.layout_tv, c.tiler, line_of(*s2r)});
   }
   locs.add(name + " g2s (global)", *src);
   locs.add(name + " g2s", *dst);
@@ -217,7 +225,7 @@ void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
   p.notes.push_back("C is stored from the accumulators (no tiled copy to global): its coverage is the C mma partition's");
 }
 
-kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::string, std::string>>& loc_out) {
+kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::string, std::string>>& loc_out, std::vector<StatedS2r>& stated) {
   if (m.mmas.size() != 1) unmapped(std::to_string(m.mmas.size()) + " tiled MMAs (one is mapped)");
   const Op* pa = mma_partition_op(m, "A", "smem");
   const Op* pb = mma_partition_op(m, "B", "smem");
@@ -228,8 +236,8 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
   Symbols syms;
   Locs locs{loc_out};
   int64_t stages_a = 1, stages_b = 1;
-  p.a = read_operand(m, *pa, syms, p, stages_a, locs);
-  p.b = read_operand(m, *pb, syms, p, stages_b, locs);
+  p.a = read_operand(m, *pa, syms, p, stages_a, locs, stated);
+  p.b = read_operand(m, *pb, syms, p, stages_b, locs, stated);
   p.mma = tiled_mma(m.mmas[0], p.a.bits);
   p.threads = p.mma.atom_threads * p.mma.atoms.size();
   const auto extent = [](const kernel::Operand& o, size_t mode) { return product_int(static_cast<const Layout&>(*smem_outer(o.smem)).shape_ref()[mode]); };
@@ -247,13 +255,13 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
 MappedPipeline map_pipeline(const Module& m) {
   MappedPipeline out;
   try {
-    out.pipeline = read_pipeline(m, out.locs);
+    out.pipeline = read_pipeline(m, out.locs, out.s2r);
   } catch (const Unmapped& u) {
     out.unmapped.push_back(u.why);
-    out.locs.clear();
+    out.locs.clear(), out.s2r.clear();
   } catch (const SpecError& e) {
     out.unmapped.push_back(std::string("a layout does not read: ") + e.what());
-    out.locs.clear();
+    out.locs.clear(), out.s2r.clear();
   }
   return out;
 }
