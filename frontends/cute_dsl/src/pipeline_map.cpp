@@ -202,8 +202,49 @@ const Op* mma_partition_op(const Module& m, const std::string& which, const char
   return nullptr;
 }
 
+// Whether `value` is `root` or derived from it through operand 0 (logical_divide, slice, ...).
+bool derived_from(const Module& m, std::string value, const std::string& root) {
+  for (int hops = 0; hops < 64; ++hops) {
+    if (value == root) return true;
+    const Op* d = defining(m, value);
+    if (!d || d->operands.empty()) return false;
+    value = d->operands[0];
+  }
+  return false;
+}
+
+// The epilogue's staging buffer (spec/CUTE_DSL.md §4): the shared view the epilogue copy reads
+// (its partition_S over smem) that the MMA's C partition also covers, and the width of the
+// register-to-shared store: a `cute.copy` of a plain atom from registers into that C partition.
+// Not found: the buffer is not described (kernel/ then checks no r2s store), and a note says so.
+void read_staging(const Module& m, const Op& epilogue_dst, kernel::Pipeline& p, Locs locs) {
+  const Op* s2g = nullptr;
+  for (const Op& op : m.ops)
+    if (op.name == "cute.tiled.copy.partition_S" && op.operands.size() >= 2 && op.operands[0] == epilogue_dst.operands[0] && op.operand_types[1].space == "smem") s2g = &op;
+  if (!s2g) return;
+  const Op* part = nullptr;
+  for (const Op& op : m.ops)
+    if (op.name == "cute.tiled.mma.partition" && op.keyword == "C" && op.operands.size() >= 2 && op.operands[1] == s2g->operands[1] && !op.results.empty()) part = &op;
+  const Op* r2s = nullptr;
+  for (const Op& op : m.ops)
+    if (part && op.name == "cute.copy" && op.operands.size() == 3 && op.operand_types.size() == 3 && op.operand_types[0].full.rfind("!cute_nvgpu.atom.", 0) == 0 &&
+        op.operand_types[1].space == "rmem" && derived_from(m, op.operands[2], part->results[0]))
+      r2s = &op;
+  if (!r2s || atom_bits(r2s->operand_types[0].full) == 0) {
+    p.notes.push_back("the epilogue reads the shared view " + s2g->operands[1] + ", but no register-to-shared store of a stated width into the MMA's C partition of it was found: the staging buffer is not checked");
+    return;
+  }
+  int64_t stages = 1;
+  p.epilogue_smem = smem_layout(s2g->operand_types[1], stages, p.notes);
+  if (stages != 1) unmapped("the epilogue's staging buffer " + s2g->operand_types[1].text + " has stages");
+  p.r2s_bits = atom_bits(r2s->operand_types[0].full);
+  locs.add("C r2s", *r2s);
+  locs.add("C s2g", *s2g);
+  locs.add("C smem", *part);
+}
+
 // C: its global tensor from the MMA's partition of it; the epilogue copy, where a tiled copy moves
-// a shared view to that tensor (the staging buffer's own layout is not mapped).
+// a shared view to that tensor, and its staging buffer where one is found.
 void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
   const Op* part = mma_partition_op(m, "C", "gmem");
   if (!part) unmapped("no MMA partition of a global C");
@@ -219,6 +260,7 @@ void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
     for (const Op& op : m.ops)
       if (op.name == "cute.copy" && op.operands.size() >= 4 && op.operands[0] == dst.operands[0]) p.epilogue_predicated = true;
     locs.add("C epilogue", dst);
+    read_staging(m, dst, p, locs);
     return;
   }
   p.epilogue_from_accumulators = true;

@@ -314,3 +314,59 @@ TEST(CuteDslPipeline, ADynamicS2rTvIsUndecided) {
   EXPECT_NE(f.message.find("is not a static layout"), std::string::npos) << f.message;
   EXPECT_EQ(r.exit_code(), 2);
 }
+
+// CUTLASS's epilogue stages C through shared memory: each thread stores its accumulators (the
+// MMA's C partition of the staging view, `cute.copy` of universal_copy<f16, 32 b> from registers)
+// and the 128-bit `universal_copy` tiled copy reads the view back for the global store. The view
+// S<3,3,4> o 0 o ((8,16),(128,1)):((128,1024),(1,0)) is the 128x128 tile row-major (m at 128 m),
+// swizzled in elements. By hand, the r2s phase of warp 0's first store: thread t0 + 4 t1 stores
+// (m = t1, n = 2 t0, 2 t0 + 1) at offset 128 t1 + 2 t0; Sw<3,3,4> XORs m's bits (offset bits 7..9)
+// into bits 3..5, adding 8 t1: word 68 t1 + t0, bank 4 t1 + t0: 32 distinct banks, one wavefront;
+// 128 threads x 128 values / 2 per store = 8192 stores, 32 a phase: 256 wavefronts, the ideal.
+// The read: TV ((16,8),8):((64,1),8) over [8:1;128:1] gives thread a + 16 b row b, columns
+// 8a..8a+7, so 8 consecutive threads read 128 contiguous bytes of one row (the XOR permutes
+// 16-byte chunks within a row): 2048 reads, 8 a phase: 256 wavefronts, the ideal.
+TEST(CuteDslPipeline, CutlassEpilogueStagingBufferIsChecked) {
+  const std::string text = fixture(kCutlass);
+  const cute_dsl::MappedPipeline mp = cute_dsl::map_pipeline(cute_dsl::read_cute_ir(text));
+  ASSERT_TRUE(mp.pipeline && mp.pipeline->epilogue_smem);
+  EXPECT_EQ(to_string(*mp.pipeline->epilogue_smem), "Sw<3,3,4> o 0 o ((8,16),(128,1)):((128,1024),(1,0))");
+  EXPECT_EQ(mp.pipeline->r2s_bits, 32);
+  const kernel::KernelReport r = check(text);
+  const Finding& r2s = find(r, "banks", "C r2s");
+  EXPECT_EQ(r2s.outcome, Outcome::Ok);
+  EXPECT_EQ(r2s.detail["wavefronts"], 256);
+  EXPECT_EQ(r2s.loc, line_of(text, "cute.copy(%atom_1697, %div_1689, %div_1694)"));
+  const Finding& s2g = find(r, "banks", "C s2g");
+  EXPECT_EQ(s2g.outcome, Outcome::Ok);
+  EXPECT_EQ(s2g.detail["wavefronts"], 256);
+  EXPECT_EQ(s2g.loc, line_of(text, "cute.tiled.copy.partition_S(%arg10, %view_203,"));
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+// Planted: the staging buffer's swizzle removed. Thread t0 + 4 t1's first store then sits at word
+// 64 t1 + t0, bank t0: the eight threads of one t0 (0, 4, ..., 28) share a bank, 8-way, 2048
+// wavefronts for 256; the reads stay conflict-free (a row's 128 bytes are contiguous either way).
+TEST(CuteDslPipeline, CutlassStagingBufferWithoutItsSwizzleConflicts) {
+  const std::string text = replaced_all(fixture(kCutlass), "S<3,3,4> o 0 o ", "");
+  const kernel::KernelReport r = check(text);
+  const Finding& f = find(r, "banks", "C r2s");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.rule, &rule::kKernelBankConflict);
+  EXPECT_EQ(f.detail["degree"], 8);
+  EXPECT_EQ(f.detail["wavefronts"], 2048);
+  EXPECT_EQ(f.detail["worst"]["threads"], Json::array({0, 4, 8, 12, 16, 20, 24, 28}));
+  EXPECT_EQ(f.loc, line_of(text, "cute.copy(%atom_1697, %div_1689, %div_1694)"));
+  EXPECT_EQ(find(r, "banks", "C s2g").outcome, Outcome::Ok);
+}
+
+// A signature `(T1, T2, T3)` with no result (cute.copy) is read as three operand types.
+TEST(CuteDslReader, AParenthesizedSignatureWithoutAResultIsItsOperandTypes) {
+  const cute_dsl::Module m = cute_dsl::read_cute_ir(
+      "cute.copy(%a, %b, %c) : (!cute_nvgpu.atom.universal_copy<f16, 32 b>, !cute.memref<f16, rmem, align<4>, \"2:1\">, !cute.memref<f16, smem, align<4>, \"2:1\">)\n");
+  ASSERT_EQ(m.ops.size(), 1u);
+  ASSERT_EQ(m.ops[0].operand_types.size(), 3u);
+  EXPECT_EQ(m.ops[0].operand_types[1].space, "rmem");
+  EXPECT_EQ(m.ops[0].operand_types[2].space, "smem");
+  EXPECT_TRUE(m.ops[0].result_types.empty());
+}
