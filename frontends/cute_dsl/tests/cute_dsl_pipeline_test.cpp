@@ -250,7 +250,8 @@ TEST(CuteDslPipeline, AnS2rTvChangedByOneStrideIsAViolationAtItsOp) {
   const kernel::KernelReport r = check(text);
   const Finding& f = find(r, "agreement", "A s2r tiled");
   EXPECT_EQ(f.outcome, Outcome::Violation);
-  EXPECT_EQ(f.rule, &rule::kKernelS2rLayout);
+  ASSERT_EQ(f.rule, &rule::kKernelS2rLayout);
+  EXPECT_EQ(f.rule->id, std::string("kernel-s2r-layout"));
   EXPECT_EQ(f.loc, line_of(text, "cute.tiled.copy.partition_S(%13, %view,"));
   EXPECT_EQ(f.detail["thread"], 32);
   EXPECT_EQ(f.detail["value"], 0);
