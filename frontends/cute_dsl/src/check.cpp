@@ -1,5 +1,6 @@
 // The report on a module (spec/CUTE_DSL.md): what was read, the translation validation (§2), the
-// coalescing of global copies (§3), and kernel/'s checks of the pipeline the ops map to (§4),
+// coalescing of global copies (§3), kernel/'s checks of the pipeline the ops map to (§4) and its
+// s2r tiled copies against the tiled MMA (§5), or the op-by-op checks of an unmapped kernel (§6),
 // each finding at the line of the op it is about.
 #include <algorithm>
 #include <cctype>
@@ -46,6 +47,7 @@ void check_pipeline(const Module& m, kernel::KernelReport& r) {
     x.message = std::string("mapped, but kernel/ does not check it: ") + e.what();
     r.findings.push_back(std::move(x));
   }
+  check_s2r_copies(mp, r.findings);  // §5: the IR's own s2r tiled copies, which kernel/ is not given
 }
 
 // The architecture the kernel was compiled for, read off its atoms' names: `cute_nvgpu.sm90.mma<`,

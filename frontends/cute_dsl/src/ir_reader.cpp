@@ -78,7 +78,7 @@ std::string resolve(std::string_view t, const std::map<std::string, std::string>
   return it == aliases.end() ? key : it->second;
 }
 
-// `(%a, %b) : (T1, T2) -> T3`, `(%a) : T1 to T2`, `(%a, %b) : T1, T2` or `: T`.
+// `(%a, %b) : (T1, T2) -> T3`, `(%a) : T1 to T2`, `(%a, %b) : T1, T2`, `(%a, %b) : (T1, T2)` or `: T`.
 void read_signature(std::string_view sig, Op& op, const std::map<std::string, std::string>& aliases) {
   std::vector<std::string_view> ins, outs;
   const auto arrow = split_top(sig, "->");
@@ -92,7 +92,10 @@ void read_signature(std::string_view sig, Op& op, const std::map<std::string, st
     ins = {to[0]};
     outs = {to[1]};
   } else {
-    ins = split_top(sig, ",");
+    // `(T1, T2, T3)` with no result (`cute.copy`): the parenthesized operand types.
+    std::string_view in = trim(sig);
+    if (in.size() >= 2 && in.front() == '(' && in.back() == ')' && split_top(in, ",").size() == 1) in = in.substr(1, in.size() - 2);
+    ins = split_top(in, ",");
   }
   for (auto t : ins) if (!t.empty()) op.operand_types.push_back(parse_type(t, aliases));
   for (auto t : outs) if (!t.empty()) op.result_types.push_back(parse_type(t, aliases));

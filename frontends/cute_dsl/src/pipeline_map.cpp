@@ -159,7 +159,8 @@ struct Locs {
 };
 
 // One operand of the MMA, from its `cute.tiled.mma.partition A|B` op.
-kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, kernel::Pipeline& p, int64_t& stages, Locs locs) {
+kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, kernel::Pipeline& p, int64_t& stages, Locs locs,
+                             std::vector<StatedS2r>& stated) {
   kernel::Operand o;
   o.name = part.keyword[0];
   const std::string view = part.operands[1], name(1, o.name);
@@ -178,9 +179,16 @@ kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, ker
   o.global = first_two(static_cast<const Layout&>(*g));
   for (const Op& op : m.ops)  // `cute.copy(%copy, %src, %dst, %pred)`: a predicated copy
     if (op.name == "cute.copy" && op.operands.size() >= 4 && op.operands[0] == dst->operands[0]) o.predicated = true;
-  if (const Op* s2r = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<")) {
-    o.s2r = ldsm_atom(copy_named(m, s2r->operand_types[0]), o.bits);
-    locs.add(name + " s2r", *s2r);
+  if (const Op* ldsm = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<")) {
+    o.s2r = ldsm_atom(copy_named(m, ldsm->operand_types[0]), o.bits);
+    locs.add(name + " s2r", *ldsm);
+  }
+  // Any tiled copy out of the view (ldsm or another atom) states its TV layout: kept for §5.
+  const Op* s2r = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<");
+  if (!s2r) s2r = find_op(m, "cute.tiled.copy.partition_S", view, "!cute.tiled_copy<");
+  if (s2r) {
+    const TiledCopy& c = copy_named(m, s2r->operand_types[0]);
+    stated.push_back({o.name, c.alias, c.atom, c.layout_tv, c.tiler, line_of(*s2r)});
   }
   locs.add(name + " g2s (global)", *src);
   locs.add(name + " g2s", *dst);
@@ -194,8 +202,49 @@ const Op* mma_partition_op(const Module& m, const std::string& which, const char
   return nullptr;
 }
 
+// Whether `value` is `root` or derived from it through operand 0 (logical_divide, slice, ...).
+bool derived_from(const Module& m, std::string value, const std::string& root) {
+  for (int hops = 0; hops < 64; ++hops) {
+    if (value == root) return true;
+    const Op* d = defining(m, value);
+    if (!d || d->operands.empty()) return false;
+    value = d->operands[0];
+  }
+  return false;
+}
+
+// The epilogue's staging buffer (spec/CUTE_DSL.md §4): the shared view the epilogue copy reads
+// (its partition_S over smem) that the MMA's C partition also covers, and the width of the
+// register-to-shared store: a `cute.copy` of a plain atom from registers into that C partition.
+// Not found: the buffer is not described (kernel/ then checks no r2s store), and a note says so.
+void read_staging(const Module& m, const Op& epilogue_dst, kernel::Pipeline& p, Locs locs) {
+  const Op* s2g = nullptr;
+  for (const Op& op : m.ops)
+    if (op.name == "cute.tiled.copy.partition_S" && op.operands.size() >= 2 && op.operands[0] == epilogue_dst.operands[0] && op.operand_types[1].space == "smem") s2g = &op;
+  if (!s2g) return;
+  const Op* part = nullptr;
+  for (const Op& op : m.ops)
+    if (op.name == "cute.tiled.mma.partition" && op.keyword == "C" && op.operands.size() >= 2 && op.operands[1] == s2g->operands[1] && !op.results.empty()) part = &op;
+  const Op* r2s = nullptr;
+  for (const Op& op : m.ops)
+    if (part && op.name == "cute.copy" && op.operands.size() == 3 && op.operand_types.size() == 3 && op.operand_types[0].full.rfind("!cute_nvgpu.atom.", 0) == 0 &&
+        op.operand_types[1].space == "rmem" && derived_from(m, op.operands[2], part->results[0]))
+      r2s = &op;
+  if (!r2s || atom_bits(r2s->operand_types[0].full) == 0) {
+    p.notes.push_back("the epilogue reads the shared view " + s2g->operands[1] + ", but no register-to-shared store of a stated width into the MMA's C partition of it was found: the staging buffer is not checked");
+    return;
+  }
+  int64_t stages = 1;
+  p.epilogue_smem = smem_layout(s2g->operand_types[1], stages, p.notes);
+  if (stages != 1) unmapped("the epilogue's staging buffer " + s2g->operand_types[1].text + " has stages");
+  p.r2s_bits = atom_bits(r2s->operand_types[0].full);
+  locs.add("C r2s", *r2s);
+  locs.add("C s2g", *s2g);
+  locs.add("C smem", *part);
+}
+
 // C: its global tensor from the MMA's partition of it; the epilogue copy, where a tiled copy moves
-// a shared view to that tensor (the staging buffer's own layout is not mapped).
+// a shared view to that tensor, and its staging buffer where one is found.
 void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
   const Op* part = mma_partition_op(m, "C", "gmem");
   if (!part) unmapped("no MMA partition of a global C");
@@ -211,13 +260,14 @@ void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
     for (const Op& op : m.ops)
       if (op.name == "cute.copy" && op.operands.size() >= 4 && op.operands[0] == dst.operands[0]) p.epilogue_predicated = true;
     locs.add("C epilogue", dst);
+    read_staging(m, dst, p, locs);
     return;
   }
   p.epilogue_from_accumulators = true;
   p.notes.push_back("C is stored from the accumulators (no tiled copy to global): its coverage is the C mma partition's");
 }
 
-kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::string, std::string>>& loc_out) {
+kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::string, std::string>>& loc_out, std::vector<StatedS2r>& stated) {
   if (m.mmas.size() != 1) unmapped(std::to_string(m.mmas.size()) + " tiled MMAs (one is mapped)");
   const Op* pa = mma_partition_op(m, "A", "smem");
   const Op* pb = mma_partition_op(m, "B", "smem");
@@ -228,8 +278,8 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
   Symbols syms;
   Locs locs{loc_out};
   int64_t stages_a = 1, stages_b = 1;
-  p.a = read_operand(m, *pa, syms, p, stages_a, locs);
-  p.b = read_operand(m, *pb, syms, p, stages_b, locs);
+  p.a = read_operand(m, *pa, syms, p, stages_a, locs, stated);
+  p.b = read_operand(m, *pb, syms, p, stages_b, locs, stated);
   p.mma = tiled_mma(m.mmas[0], p.a.bits);
   p.threads = p.mma.atom_threads * p.mma.atoms.size();
   const auto extent = [](const kernel::Operand& o, size_t mode) { return product_int(static_cast<const Layout&>(*smem_outer(o.smem)).shape_ref()[mode]); };
@@ -247,13 +297,13 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
 MappedPipeline map_pipeline(const Module& m) {
   MappedPipeline out;
   try {
-    out.pipeline = read_pipeline(m, out.locs);
+    out.pipeline = read_pipeline(m, out.locs, out.s2r);
   } catch (const Unmapped& u) {
     out.unmapped.push_back(u.why);
-    out.locs.clear();
+    out.locs.clear(), out.s2r.clear();
   } catch (const SpecError& e) {
     out.unmapped.push_back(std::string("a layout does not read: ") + e.what());
-    out.locs.clear();
+    out.locs.clear(), out.s2r.clear();
   }
   return out;
 }

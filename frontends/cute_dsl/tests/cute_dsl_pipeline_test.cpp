@@ -206,3 +206,168 @@ TEST(CuteDslValidate, TileToShapePadsALowerRankBlock) {
   const kernel::KernelReport bad = check(replaced_all(op, "(0,4096)", "(0,2048)"));
   EXPECT_EQ(find(bad, "layout-op", "cute.tile_to_shape").outcome, Outcome::Violation);
 }
+
+// spec/CUTE_DSL.md §5: the IR's ldmatrix tiled copies are make_tiled_copy_A/B of the tiled MMA.
+// By hand for our 64x64x32 GEMM (2x2 atoms (2,2,1):(1,2,0), permutation [32;32;16]): thread
+// t = t0 + 4 t1 + 32 (wm + 2 wn). A: the 16x8x16 atom's A TV ((4,8),(2,2,2)):((32,1),(16,8,128))
+// gives value (f0,f1,f2) the element m = t1 + 8 f1 + 16 wm, k = 2 t0 + f0 + 8 f2 of the 32x16 tile
+// (index m + 32 k): ((4,8,2,2),(2,2,2)):((64,1,16,0),(32,8,256)). B: the atom's B TV
+// ((4,8),(2,2)):((16,1),(8,64)) over (8,16) gives n = t1 + 8 (wn + 2 r) (N's 32 = 4 atoms, wn
+// the thread's, r the value's repeat), k = 2 t0 + f0 + 8 f1: ((4,8,2,2),((2,2),2)):((64,1,0,8),
+// ((32,256),16)) over 32x16. The IR's strings (with CuTe's (1,1) / (2,1) rest modes) are these.
+TEST(CuteDslPipeline, IrS2rTiledCopiesAreTheMmasMakeTiledCopy) {
+  const std::string text = fixture(kOwn);
+  const kernel::KernelReport r = check(text);
+  EXPECT_EQ(r.exit_code(), 0);
+  const std::pair<const char*, const char*> hand[] = {{"A s2r tiled", "((4,8,2,2),(2,2,2)):((64,1,16,0),(32,8,256))"},
+                                                      {"B s2r tiled", "((4,8,2,2),((2,2),2)):((64,1,0,8),((32,256),16))"}};
+  for (const auto& [subject, layout] : hand) {
+    const Finding& f = find(r, "agreement", subject);
+    EXPECT_EQ(f.outcome, Outcome::Ok) << f.message;
+    EXPECT_EQ(f.detail["mma_tile"], Json::array({32, 16}));
+    const Layout got = parse_layout(f.detail["mma_tv"].get<std::string>()), want = parse_layout(layout);
+    ASSERT_EQ(got.size(), want.size()) << subject;
+    for (int64_t i = 0; i < want.size(); ++i) ASSERT_EQ(got(i), want(i)) << subject << " index " << i;
+  }
+  EXPECT_EQ(find(r, "agreement", "A s2r tiled").loc, line_of(text, "cute.tiled.copy.partition_S(%13, %view,"));
+  EXPECT_EQ(find(r, "agreement", "B s2r tiled").loc, line_of(text, "cute.tiled.copy.partition_S(%17, %view_38,"));
+  // The other fixtures that map: each copy agrees (CUTLASS's ldmatrix x4 and x4 .trans included).
+  for (const std::string& name : {std::string("gemm_f16_128x128x32_atoms4x2.mlir"), kCutlass, std::string("cutlass_tensorop_gemm_atoms4x2_a_m_b_k.mlir")}) {
+    const kernel::KernelReport other = check(fixture(name));
+    EXPECT_EQ(find(other, "agreement", "A s2r tiled").outcome, Outcome::Ok) << name;
+    EXPECT_EQ(find(other, "agreement", "B s2r tiled").outcome, Outcome::Ok) << name;
+  }
+}
+
+const std::string kOwnATv = "((4,8,2,2),((2,2,2),(1,1))):((64,1,16,0),((32,8,256),(0,0)))";
+
+// Planted: A's ldmatrix copy TV with wm's stride 16 made 8. Thread 32 (t0 = t1 = 0, wm = 1) value
+// 0 then reads index 8 = (m=8, k=0) where the MMA's A fragment holds (m=16, k=0); every pair of
+// the 64 threads with wm = 1 is off by 8 rows: 64 x 8 = 512 of 1024. kernel/'s own agreement
+// check derives the delivery from the atom and still passes: only the IR's copy is wrong.
+TEST(CuteDslPipeline, AnS2rTvChangedByOneStrideIsAViolationAtItsOp) {
+  const std::string text = replaced_all(fixture(kOwn), kOwnATv, "((4,8,2,2),((2,2,2),(1,1))):((64,1,8,0),((32,8,256),(0,0)))");
+  const kernel::KernelReport r = check(text);
+  const Finding& f = find(r, "agreement", "A s2r tiled");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  ASSERT_EQ(f.rule, &rule::kKernelS2rLayout);
+  EXPECT_EQ(f.rule->id, std::string("kernel-s2r-layout"));
+  EXPECT_EQ(f.loc, line_of(text, "cute.tiled.copy.partition_S(%13, %view,"));
+  EXPECT_EQ(f.detail["thread"], 32);
+  EXPECT_EQ(f.detail["value"], 0);
+  EXPECT_EQ(f.detail["stated"], Json::array({8, 0}));
+  EXPECT_EQ(f.detail["expected"], Json::array({16, 0}));
+  EXPECT_EQ(f.detail["disagreeing"], 512);
+  EXPECT_NE(f.message.find("!copy_ldsm_4 (TV ((4,8,2,2),((2,2,2),(1,1))):((64,1,8,0)"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("thread 32 value 0 reads (m=8, k=0) where the MMA's A fragment holds (m=16, k=0)"), std::string::npos) << f.message;
+  const auto kernels_own = std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& x) { return x.check == "agreement" && x.subject == "A s2r"; });
+  ASSERT_NE(kernels_own, r.findings.end());
+  EXPECT_EQ(kernels_own->outcome, Outcome::Ok);  // kernel/'s, derived from the atom
+  EXPECT_EQ(find(r, "agreement", "B s2r tiled").outcome, Outcome::Ok);
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
+// Planted: A's tiler [32:1;16:1] made [16:1;32:1]. The TV's index i now means (i mod 16, i / 16):
+// thread 0 value 0 is index 0 in both, value 1 (f0 = 1, stride 32) is (m=0, k=2) where the MMA
+// holds (m=0, k=1).
+TEST(CuteDslPipeline, AnS2rTilerChangedIsAViolationAtItsOp) {
+  const std::string text = replaced_all(fixture(kOwn), kOwnATv + "\">, tiler_mn = <\"[32:1;16:1]\">", kOwnATv + "\">, tiler_mn = <\"[16:1;32:1]\">");
+  const kernel::KernelReport r = check(text);
+  const Finding& f = find(r, "agreement", "A s2r tiled");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.rule, &rule::kKernelS2rLayout);
+  EXPECT_EQ(f.loc, line_of(text, "cute.tiled.copy.partition_S(%13, %view,"));
+  EXPECT_EQ(f.detail["thread"], 0);
+  EXPECT_EQ(f.detail["value"], 1);
+  EXPECT_EQ(f.detail["stated"], Json::array({0, 2}));
+  EXPECT_EQ(f.detail["expected"], Json::array({0, 1}));
+  EXPECT_EQ(f.detail["ir_tiler"], "[16:1;32:1]");
+}
+
+// Planted on the 128x128x32 GEMM (atoms (4,2,1), A's tile 64x16, B's 32x16): A's copy made with
+// B's TV and tiler (tiled against the wrong operand). Values 0 and 1 coincide ((0,0), then k + 1
+// in both); value 2 is B's f1 (stride 256 in 32x16: k = 8), where A's f1 is m + 8: (m=0, k=8)
+// read where the MMA holds (m=8, k=0). A's copy made for the 64x64 GEMM's 2x2 atoms instead (the
+// wrong atom layout) has 128 threads where the MMA has 256.
+TEST(CuteDslPipeline, AnS2rCopyTiledForAnotherOperandOrAtomLayoutIsAViolation) {
+  const std::string name = "gemm_f16_128x128x32_atoms4x2.mlir";
+  const std::string a = "((4,8,4,2),((2,2,2),(1,1))):((128,1,16,0),((64,8,512),(0,0)))\">, tiler_mn = <\"[64:1;16:1]\">";
+  const std::string b = "((4,8,4,2),((2,2),(2,1))):((64,1,0,8),((32,256),(16,0)))\">, tiler_mn = <\"[32:1;16:1]\">";
+  const kernel::KernelReport wrong_operand = check(replaced_all(fixture(name), a, b));
+  const Finding& f = find(wrong_operand, "agreement", "A s2r tiled");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.detail["thread"], 0);
+  EXPECT_EQ(f.detail["value"], 2);
+  EXPECT_EQ(f.detail["stated"], Json::array({0, 8}));
+  EXPECT_EQ(f.detail["expected"], Json::array({8, 0}));
+  const kernel::KernelReport wrong_atoms = check(replaced_all(fixture(name), a, kOwnATv + "\">, tiler_mn = <\"[32:1;16:1]\">"));
+  const Finding& g = find(wrong_atoms, "agreement", "A s2r tiled");
+  EXPECT_EQ(g.outcome, Outcome::Violation);
+  EXPECT_NE(g.message.find("is 128 threads x 8 values; make_tiled_copy_A of the tiled MMA"), std::string::npos) << g.message;
+  EXPECT_NE(g.message.find("is 256 x 8"), std::string::npos) << g.message;
+}
+
+// A TV the reader cannot hold as a static layout is not compared, and says so (never ok).
+TEST(CuteDslPipeline, ADynamicS2rTvIsUndecided) {
+  const kernel::KernelReport r = check(replaced_all(fixture(kOwn), kOwnATv, "((4,8,2,2),((2,2,2),(1,1))):((64,1,16,0),((32,8,?{div=8}),(0,0)))"));
+  const Finding& f = find(r, "agreement", "A s2r tiled");
+  EXPECT_EQ(f.outcome, Outcome::Undecided);
+  EXPECT_NE(f.message.find("is not a static layout"), std::string::npos) << f.message;
+  EXPECT_EQ(r.exit_code(), 2);
+}
+
+// CUTLASS's epilogue stages C through shared memory: each thread stores its accumulators (the
+// MMA's C partition of the staging view, `cute.copy` of universal_copy<f16, 32 b> from registers)
+// and the 128-bit `universal_copy` tiled copy reads the view back for the global store. The view
+// S<3,3,4> o 0 o ((8,16),(128,1)):((128,1024),(1,0)) is the 128x128 tile row-major (m at 128 m),
+// swizzled in elements. By hand, the r2s phase of warp 0's first store: thread t0 + 4 t1 stores
+// (m = t1, n = 2 t0, 2 t0 + 1) at offset 128 t1 + 2 t0; Sw<3,3,4> XORs m's bits (offset bits 7..9)
+// into bits 3..5, adding 8 t1: word 68 t1 + t0, bank 4 t1 + t0: 32 distinct banks, one wavefront;
+// 128 threads x 128 values / 2 per store = 8192 stores, 32 a phase: 256 wavefronts, the ideal.
+// The read: TV ((16,8),8):((64,1),8) over [8:1;128:1] gives thread a + 16 b row b, columns
+// 8a..8a+7, so 8 consecutive threads read 128 contiguous bytes of one row (the XOR permutes
+// 16-byte chunks within a row): 2048 reads, 8 a phase: 256 wavefronts, the ideal.
+TEST(CuteDslPipeline, CutlassEpilogueStagingBufferIsChecked) {
+  const std::string text = fixture(kCutlass);
+  const cute_dsl::MappedPipeline mp = cute_dsl::map_pipeline(cute_dsl::read_cute_ir(text));
+  ASSERT_TRUE(mp.pipeline && mp.pipeline->epilogue_smem);
+  EXPECT_EQ(to_string(*mp.pipeline->epilogue_smem), "Sw<3,3,4> o 0 o ((8,16),(128,1)):((128,1024),(1,0))");
+  EXPECT_EQ(mp.pipeline->r2s_bits, 32);
+  const kernel::KernelReport r = check(text);
+  const Finding& r2s = find(r, "banks", "C r2s");
+  EXPECT_EQ(r2s.outcome, Outcome::Ok);
+  EXPECT_EQ(r2s.detail["wavefronts"], 256);
+  EXPECT_EQ(r2s.loc, line_of(text, "cute.copy(%atom_1697, %div_1689, %div_1694)"));
+  const Finding& s2g = find(r, "banks", "C s2g");
+  EXPECT_EQ(s2g.outcome, Outcome::Ok);
+  EXPECT_EQ(s2g.detail["wavefronts"], 256);
+  EXPECT_EQ(s2g.loc, line_of(text, "cute.tiled.copy.partition_S(%arg10, %view_203,"));
+  EXPECT_EQ(r.exit_code(), 0);
+}
+
+// Planted: the staging buffer's swizzle removed. Thread t0 + 4 t1's first store then sits at word
+// 64 t1 + t0, bank t0: the eight threads of one t0 (0, 4, ..., 28) share a bank, 8-way, 2048
+// wavefronts for 256; the reads stay conflict-free (a row's 128 bytes are contiguous either way).
+TEST(CuteDslPipeline, CutlassStagingBufferWithoutItsSwizzleConflicts) {
+  const std::string text = replaced_all(fixture(kCutlass), "S<3,3,4> o 0 o ", "");
+  const kernel::KernelReport r = check(text);
+  const Finding& f = find(r, "banks", "C r2s");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.rule, &rule::kKernelBankConflict);
+  EXPECT_EQ(f.detail["degree"], 8);
+  EXPECT_EQ(f.detail["wavefronts"], 2048);
+  EXPECT_EQ(f.detail["worst"]["threads"], Json::array({0, 4, 8, 12, 16, 20, 24, 28}));
+  EXPECT_EQ(f.loc, line_of(text, "cute.copy(%atom_1697, %div_1689, %div_1694)"));
+  EXPECT_EQ(find(r, "banks", "C s2g").outcome, Outcome::Ok);
+}
+
+// A signature `(T1, T2, T3)` with no result (cute.copy) is read as three operand types.
+TEST(CuteDslReader, AParenthesizedSignatureWithoutAResultIsItsOperandTypes) {
+  const cute_dsl::Module m = cute_dsl::read_cute_ir(
+      "cute.copy(%a, %b, %c) : (!cute_nvgpu.atom.universal_copy<f16, 32 b>, !cute.memref<f16, rmem, align<4>, \"2:1\">, !cute.memref<f16, smem, align<4>, \"2:1\">)\n");
+  ASSERT_EQ(m.ops.size(), 1u);
+  ASSERT_EQ(m.ops[0].operand_types.size(), 3u);
+  EXPECT_EQ(m.ops[0].operand_types[1].space, "rmem");
+  EXPECT_EQ(m.ops[0].operand_types[2].space, "smem");
+  EXPECT_TRUE(m.ops[0].result_types.empty());
+}

@@ -44,7 +44,9 @@
 #include <sstream>
 #include <string>
 
+#include "tfspec/kernel/atoms.hpp"
 #include "tfspec/kernel/gmma.hpp"
+#include "tfspec/kernel/partition.hpp"
 #include "tfspec/kernel/tma.hpp"
 #include "tfspec/reference/json.hpp"
 #include "tfspec/reference/notation.hpp"
@@ -226,6 +228,45 @@ void check_tma(const Json&) {
 
 }  // namespace
 
+// make_tiled_copy_A/B (spec/CUTE_DSL.md §5): kernel::mma_copy_layout against the TiledCopy CuTe
+// builds from the same tiled MMA, its TV layout at every index and its tile's extents.
+tfspec::kernel::Mma tiled_mma(const char* atoms, const std::array<const char*, 3>& perm) {
+  tfspec::kernel::Mma m = *tfspec::kernel::sm80_mma_atom(16, 8, 16, 16);
+  m.atoms = tfspec::parse_layout(atoms);
+  for (size_t i = 0; i < 3; ++i) m.perm[i] = tfspec::parse_layout(perm[i]);
+  return m;
+}
+
+template <class AtomLayout, class Permutation>
+void check_mma_copy(const std::string& what, const tfspec::kernel::Mma& ours, AtomLayout atoms, Permutation perm) {
+  using namespace cute;
+  const auto mma = make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, atoms, perm);
+  using A = decltype(make_tiled_copy_A(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}, mma));
+  using B = decltype(make_tiled_copy_B(Copy_Atom<SM75_U16x8_LDSM_T, half_t>{}, mma));
+  const tfspec::kernel::MmaCopyLayout a = tfspec::kernel::mma_copy_layout(ours, 'A'), b = tfspec::kernel::mma_copy_layout(ours, 'B');
+  same_elements("make_tiled_copy_A " + what, a.tv, typename A::TiledLayout_TV{});
+  same_elements("make_tiled_copy_B " + what, b.tv, typename B::TiledLayout_TV{});
+  const bool tiles = a.rows == int64_t(size<0>(typename A::Tiler_MN{})) && a.cols == int64_t(size<1>(typename A::Tiler_MN{})) &&
+                     b.rows == int64_t(size<0>(typename B::Tiler_MN{})) && b.cols == int64_t(size<1>(typename B::Tiler_MN{}));
+  report(tiles, "make_tiled_copy_A/B tiles " + what,
+         "A (" + std::to_string(a.rows) + "," + std::to_string(a.cols) + ") vs CuTe's " + cute_text(typename A::Tiler_MN{}) + ", B (" + std::to_string(b.rows) + "," +
+             std::to_string(b.cols) + ") vs CuTe's " + cute_text(typename B::Tiler_MN{}));
+}
+
+void check_mma_copies() {
+  using namespace cute;
+  check_mma_copy("(2,2,1):(1,2,0) [32;32;16]", tiled_mma("(2,2,1):(1,2,0)", {"32:1", "32:1", "16:1"}), cute::Layout<Shape<_2, _2, _1>, Stride<_1, _2, _0>>{},
+                 Tile<_32, _32, _16>{});
+  check_mma_copy("(4,2,1):(1,4,0) [64;32;16]", tiled_mma("(4,2,1):(1,4,0)", {"64:1", "32:1", "16:1"}), cute::Layout<Shape<_4, _2, _1>, Stride<_1, _4, _0>>{},
+                 Tile<_64, _32, _16>{});
+  check_mma_copy("(2,2,1):(2,1,0) [32;32;16]", tiled_mma("(2,2,1):(2,1,0)", {"32:1", "32:1", "16:1"}), cute::Layout<Shape<_2, _2, _1>, Stride<_2, _1, _0>>{},
+                 Tile<_32, _32, _16>{});
+  check_mma_copy("(2,1,2):(1,0,2) [32;16;32]", tiled_mma("(2,1,2):(1,0,2)", {"32:1", "16:1", "32:1"}), cute::Layout<Shape<_2, _1, _2>, Stride<_1, _0, _2>>{},
+                 Tile<_32, _16, _32>{});
+  check_mma_copy("(2,2,1):(1,2,0) [(16,2):(2,1);64;16]", tiled_mma("(2,2,1):(1,2,0)", {"(16,2):(2,1)", "64:1", "16:1"}),
+                 cute::Layout<Shape<_2, _2, _1>, Stride<_1, _2, _0>>{}, Tile<cute::Layout<Shape<_16, _2>, Stride<_2, _1>>, _64, _16>{});
+}
+
 int main() {
   std::printf("CuTe cross-check of spec/kernel-atoms.json (CUTLASS %d.%d.%d headers)\n", CUTLASS_MAJOR, CUTLASS_MINOR, CUTLASS_PATCH);
   const Json atoms = read_atoms();
@@ -233,6 +274,7 @@ int main() {
   check_copies(atoms);
   check_gmma(atoms);
   check_tma(atoms);
+  check_mma_copies();
   std::printf("result: %d of %d agree\n", checks - failures, checks);
   return failures == 0 ? 0 : 1;
 }

@@ -29,6 +29,22 @@ Partition copy_partition(const TiledCopy& c, int64_t rows, int64_t cols);
 // r_p-th and r_q-th atom along the two modes. kernel-input when the tiles do not divide.
 Partition mma_partition(const Pipeline& p, char operand);
 
+// CuTe's make_tiled_copy_A/B (spec/KERNEL.md "The tiled copy make_tiled_copy_A/B builds"): a tiled
+// copy made from a tiled MMA has the MMA's thread-value layout of operand 'A' or 'B' (CuTe's
+// get_layoutA_TV / get_layoutB_TV) as its own, over a tile of (tile_size P, tile_size K), P = M for
+// A and N for B; the copy atom decides neither. tv(t + threads * v) = row + rows * col. Computed
+// with the reference's layout algebra as CuTe defines it (logical_divide by the permutation,
+// zipped_divide by the atom, the atom's TV composed in, the atoms' threads divided out, thread
+// indices through the inverse of the MMA's thread layout); its refusals keep their rules, and
+// kernel-input when the MMA's operand is not in registers.
+struct MmaCopyLayout {
+  Layout tv;
+  int64_t rows = 0, cols = 0;
+  int64_t threads() const { return product_int(tv.shape_ref()[0]); }
+  int64_t values() const { return product_int(tv.shape_ref()[1]); }
+};
+MmaCopyLayout mma_copy_layout(const Mma& mma, char operand);
+
 // The shared-memory offset of every element of one stage's (rows, BK) tile, and its inverse.
 struct SmemMap {
   std::vector<int64_t> offset;      // tile index -> element offset

@@ -69,15 +69,28 @@ int64_t atom_bits(const std::string& atom);                   // a copy atom's `
 // g2s copy, the smem layout (with its swizzle), the s2r copy and the tiled MMA, found from the
 // copies' address spaces and the MMA partitions' operands. `pipeline` is empty when the module
 // cannot be mapped; `unmapped` says why. `locs`: a finding's subject prefix -> the op's line.
+// `s2r`: the shared-to-register tiled copy of each operand as the IR states it (its TV layout and
+// tiler), which kernel/ is not given (it derives the delivery from the atom): compared with the
+// tiled MMA's make_tiled_copy_A/B by check_s2r_copies.
+struct StatedS2r {
+  char operand = 'A';
+  std::string alias, atom, tv, tiler, loc;
+};
 struct MappedPipeline {
   std::optional<kernel::Pipeline> pipeline;
   std::vector<std::string> unmapped;
   std::vector<std::pair<std::string, std::string>> locs;
+  std::vector<StatedS2r> s2r;
 };
 MappedPipeline map_pipeline(const Module& m);
 // A shared view's one-stage (rows, cols) tile with its swizzle on element offsets, as the mapping
 // reads it (a pointer swizzle in bytes converted), and its stages; nullptr with `why` otherwise.
 LayoutPtr smem_stage_layout(const Type& view, int64_t& stages, std::string& why);
+
+// spec/CUTE_DSL.md §5: each stated s2r tiled copy against make_tiled_copy_A/B of the mapped tiled
+// MMA, as a function over every (thread, value): ok, a kernel-s2r-layout violation naming the
+// first differing (thread, value) with both (row, k), or undecided saying why it is not derived.
+void check_s2r_copies(const MappedPipeline& mp, std::vector<kernel::Finding>& out);
 
 inline kernel::Finding make_finding(std::string check, std::string subject, kernel::Outcome o = kernel::Outcome::Ok,
                                     const RuleId* rule = nullptr) {
