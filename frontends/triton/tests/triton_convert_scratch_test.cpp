@@ -267,7 +267,7 @@ TEST(ConvertScratch, MatchesTritonsAllocation) {
 }
 
 // The same on nine other seeds (convert_cases.py --more: 5 to 12 and 31337, 80 cases each), where
-// the first model disagreed with Triton on 17 access widths (registers Triton permutes into wider
+// the first model disagreed with Triton on 19 access widths (registers Triton permutes into wider
 // vectors) and 6 converts whose data stays in each thread (a broadcast source Triton's own map still
 // moves through its scratch). The counts, recounted by a separate script from the layouts' element
 // tables and the recorded PTX, keep every case compared.

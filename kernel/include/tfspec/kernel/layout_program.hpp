@@ -117,7 +117,8 @@ struct MatrixPhases {
 };
 std::optional<MatrixPhases> matrix_phases(const ConvertScratch& s, const std::vector<int64_t>& rows, int dim);
 // The scratch offset (in elements) each (thread, value) of one side of the convert stores or loads:
-// result[t * values + v], the side's registers ordered with those holding vector bits first. Empty
+// result[t * values + v], the side's registers in the order Triton's lowering vectorises them (those
+// at scratch offsets 1, 2, 4, ... first, spec/TRITON.md §3.2.1). Empty
 // when the scratch's bases do not span the side's tile.
 std::vector<int64_t> scratch_offsets(const LinearLayout& side, const ConvertScratch& s, int64_t& threads, int64_t& values);
 
