@@ -304,7 +304,7 @@ std::optional<Bases> phase_rows(const Instr& in, const Side& d, const Bases& vec
 
 }  // namespace cvt_scratch
 
-int triton_convert_level(const LinearLayout& src, const LinearLayout& dst) {
+TritonConvertPath triton_convert_path(const LinearLayout& src, const LinearLayout& dst) {
   using namespace cvt_scratch;
   // Triton's map from each destination basis to the source's hardware bits (its invertAndCompose):
   // an input dimension whose bases are the same list on both sides maps to itself; the others are
@@ -321,10 +321,11 @@ int triton_convert_level(const LinearLayout& src, const LinearLayout& dst) {
     if (!same[static_cast<size_t>(d)]) a.insert(a.end(), bs.begin(), bs.end());
   }
   const auto bits_of = [&](int d, int64_t mask) { return (mask >> range[static_cast<size_t>(d)].first) & ((int64_t{1} << (range[static_cast<size_t>(d)].second - range[static_cast<size_t>(d)].first)) - 1); };
+  TritonConvertPath p;
   // From the slowest dimension: it is quotiented out (no data crosses it) when it maps to itself,
   // or when destination basis k of it is source basis k of it alone and no other destination basis
   // reaches it. The first dimension that is not decides: block or warp 2, lane 1; none 0.
-  for (int d = 3; d >= 1; --d) {
+  for (int d = 3; d >= 1 && p.level == 0; --d) {
     if (same[static_cast<size_t>(d)]) continue;
     bool ok = true;
     for (int e = 0; e < 4 && ok; ++e) {
@@ -337,9 +338,23 @@ int triton_convert_level(const LinearLayout& src, const LinearLayout& dst) {
         else ok = bits_of(d, *m) == 0;
       }
     }
-    if (!ok) return d >= 2 ? 2 : 1;
+    if (!ok) p.level = d >= 2 ? 2 : 1;
   }
-  return 0;
+  // Where the data stays within a warp, shuffles serve when no destination warp basis comes from a
+  // source register (a register choice that differs by warp) and registers and lanes trade at most
+  // one bit each way (one mixed transposition): destination lanes from source registers, and
+  // destination registers from source lanes.
+  const auto from = [&](const char* dim_of_dst, int dim_of_src) {
+    int n = 0;
+    if (same[static_cast<size_t>(dim_of_src)]) return 0;
+    for (int64_t x : in_dim(dst, dim_of_dst)) {
+      const std::optional<int64_t> m = x == 0 ? std::nullopt : preimage(a, x);
+      n += m && bits_of(dim_of_src, *m) != 0;
+    }
+    return n;
+  };
+  p.shuffles = p.level > 0 && (same[2] || from("warp", 0) == 0) && from("lane", 0) <= 1 && from("register", 1) <= 1;
+  return p;
 }
 
 std::optional<ConvertScratch> triton_convert_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits, int sm, std::string& why_not) {

@@ -214,20 +214,20 @@ void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Fin
   std::string why_not;
   const int sm = p.arch.starts_with("sm") ? std::atoi(p.arch.c_str() + 2) : 0;
   // Triton 3.9 decides on its own map of the destination's hardware bits to the source's
-  // (triton_convert_level), which can move warps or lanes where the data does not (a broadcast
-  // source: every thread, or every warp, already holds what it needs). Where the data stays within
-  // a warp, its choice between shuffles and its scratch is not modelled: the scratch's bytes are
-  // given in case it takes it.
-  const int triton_level = triton_convert_level(*m.regs, *m.regs_to);
-  if (level < 2 && triton_level > 0) {
-    const std::optional<ConvertScratch> s = triton_convert_scratch(*m.regs, *m.regs_to, m.elem_bits, sm, why_not);
-    if (s) detail["scratch_bytes_if_shared"] = s->bytes;
-    detail["triton_moves"] = triton_level == 2 ? "warps" : "lanes";
-    msg += std::string("; Triton 3.9's map of the destination's hardware to the source's moves ") + (triton_level == 2 ? "warps" : "lanes") +
-           (level == 0 || triton_level == 2 ? " (a broadcast layout)" : "") + ": it goes through warp shuffles or shared memory" +
-           (s ? " (then a scratch of " + std::to_string(s->bytes) + " B)" : std::string()) + "; its choice is not modelled";
+  // (triton_convert_path), which can move warps or lanes where the data does not (a broadcast
+  // layout: every thread, or every warp, already holds what it needs); where the data stays within
+  // a warp, it then picks warp shuffles or its scratch.
+  const TritonConvertPath path = triton_convert_path(*m.regs, *m.regs_to);
+  bool through_scratch = level == 2;
+  if (level < 2 && path.level > 0) {
+    detail["triton_moves"] = path.level == 2 ? "warps" : "lanes";
+    detail["triton"] = path.shuffles ? "shuffles" : "shared";
+    through_scratch = !path.shuffles;
+    msg += std::string("; Triton 3.9's map of the destination's hardware to the source's moves ") + (path.level == 2 ? "warps" : "lanes") +
+           (level == 0 || path.level == 2 ? " (a broadcast layout)" : "") +
+           (path.shuffles ? ": it moves the values by warp shuffles" : ": it still goes through its shared-memory scratch");
   }
-  if (level == 2) {
+  if (through_scratch) {
     if (const std::optional<ConvertScratch> s = m.scratch ? m.scratch : triton_convert_scratch(*m.regs, *m.regs_to, m.elem_bits, sm, why_not)) {
       check_convert_scratch(m, *s, detail, msg, out);
       return;

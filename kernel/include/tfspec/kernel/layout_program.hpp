@@ -101,11 +101,16 @@ std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, i
 
 // `sm`: the target's compute capability (ldmatrix from 75, stmatrix from 90; 0: neither).
 // spec/TRITON.md §3.2: how Triton 3.9 lowers a convert between two distributed layouts, from its
-// own map of the destination's hardware bits to the source's: 2 through its shared-memory scratch
-// (the map moves warps or blocks), 1 within a warp (lanes: warp shuffles, or its scratch), 0
-// registers only. Triton decides on that map, not on where the data is: a convert whose data never
-// leaves its thread can still go through shared memory (a broadcast source).
-int triton_convert_level(const LinearLayout& src, const LinearLayout& dst);
+// own map of the destination's hardware bits to the source's. `level`: 2 the map moves warps (or
+// blocks), 1 lanes, 0 registers only. Triton decides on that map, not on where the data is: a
+// convert whose data never leaves its thread can still move (a broadcast source). `shuffles`: where
+// the data stays within a warp and the map moves something, Triton's choice of warp shuffles over
+// its shared-memory scratch (the rule §3.2 states, checked against Triton 3.9's output).
+struct TritonConvertPath {
+  int level = 0;
+  bool shuffles = false;
+};
+TritonConvertPath triton_convert_path(const LinearLayout& src, const LinearLayout& dst);
 std::optional<ConvertScratch> triton_convert_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits, int sm, std::string& why_not);
 // A side moved by ldmatrix / stmatrix (§3.2.1): each phase is one 8x8 matrix, eight 16-byte rows
 // (its first row's vector, XORed with the span of `rows`), served in one wavefront when no two
