@@ -99,7 +99,6 @@ struct LdmatrixReport {
 std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t threads_per_warp, int64_t elem_bytes,
                                               std::string& why_not);
 
-// `sm`: the target's compute capability (ldmatrix from 75, stmatrix from 90; 0: neither).
 // spec/TRITON.md §3.2: how Triton 3.9 lowers a convert between two distributed layouts, from its
 // own map of the destination's hardware bits to the source's. `level`: 2 the map moves warps (or
 // blocks), 1 lanes, 0 registers only. Triton decides on that map, not on where the data is: a
@@ -111,6 +110,7 @@ struct TritonConvertPath {
   bool shuffles = false;
 };
 TritonConvertPath triton_convert_path(const LinearLayout& src, const LinearLayout& dst);
+// `sm`: the target's compute capability (ldmatrix from 75, stmatrix from 90; 0: neither).
 std::optional<ConvertScratch> triton_convert_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits, int sm, std::string& why_not);
 // A side moved by ldmatrix / stmatrix (§3.2.1): each phase is one 8x8 matrix, eight 16-byte rows
 // (its first row's vector, XORed with the span of `rows`), served in one wavefront when no two
