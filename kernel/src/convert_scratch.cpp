@@ -304,6 +304,59 @@ std::optional<Bases> phase_rows(const Instr& in, const Side& d, const Bases& vec
 
 }  // namespace cvt_scratch
 
+TritonConvertPath triton_convert_path(const LinearLayout& src, const LinearLayout& dst) {
+  using namespace cvt_scratch;
+  // Triton's map from each destination basis to the source's hardware bits (its invertAndCompose):
+  // an input dimension whose bases are the same list on both sides maps to itself; the others are
+  // solved over the source's bases of those dimensions in order (register, lane, warp, block), a
+  // basis in the span of earlier ones (a repeat, a broadcast) never used.
+  static const char* kDims[] = {"register", "lane", "warp", "block"};
+  std::vector<bool> same(4);
+  Bases a;
+  std::vector<std::pair<size_t, size_t>> range(4);  // where each dimension's bases sit in `a`
+  for (int d = 0; d < 4; ++d) {
+    const Bases bs = in_dim(src, kDims[d]);
+    same[static_cast<size_t>(d)] = bs == in_dim(dst, kDims[d]);
+    range[static_cast<size_t>(d)] = {a.size(), a.size() + (same[static_cast<size_t>(d)] ? 0 : bs.size())};
+    if (!same[static_cast<size_t>(d)]) a.insert(a.end(), bs.begin(), bs.end());
+  }
+  const auto bits_of = [&](int d, int64_t mask) { return (mask >> range[static_cast<size_t>(d)].first) & ((int64_t{1} << (range[static_cast<size_t>(d)].second - range[static_cast<size_t>(d)].first)) - 1); };
+  TritonConvertPath p;
+  // From the slowest dimension: it is quotiented out (no data crosses it) when it maps to itself,
+  // or when destination basis k of it is source basis k of it alone and no other destination basis
+  // reaches it. The first dimension that is not decides: block or warp 2, lane 1; none 0.
+  for (int d = 3; d >= 1 && p.level == 0; --d) {
+    if (same[static_cast<size_t>(d)]) continue;
+    bool ok = true;
+    for (int e = 0; e < 4 && ok; ++e) {
+      if (same[static_cast<size_t>(e)] || e > d) continue;  // slower dimensions were quotiented out
+      const Bases bs = in_dim(dst, kDims[e]);
+      for (size_t k = 0; k < bs.size() && ok; ++k) {
+        const std::optional<int64_t> m = preimage(a, bs[k]);
+        if (!m) ok = false;
+        else if (e == d) ok = *m == (int64_t{1} << (range[static_cast<size_t>(d)].first + k));
+        else ok = bits_of(d, *m) == 0;
+      }
+    }
+    if (!ok) p.level = d >= 2 ? 2 : 1;
+  }
+  // Where the data stays within a warp, shuffles serve when no destination warp basis comes from a
+  // source register (a register choice that differs by warp) and registers and lanes trade at most
+  // one bit each way (one mixed transposition): destination lanes from source registers, and
+  // destination registers from source lanes.
+  const auto from = [&](const char* dim_of_dst, int dim_of_src) {
+    int n = 0;
+    if (same[static_cast<size_t>(dim_of_src)]) return 0;
+    for (int64_t x : in_dim(dst, dim_of_dst)) {
+      const std::optional<int64_t> m = x == 0 ? std::nullopt : preimage(a, x);
+      n += m && bits_of(dim_of_src, *m) != 0;
+    }
+    return n;
+  };
+  p.shuffles = p.level > 0 && (same[2] || from("warp", 0) == 0) && from("lane", 0) <= 1 && from("register", 1) <= 1;
+  return p;
+}
+
 std::optional<ConvertScratch> triton_convert_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits, int sm, std::string& why_not) {
   using namespace cvt_scratch;
   if (!nonzero(in_dim(src, "block")).empty() || !nonzero(in_dim(dst, "block")).empty()) {
@@ -363,15 +416,21 @@ std::vector<int64_t> scratch_offsets(const LinearLayout& side, const ConvertScra
   using namespace cvt_scratch;
   const std::vector<int64_t> offset_of = offsets_by_element(s, side.out_bits());
   if (offset_of.empty()) return {};
-  // The register bits holding vector bits first (in the vector's order), so that one thread's access
-  // is consecutive values; a register basis of 0 (a repeat) is not moved.
+  // The registers ordered as Triton's lowering permutes them before it vectorises an access (the
+  // largest vectorisation over any order of the registers): first the chain of registers whose
+  // elements sit at offsets 1, 2, 4, ... of the scratch, then the others in their order. A register
+  // basis of 0 (a repeat) is not moved.
   const Bases regs = in_dim(side, "register");
   std::vector<int> bits;
-  for (int64_t x : s.vector)
-    for (size_t k = 0; k < regs.size(); ++k)
-      if (regs[k] == x) bits.push_back(static_cast<int>(k));
+  const auto taken = [&](size_t k) { return std::find(bits.begin(), bits.end(), static_cast<int>(k)) != bits.end(); };
+  for (int64_t want = 1;; want *= 2) {
+    size_t k = 0;
+    while (k < regs.size() && (regs[k] == 0 || taken(k) || offset_of[static_cast<size_t>(regs[k])] != want)) ++k;
+    if (k == regs.size()) break;
+    bits.push_back(static_cast<int>(k));
+  }
   for (size_t k = 0; k < regs.size(); ++k)
-    if (regs[k] != 0 && std::find(bits.begin(), bits.end(), static_cast<int>(k)) == bits.end()) bits.push_back(static_cast<int>(k));
+    if (regs[k] != 0 && !taken(k)) bits.push_back(static_cast<int>(k));
   values = int64_t{1} << bits.size();
   threads = side.size() >> regs.size();
   std::vector<int64_t> off(static_cast<size_t>(threads * values));

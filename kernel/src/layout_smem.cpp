@@ -214,13 +214,21 @@ void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Fin
   std::string msg = kText[level];
   std::string why_not;
   const int sm = p.arch.starts_with("sm") ? std::atoi(p.arch.c_str() + 2) : 0;
-  if (level == 1) {  // Triton 3.9 moves many of these through its scratch too; which ones is not modelled
-    const std::optional<ConvertScratch> s = triton_convert_scratch(*m.regs, *m.regs_to, m.elem_bits, sm, why_not);
-    if (s) detail["scratch_bytes_if_shared"] = s->bytes;
-    msg += " (Triton 3.9 may still go through shared memory" + (s ? ", then a scratch of " + std::to_string(s->bytes) + " B" : std::string()) +
-           "; its choice between shuffles and the scratch is not modelled)";
+  // Triton 3.9 decides on its own map of the destination's hardware bits to the source's
+  // (triton_convert_path), which can move warps or lanes where the data does not (a broadcast
+  // layout: every thread, or every warp, already holds what it needs); where the data stays within
+  // a warp, it then picks warp shuffles or its scratch.
+  const TritonConvertPath path = triton_convert_path(*m.regs, *m.regs_to);
+  bool through_scratch = level == 2;
+  if (level < 2 && path.level > 0) {
+    detail["triton_moves"] = path.level == 2 ? "warps" : "lanes";
+    detail["triton"] = path.shuffles ? "shuffles" : "shared";
+    through_scratch = !path.shuffles;
+    msg += std::string("; Triton 3.9's map of the destination's hardware to the source's moves ") + (path.level == 2 ? "warps" : "lanes") +
+           (level == 0 || path.level == 2 ? " (a broadcast layout)" : "") +
+           (path.shuffles ? ": it moves the values by warp shuffles" : ": it still goes through its shared-memory scratch");
   }
-  if (level == 2) {
+  if (through_scratch) {
     if (const std::optional<ConvertScratch> s = m.scratch ? m.scratch : triton_convert_scratch(*m.regs, *m.regs_to, m.elem_bits, sm, why_not)) {
       check_convert_scratch(m, *s, detail, msg, out);
       return;

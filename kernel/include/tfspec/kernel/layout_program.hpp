@@ -101,6 +101,17 @@ struct LdmatrixReport {
 std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t threads_per_warp, int64_t elem_bytes,
                                               std::string& why_not);
 
+// spec/TRITON.md §3.2: how Triton 3.9 lowers a convert between two distributed layouts, from its
+// own map of the destination's hardware bits to the source's. `level`: 2 the map moves warps (or
+// blocks), 1 lanes, 0 registers only. Triton decides on that map, not on where the data is: a
+// convert whose data never leaves its thread can still move (a broadcast source). `shuffles`: where
+// the data stays within a warp and the map moves something, Triton's choice of warp shuffles over
+// its shared-memory scratch (the rule §3.2 states, checked against Triton 3.9's output).
+struct TritonConvertPath {
+  int level = 0;
+  bool shuffles = false;
+};
+TritonConvertPath triton_convert_path(const LinearLayout& src, const LinearLayout& dst);
 // `sm`: the target's compute capability (ldmatrix from 75, stmatrix from 90; 0: neither).
 std::optional<ConvertScratch> triton_convert_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits, int sm, std::string& why_not);
 // A side moved by ldmatrix / stmatrix (§3.2.1): each phase is one 8x8 matrix, eight 16-byte rows
@@ -113,7 +124,8 @@ struct MatrixPhases {
 };
 std::optional<MatrixPhases> matrix_phases(const ConvertScratch& s, const std::vector<int64_t>& rows, int dim);
 // The scratch offset (in elements) each (thread, value) of one side of the convert stores or loads:
-// result[t * values + v], the side's registers ordered with those holding vector bits first. Empty
+// result[t * values + v], the side's registers in the order Triton's lowering vectorises them (those
+// at scratch offsets 1, 2, 4, ... first, spec/TRITON.md §3.2.1). Empty
 // when the scratch's bases do not span the side's tile.
 std::vector<int64_t> scratch_offsets(const LinearLayout& side, const ConvertScratch& s, int64_t& threads, int64_t& values);
 
