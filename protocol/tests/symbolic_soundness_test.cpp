@@ -12,6 +12,8 @@
 
 #ifdef TFSPEC_HAVE_PROVE
 #include <cctype>
+#include <cstdlib>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <set>
@@ -836,6 +838,8 @@ RC_GTEST_PROP(SymbolicSoundness, Issue46PropertiesHoldOnRandomRank1To4ProblemsWi
   // a small budget and clock: past them the answer is undecided, which is allowed (never wrong)
   args["budget"] = 400;
   args["timeout_ms"] = 3000;
+  // bug hunts (docs/testing.md): each problem on stderr before it runs, so a hang names its problem
+  if (std::getenv("TFSPEC_PROPERTY_LOG")) std::cerr << "problem: " << op << " " << args.dump() << std::endl;
   const std::string why = check_answer(op, args, assumed_grid(symbols, assume, symbols.size() == 3 ? 120 : 160));
   RC_TAG(last_outcome);
   if (!why.empty()) RC_FAIL(op + " " + args.dump() + ": " + why);
