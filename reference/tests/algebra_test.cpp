@@ -104,6 +104,23 @@ TEST(Composition, DomainPolicy) {
   EXPECT_RULE(composition(L("8:1"), L("4:-1"), DomainPolicy::Extend), "composition-image-in-domain");
 }
 
+// The points of B past A are counted in closed form where B's remaining modes all stay inside
+// (issue 46's wider property found a divide whose count took 16 s, point by point; this one
+// would take hours). A = 2^40:1, and 2^40 = 3k+1 with k = 366503875925, so complement(3:1, 2^40)
+// is (k+1):3 and B = (3,k+1):(1,3), whose 3(k+1) = 2^40+2 points are 0 .. 2^40+1: the two
+// largest lie past A.
+TEST(Composition, PointsPastADomainOfATrillionAreCountedAtOnce) {
+  const Layout a = L("1099511627776:1");
+  EXPECT_EQ(divide_outside(a, Tiler(L("3:1"))), 2);
+  try {
+    logical_divide(a, Tiler(L("3:1")));
+    ADD_FAILURE();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "composition-image-in-domain");
+    EXPECT_NE(std::string(e.what()).find("2 of 1099511627778 points"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Composition, ShapeDivisibilityAndDomain) {
   // B = 3:2 over A=(4,4):(1,5): offsets 0,2,4 fill digit 0 with 2 values and then need 3 to be
   // a multiple of 2 (A(0), A(2), A(4) = 0, 2, 5 is no arithmetic progression).

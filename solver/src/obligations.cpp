@@ -205,7 +205,9 @@ std::optional<Bindings> Z3Decider::model_bindings(const z3::model& m) {
 std::optional<Bindings> Z3Decider::side(const QueryOutcome& q, const std::vector<SymPred>& context, const SymPred& p, bool want) {
   if (q.result != z3::sat || !q.model) return std::nullopt;
   auto b = model_bindings(*q.model);
-  if (!b || holds(p, *b) != want) return std::nullopt;
+  // read defined on the side wanted: a failing instance is one where not-p holds, never one where
+  // p is undefined (a division by 0, or a value past int64)
+  if (!b || !holds(want ? p : negate(p), *b)) return std::nullopt;
   for (const auto& c : context)
     if (!holds(c, *b)) return std::nullopt;
   return b;
@@ -217,9 +219,12 @@ std::optional<Bindings> Z3Decider::side(const QueryOutcome& q, const std::vector
 Classified Z3Decider::classify(const std::vector<SymPred>& context, const SymPred& p) {
   // The pool first: an instance of the guard where p fails and one where it holds make p
   // required, with the smallest failing instance as the counterexample, and no solver call.
+  // A pool instance where p is undefined (a value past int64: 2*K^4*N^4 at K = 1024, N = 48) is
+  // on neither side: a counterexample makes p false, not undefined (issue 46 item 3).
   std::optional<Bindings> fails, holds_at;
+  const SymPred not_p = negate(p);
   for (size_t i : survivors(context)) {
-    if (!fails && !holds(p, pool_[i])) fails = pool_[i];
+    if (!fails && holds(not_p, pool_[i])) fails = pool_[i];
     if (!holds_at && holds(p, pool_[i])) holds_at = pool_[i];
     if (fails && holds_at) return {"required", fails};
   }
