@@ -99,8 +99,11 @@ int merged_report(const std::vector<const CorpusCase*>& picked, const RunOptions
   int code = exit_code(report) == 0 ? kOk : kViolations;
   const Counts n = report.totals();
   if (!lost.empty() && n.fail + n.xpass == 0) {
-    std::cerr << "undecided: [" << rule::kCampaignRankLost.id << " -] " << lost.size() << " of " << reports.size()
-              << " ranks sent no result: their cases are errored as not run (lost: lines above)" << std::endl;
+    // one write: under mpiexec this rank's stderr and stdout reach the terminal as separate
+    // streams, and a line written piece by piece can be cut by the other stream's lines
+    const std::string line = "undecided: [" + std::string(rule::kCampaignRankLost.id) + " -] " + std::to_string(lost.size()) + " of " +
+                             std::to_string(reports.size()) + " ranks sent no result: their cases are errored as not run (lost: lines above)\n";
+    std::cerr << line << std::flush;
     code = kUnknown;
   }
   if (sig) code = stopped_exit_code();

@@ -65,8 +65,11 @@ int merged_report(const FuzzArgs& a, ranks::Campaign& c, const std::vector<ranks
   int code = summary(a, r, sig ? sig : (lost.empty() ? 0 : -1));
   std::cout << ranks_line(counts, "cases") << "\n" << lost_text << std::flush;
   if (!lost.empty() && !r.disagreement && !sig) {
-    std::cerr << "undecided: [" << rule::kCampaignRankLost.id << " -] " << lost.size() << " of " << reports.size()
-              << " ranks sent no result: the merged report covers the others' cases only (lost: lines above)" << std::endl;
+    // one write: under mpiexec this rank's stderr and stdout reach the terminal as separate
+    // streams, and a line written piece by piece can be cut by the other stream's lines
+    const std::string line = "undecided: [" + std::string(rule::kCampaignRankLost.id) + " -] " + std::to_string(lost.size()) + " of " +
+                             std::to_string(reports.size()) + " ranks sent no result: the merged report covers the others' cases only (lost: lines above)\n";
+    std::cerr << line << std::flush;
     code = kUnknown;
   }
   if (sig && !r.disagreement) code = stopped_exit_code();
