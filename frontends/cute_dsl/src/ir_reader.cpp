@@ -212,4 +212,13 @@ Module read_cute_ir(std::string_view text) {
   return m;
 }
 
+std::string op_where(const Op& op) { return op.loc.empty() ? "line " + std::to_string(op.line) : op.loc; }
+
+const Op* defining_op(const Module& m, const std::string& value) {
+  for (const Op& op : m.ops)
+    for (const std::string& r : op.results)
+      if (r == value) return &op;
+  return nullptr;
+}
+
 }  // namespace tfspec::cute_dsl

@@ -15,8 +15,6 @@
 namespace tfspec::cute_dsl {
 namespace {
 
-std::string where(const Op& op) { return op.loc.empty() ? "line " + std::to_string(op.line) : op.loc; }
-
 // `ab_major = (k, mn)` of an SM90 MMA atom: the major of operand A (0) or B (1); empty if unstated.
 std::string declared_major(const std::string& mma, int operand) {
   const size_t at = mma.find("ab_major = (");
@@ -32,7 +30,7 @@ kernel::Finding wgmma_operand(const Op& op, char name) {
   const Type& mma = op.operand_types[0];
   const Type& view = op.operand_types[1];
   kernel::Finding f = make_finding("agreement", std::string(1, name) + " mma (smem)");
-  f.loc = where(op);
+  f.loc = op_where(op);
   int64_t stages = 1;
   std::string why;
   const LayoutPtr tile = smem_stage_layout(view, stages, why);
@@ -83,11 +81,9 @@ kernel::Finding wgmma_operand(const Op& op, char name) {
 // The shared view a TMA partition writes: its fourth operand, back through `cute.group_modes`.
 std::string view_of(const Module& m, std::string v) {
   for (int hops = 0; hops < 8; ++hops) {
-    const auto grouped = std::find_if(m.ops.begin(), m.ops.end(), [&v](const Op& op) {
-      return op.name == "cute.group_modes" && !op.operands.empty() && std::find(op.results.begin(), op.results.end(), v) != op.results.end();
-    });
-    if (grouped == m.ops.end()) break;
-    v = grouped->operands[0];
+    const Op* d = defining_op(m, v);
+    if (!d || d->name != "cute.group_modes" || d->operands.empty()) break;
+    v = d->operands[0];
   }
   return v;
 }
@@ -121,27 +117,18 @@ bool read_gbasis(const std::string& atom, std::vector<std::pair<int64_t, int64_t
   return true;
 }
 
-// The TMA mode's span in bytes that writes a view whose swizzle over byte addresses is `sw`
-// (Sw<b,4,3>: 16 << b; none: 0), or -1 where no mode writes that swizzle.
-int64_t tma_span(const Type& view, int64_t elem_bytes) {
-  Symbols none;
-  const LayoutPtr whole = read_layout(view.text, none);
-  const Swizzle* sw = nullptr;
-  Swizzle bytes(0, 4, 3);
-  if (!view.swizzle.empty()) {
-    const LayoutPtr s = parse_pure_layout(to_tfspec_notation(view.swizzle, none));
-    bytes = static_cast<const Swizzle&>(*s);
-    sw = &bytes;
-  } else if (whole->kind() == LayoutKind::Composed) {
-    const auto& c = static_cast<const ComposedLayout&>(*whole);
-    if (c.inner()->kind() != LayoutKind::Swizzle) return -1;
-    const auto& e = static_cast<const Swizzle&>(*c.inner());
-    bytes = Swizzle(e.bits(), e.base() + static_cast<int>(std::log2(static_cast<double>(elem_bytes))), e.shift());
-    sw = &bytes;
-  }
-  if (!sw || sw->bits() == 0) return 0;
-  if (sw->base() != 4 || sw->shift() != 3 || sw->bits() > 3) return -1;
-  return int64_t{16} << sw->bits();
+// The TMA mode's span in bytes that writes a stage tile (as smem_stage_layout reads it: a swizzle
+// on element offsets, Sw<b, 4 - log2 E, 3> for the b-bit byte swizzle Sw<b,4,3>): 16 << b, 0
+// without a swizzle, -1 where no mode writes that swizzle.
+int64_t tma_span(const LayoutBase& tile, int64_t elem_bytes) {
+  if (tile.kind() != LayoutKind::Composed) return 0;
+  const auto& c = static_cast<const ComposedLayout&>(tile);
+  if (c.inner()->kind() != LayoutKind::Swizzle) return -1;
+  const auto& e = static_cast<const Swizzle&>(*c.inner());
+  if (e.bits() == 0) return 0;
+  const int64_t byte_base = e.base() + static_cast<int64_t>(std::log2(static_cast<double>(elem_bytes)));
+  if (byte_base != 4 || e.shift() != 3 || e.bits() > 3) return -1;
+  return int64_t{16} << e.bits();
 }
 
 // One TMA load into a view an SM90 MMA partitions: the box (from the atom's gbasis) against the
@@ -157,7 +144,7 @@ void tma_load(const Module& m, const Op& op, std::vector<kernel::Finding>& out) 
   if (!part) return;  // a TMA load into memory no MMA reads: not a GEMM operand
   const std::string subject = std::string(1, name) + " g2s";
   kernel::Finding skip = make_finding("coverage", subject, kernel::Outcome::Skipped);
-  skip.loc = where(op);
+  skip.loc = op_where(op);
   const Type& vt = part->operand_types[1];
   int64_t stages = 1;
   std::string why;
@@ -175,7 +162,7 @@ void tma_load(const Module& m, const Op& op, std::vector<kernel::Finding>& out) 
     else if (mode == 1) box_cols = extent;
     else if (extent != 1) box_rows = -1;
   }
-  const int64_t span = tma_span(vt, bits / 8);
+  const int64_t span = tma_span(*tile, bits / 8);
   if (box_rows <= 0 || box_cols <= 0 || modes[0].second > 1 || span < 0) {
     skip.message = "TMA load not checked: " +
                    (span < 0 ? "the view's swizzle is none a TMA mode writes (" + vt.full + ")" : "its box " + atom + " is not a (rows, K) box");
@@ -203,7 +190,7 @@ void tma_load(const Module& m, const Op& op, std::vector<kernel::Finding>& out) 
   std::vector<kernel::Finding> found;
   kernel::check_tma_load(p, o, found);
   for (kernel::Finding& f : found) {
-    f.loc = where(op);
+    f.loc = op_where(op);
     f.detail["box"] = {box_rows, box_cols}, f.detail["span_bytes"] = span;
     out.push_back(std::move(f));
   }
@@ -243,21 +230,21 @@ void check_smem_footprint(const Module& m, const std::string& arch, std::vector<
     const LayoutPtr l = read_layout(t.text, syms);
     const int64_t bits = elem_bits(t.elem);
     kernel::Finding f = make_finding("footprint", "shared memory");
-    f.loc = where(op);
+    f.loc = op_where(op);
     if (!syms.divisors.empty() || l->kind() != LayoutKind::Layout || bits == 0) {
       f.outcome = kernel::Outcome::Skipped;
-      f.message = "not checked: the allocation at " + where(op) + " is " + t.full + " (not a static layout of a known element type)";
+      f.message = "not checked: the allocation at " + op_where(op) + " is " + t.full + " (not a static layout of a known element type)";
       out.push_back(std::move(f));
       return;
     }
     const int64_t b = static_cast<const Layout&>(*l).cosize() * bits / 8;
     bytes += b;
-    parts.push_back(std::to_string(b) + " B at " + where(op));
+    parts.push_back(std::to_string(b) + " B at " + op_where(op));
     if (!first) first = &op;
   }
   if (!first) return;
   kernel::Finding f = make_finding("footprint", "shared memory");
-  f.loc = where(*first);
+  f.loc = op_where(*first);
   const std::optional<int64_t> limit = kernel::smem_limit_for(arch);
   std::string list;
   for (const std::string& p : parts) list += (list.empty() ? "" : ", ") + p;

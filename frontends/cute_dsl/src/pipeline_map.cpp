@@ -28,7 +28,6 @@ const LayoutBase* smem_outer(const LayoutPtr& l) {
   return l->kind() == LayoutKind::Composed ? static_cast<const ComposedLayout&>(*l).outer().get() : l.get();
 }
 
-std::string line_of(const Op& op) { return op.loc.empty() ? "line " + std::to_string(op.line) : op.loc; }
 
 const Op* find_op(const Module& m, const std::string& name, const std::string& operand1, const char* atom_kind) {
   for (const Op& op : m.ops)
@@ -38,18 +37,11 @@ const Op* find_op(const Module& m, const std::string& name, const std::string& o
   return nullptr;
 }
 
-const Op* defining(const Module& m, const std::string& value) {
-  for (const Op& op : m.ops)
-    for (const std::string& r : op.results)
-      if (r == value) return &op;
-  return nullptr;
-}
-
 // The global tensor a gmem view was cut from: back through operand 0 to a cute.local_tile.
 const Type& traced_global(const Module& m, const std::string& view) {
   std::string v = view;
   for (int hops = 0; hops < 64; ++hops) {
-    const Op* d = defining(m, v);
+    const Op* d = defining_op(m, v);
     if (!d || d->operands.empty()) break;
     if (d->name == "cute.local_tile" && !d->operand_types.empty()) return d->operand_types[0];
     v = d->operands[0];
@@ -155,7 +147,7 @@ kernel::Mma tiled_mma(const TiledMma& t, int64_t ab_bits) {
 
 struct Locs {
   std::vector<std::pair<std::string, std::string>>& out;
-  void add(const std::string& subject, const Op& op) { out.push_back({subject, line_of(op)}); }
+  void add(const std::string& subject, const Op& op) { out.push_back({subject, op_where(op)}); }
 };
 
 // One operand of the MMA, from its `cute.tiled.mma.partition A|B` op.
@@ -188,7 +180,7 @@ kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, ker
   if (!s2r) s2r = find_op(m, "cute.tiled.copy.partition_S", view, "!cute.tiled_copy<");
   if (s2r) {
     const TiledCopy& c = copy_named(m, s2r->operand_types[0]);
-    stated.push_back({o.name, c.alias, c.atom, c.layout_tv, c.tiler, line_of(*s2r)});
+    stated.push_back({o.name, c.alias, c.atom, c.layout_tv, c.tiler, op_where(*s2r)});
   }
   locs.add(name + " g2s (global)", *src);
   locs.add(name + " g2s", *dst);
@@ -206,7 +198,7 @@ const Op* mma_partition_op(const Module& m, const std::string& which, const char
 bool derived_from(const Module& m, std::string value, const std::string& root) {
   for (int hops = 0; hops < 64; ++hops) {
     if (value == root) return true;
-    const Op* d = defining(m, value);
+    const Op* d = defining_op(m, value);
     if (!d || d->operands.empty()) return false;
     value = d->operands[0];
   }

@@ -120,7 +120,7 @@ std::string operands_text(const Op& op) {
 
 kernel::Finding compare(const Op& op, const LayoutPtr& ref, const LayoutPtr& got) {
   kernel::Finding f = make_finding("layout-op", op.name);
-  f.loc = op.loc.empty() ? "line " + std::to_string(op.line) : op.loc;
+  f.loc = op_where(op);
   const Equivalence e = equivalent(*got, *ref);
   f.detail = {{"op", op.name}, {"line", op.line}, {"operands", operands_text(op)}, {"ir", op.result_types[0].text},
               {"reference", to_string(*ref)}};

@@ -114,7 +114,7 @@ std::optional<kernel::Finding> validate_dynamic(const Op& op) {
   const std::optional<Body> body = symbolic_op(op, syms, lower);
   if (!body) return std::nullopt;
   kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Undecided, &rule::kCuteDslLayoutOp);
-  f.loc = op.loc.empty() ? "line " + std::to_string(op.line) : op.loc;
+  f.loc = op_where(op);
   std::string operands;
   for (const Type& t : op.operand_types) operands += (operands.empty() ? "" : ", ") + t.text;
   const std::string head = op.name + "(" + operands + ") = " + op.result_types[0].text;

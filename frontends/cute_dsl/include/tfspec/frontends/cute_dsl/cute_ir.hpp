@@ -51,6 +51,10 @@ struct Module {
 
 // Fails closed (SpecError cute-dsl-input, naming the line) on a type it cannot read.
 Module read_cute_ir(std::string_view text);
+// Where a finding about an op points: its loc(...) where the dump has one, else "line N".
+std::string op_where(const Op& op);
+// The op whose results include the SSA value, or nullptr.
+const Op* defining_op(const Module& m, const std::string& value);
 Type parse_type(std::string_view text, const std::map<std::string, std::string>& aliases);
 
 // CuTe notation -> tfspec layouts (§1 of spec/CUTE_DSL.md). `?{div=N}` / `?{i64 div=N}` become
