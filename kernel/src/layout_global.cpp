@@ -84,7 +84,11 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
     own *= 2;
   }
   const int64_t values = int64_t{1} << m.regs->in_dim_bits(0);
-  const int64_t source_cap = std::max<int64_t>(1, std::min({16 / bytes, m.global.contiguity, m.global.align_elems}));
+  const int64_t address_cap = std::max<int64_t>(1, std::min({16 / bytes, m.global.contiguity, m.global.align_elems}));
+  // §3.4.1 a vector is one predicate: a mask caps it at its constancy along the contiguous dim. A
+  // fact of the program (a ragged bound), not of the layout: it lowers the ideal as well.
+  const bool mask_bound = m.global.mask_constancy > 0 && m.global.mask_constancy < address_cap;
+  const int64_t source_cap = mask_bound ? m.global.mask_constancy : address_cap;
   // cp.async moves one vector to consecutive shared addresses: no wider than its destination's run
   const bool dest_bound = dest_elems > 0 && dest_elems < source_cap;
   const int64_t cap = dest_bound ? dest_elems : source_cap;
@@ -112,12 +116,24 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
   }
   Json detail{{"vector_bits", vec * bytes * 8}, {"ideal_vector_bits", ideal_vec * bytes * 8}, {"sectors", sectors}, {"ideal_sectors", ideal}, {"contiguous_dim", cd}, {"warp", worst_warp}, {"warps", warps}};
   if (dest_elems > 0) detail["shared_destination_bits"] = dest_elems * bytes * 8;
+  if (m.global.mask_constancy > 0) detail["mask_constancy"] = m.global.mask_constancy;
+  detail["vector_cap"] = dest_bound ? "shared destination" : mask_bound ? "mask" : "address";
+  const std::string mask_note = mask_bound ? " (the mask is constant over runs of " + std::to_string(m.global.mask_constancy) + " elements along dim " + std::to_string(cd) +
+                                                 ": one predicate a vector caps it there, §3.4.1)"
+                                           : "";
+  // §3.4.1 the capped vector is no fault; sectors over the ideal still are: a thread's run along the
+  // dim longer than the vector spreads each of the warp's narrow requests over the run
+  const std::string spread = mask_bound && own > vec && sectors > ideal
+                                 ? "; each thread holds " + std::to_string(own) + " consecutive elements but the mask lets it move " + std::to_string(vec) +
+                                       " at a time, so each request's lanes are " + std::to_string(own * bytes) + " bytes apart: a layout whose run along dim " + std::to_string(cd) +
+                                       " is at most the mask's constancy would move the same data over the ideal sectors (§3.4.1)"
+                                 : "";
   const std::string what = std::to_string(vec * bytes * 8) + "-bit accesses along dim " + std::to_string(cd) + ", warp " + std::to_string(worst_warp) + (warps > 1 ? " (the worst of " + std::to_string(warps) + ")" : "") + " touches " + std::to_string(sectors) + " sectors for " + std::to_string(ideal) + " ideal";
   const std::string dest_note = dest_bound ? " (the shared destination keeps " + std::to_string(dest_elems * bytes * 8) + " bits of a thread contiguous: a cp.async is no wider)" : "";
   if (vec < ideal_vec || sectors > ideal)
     out.push_back(finding(m, "global", Outcome::Violation, &rule::kKernelGlobalAccess,
-                          what + " (the contiguity, alignment" + (dest_elems > 0 ? ", the shared destination's " + std::to_string(dest_elems * bytes * 8) + "-bit run" : "") + " and each thread's " + std::to_string(values) + " values allow " + std::to_string(ideal_vec * bytes * 8) + "-bit)", detail));
-  else out.push_back(finding(m, "global", Outcome::Ok, nullptr, what + dest_note, detail));
+                          what + " (the contiguity, alignment" + (dest_elems > 0 ? ", the shared destination's " + std::to_string(dest_elems * bytes * 8) + "-bit run" : "") + " and each thread's " + std::to_string(values) + " values allow " + std::to_string(ideal_vec * bytes * 8) + "-bit" + (mask_bound ? "; the mask caps it" : "") + ")" + spread, detail));
+  else out.push_back(finding(m, "global", Outcome::Ok, nullptr, what + dest_note + mask_note, detail));
 }
 
 }  // namespace tfspec::kernel

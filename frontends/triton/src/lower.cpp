@@ -63,6 +63,14 @@ Move global_move(const Op& op, MoveKind kind, const TypeInfo& ptr, const Module&
     mv.global.align_elems = f->second.divisibility;
   }
   if (op.attrs.count("contiguity")) mv.global.contiguity = std::max(mv.global.contiguity, op.attrs.at("contiguity"));
+  // §3.4.1 the mask: tt.load %ptr, %mask, %other; tt.store %ptr, %value, %mask; an async copy's
+  // `%ptr, %buf mask %m other %o`
+  const size_t mask_at = op.name == "tt.load" ? 1 : 2;
+  if (op.operands.size() > mask_at && mv.global.contiguous_dim >= 0) {
+    const auto mf = facts.find(op.operands[mask_at]);
+    const size_t cd = static_cast<size_t>(mv.global.contiguous_dim);
+    mv.global.mask_constancy = mf != facts.end() && cd < mf->second.constancy.size() ? mf->second.constancy[cd] : 1;
+  }
   return mv;
 }
 

@@ -367,3 +367,67 @@ TEST(TritonKernels, AnAsyncCopyIsNoWiderThanItsSharedDestinationKeepsTogether) {
       EXPECT_EQ(f->detail["vector_bits"], 128) << f->message;
     }
 }
+
+// §3.4.1 a mask caps the vector at its constancy along the contiguous dim. The ragged kernel of
+// sweep_kernels.py (8 x 64 fp16, blocked<[1, 4], [2, 16], [4, 1], [1, 0]>, 4 warps) loads and
+// stores with `(cols < n_cols) & (rows >= 0)`. The address allows 4 halves a thread (contiguity 64,
+// the 16-byte divisible pointer and stride: 8 halves; the thread's 4): 64-bit. Along dim 1 the
+// mask `cols < n_cols` changes value only at a multiple of gcd(64 (the range's run), 2^30 (its
+// start 0), div(n_cols)); `rows >= 0` is a broadcast 8 x 1, constant along dim 1.
+// - n_cols divisible by 16: constancy 16, the vector stays 64-bit: a warp's two rows of 64 halves
+//   (128 bytes each) take 8 sectors, 8 ideal: ok.
+// - n_cols unspecialised (divisibility 1): constancy 1, so each half is its own predicate: 16-bit
+//   accesses (Triton's PTX has ld.global.b16 / st.global.b16), and that is the ideal vector too (no
+//   layout can widen it). But each of a thread's 4 requests puts the 16 lanes of a row 8 bytes
+//   apart: 128 bytes, 4 sectors, for 32 bytes; 2 rows: 8 sectors for 2 ideal; 4 requests: 32 for 8.
+//   A layout with one half a thread along dim 1 (lanes consecutive) would touch 2 a request: the
+//   layout's cost, a violation (the finding names the mask as the cause).
+TEST(TritonKernels, AMaskCapsTheVectorAtItsConstancy) {
+  const auto n16 = check(fixture("sweep/ragged_fp16_8x64_w4_n16.sm90.ttgir"));
+  EXPECT_TRUE(select(n16, "global", Outcome::Violation).empty());
+  const auto ok = select(n16, "global", Outcome::Ok);
+  ASSERT_EQ(ok.size(), 2u);
+  for (const Finding* f : ok) {
+    EXPECT_EQ(f->detail["vector_bits"], 64);
+    EXPECT_EQ(f->detail["ideal_vector_bits"], 64);
+    EXPECT_EQ(f->detail["vector_cap"], "address");
+    EXPECT_EQ(f->detail["mask_constancy"], 16);
+    EXPECT_EQ(f->detail["sectors"], 8);
+    EXPECT_EQ(f->detail["ideal_sectors"], 8);
+  }
+  EXPECT_TRUE(ok[0]->loc.starts_with("sweep_kernels.py:124:")) << ok[0]->loc;
+  EXPECT_TRUE(ok[1]->loc.starts_with("sweep_kernels.py:125:")) << ok[1]->loc;
+  const auto ragged = check(fixture("sweep/ragged_fp16_8x64_w4.sm90.ttgir"));
+  const auto bad = select(ragged, "global", Outcome::Violation);
+  ASSERT_EQ(bad.size(), 2u);
+  for (const Finding* f : bad) {
+    EXPECT_EQ(f->rule->id, "kernel-global-access");
+    EXPECT_EQ(f->detail["vector_bits"], 16);
+    EXPECT_EQ(f->detail["ideal_vector_bits"], 16);
+    EXPECT_EQ(f->detail["vector_cap"], "mask");
+    EXPECT_EQ(f->detail["mask_constancy"], 1);
+    EXPECT_EQ(f->detail["sectors"], 32);
+    EXPECT_EQ(f->detail["ideal_sectors"], 8);
+    EXPECT_NE(f->message.find("the mask caps it"), std::string::npos) << f->message;
+  }
+  EXPECT_TRUE(bad[0]->loc.starts_with("sweep_kernels.py:124:")) << bad[0]->loc;
+}
+
+// §1 regions: an op that opens regions (scf.for) ends at the line closing them; a comparison keeps
+// its predicate.
+TEST(TtgirReader, RegionEndsAndPredicates) {
+  const auto m = triton::read_ttgir(fixture(kMatmul));
+  bool loop = false;
+  for (const triton::Op& op : m.ops) {
+    if (op.name == "scf.for") {
+      loop = true;
+      EXPECT_GT(op.end_line, op.line + 10);
+    } else {
+      EXPECT_EQ(op.end_line, op.line) << op.name;
+    }
+    if (op.name == "arith.cmpi") {
+      EXPECT_FALSE(op.predicate.empty());
+    }
+  }
+  EXPECT_TRUE(loop);
+}

@@ -18,9 +18,12 @@ enum class MoveKind { SharedLoad, SharedStore, AsyncCopy, Convert, GlobalLoad, G
 // What the IR says about a global pointer tensor (§3.4): the dim along which consecutive elements
 // are consecutive addresses (-1: none known), how many of them are (contiguity), and the alignment
 // in elements every thread's first address along it has (from tt.divisibility).
+// A mask (tt.load's, tt.store's, an async copy's) caps the vector at its constancy along that dim
+// (`mask_constancy`, elements; 0: no mask): a vector is one predicate (§3.4.1).
 struct GlobalFacts {
   int contiguous_dim = -1;
   int64_t contiguity = 1, align_elems = 1;
+  int64_t mask_constancy = 0;
 };
 
 struct DotOperand {

@@ -30,6 +30,8 @@ struct Op {
   std::map<std::string, int64_t> attrs;        // integer attributes: axis, start, end, contiguity, opIdx, ...
   std::vector<int64_t> offsets;                // memdesc_subslice's static offsets `%x[0, 16]`
   int line = 0;                                // 1-based line of the TTGIR
+  int end_line = 0;                            // an op with regions (scf.for, scf.if): the line closing them; else line
+  std::string predicate;                       // arith.cmpi's predicate word (slt, sge, ...)
   std::string loc;                             // "kernels.py:20:12"; empty where the IR has none
 };
 
