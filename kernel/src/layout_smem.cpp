@@ -238,21 +238,40 @@ void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Fin
   out.push_back(finding(m, "convert", Outcome::Ok, nullptr, msg, detail));
 }
 
+// §3.5 the footprint: the most bytes live at once. A buffer is live over its Move's program points
+// (live_from .. live_to; 0: throughout), a convert's scratch at its op only; the peak is reached at
+// the start of some buffer's range or at some convert, so those points are the candidates.
 void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out) {
   int64_t allocs = 0, scratch = 0;
+  std::vector<std::pair<const Move*, int64_t>> scratches;  // each convert through shared memory, its bytes
   for (const Move& m : p.moves) {
     allocs += m.kind == MoveKind::Alloc ? m.alloc_bytes : 0;
     if (m.kind == MoveKind::Convert && m.regs && m.regs_to && !(*m.regs == *m.regs_to)) {
       std::vector<Finding> c;
       check_layout_convert(p, m, c);
-      if (c[0].detail.contains("scratch_bytes")) scratch = std::max(scratch, c[0].detail["scratch_bytes"].get<int64_t>());
+      if (c[0].detail.contains("scratch_bytes")) {
+        scratch = std::max(scratch, c[0].detail["scratch_bytes"].get<int64_t>());
+        scratches.emplace_back(&m, c[0].detail["scratch_bytes"].get<int64_t>());
+      }
     }
   }
-  const int64_t need = std::max(allocs, scratch);
+  const auto live_at = [](const Move& m, int64_t at) { return m.live_to == 0 || (m.live_from <= at && at <= m.live_to); };
+  int64_t need = 0, peak_at = 0;
+  std::vector<int64_t> points;
+  for (const Move& m : p.moves)
+    if (m.kind == MoveKind::Alloc || m.kind == MoveKind::Convert) points.push_back(m.live_from);
+  for (int64_t at : points) {
+    int64_t bytes = 0;
+    for (const Move& m : p.moves) bytes += m.kind == MoveKind::Alloc && live_at(m, at) ? m.alloc_bytes : 0;
+    for (const auto& [m, b] : scratches) bytes += live_at(*m, at) ? b : 0;
+    if (bytes > need) need = bytes, peak_at = at;
+  }
   Move whole;
   whole.subject = "shared memory";
   Finding f = finding(whole, "footprint", Outcome::Ok, nullptr, "", {{"allocations_bytes", allocs}, {"scratch_bytes", scratch}, {"bytes", need}});
-  f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B: " + std::to_string(need) + " B";
+  if (peak_at > 0) f.detail["peak_line"] = peak_at;
+  f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B; the most live at once " + std::to_string(need) + " B" +
+              (peak_at > 0 ? " (IR line " + std::to_string(peak_at) + ")" : "");
   if (p.declared_shared) f.message += "; Triton allocated " + std::to_string(*p.declared_shared) + " B", f.detail["declared_bytes"] = *p.declared_shared;
   const std::optional<int64_t> limit = o.smem_limit ? o.smem_limit : smem_limit_for(p.arch);
   const int64_t used = std::max(need, p.declared_shared.value_or(0));

@@ -317,6 +317,12 @@ TEST(TritonKernels, FusedAttentionTutorialOnSm90) {
   ASSERT_EQ(fp.size(), 1u);
   EXPECT_EQ(fp[0]->detail["allocations_bytes"], 16384 + 2 * 24576 + 16384 + 56);
   EXPECT_EQ(fp[0]->detail["declared_bytes"], 81976 - 16384);
+  // §3.5 by liveness: the staging (line 190) comes after the loop, when the K/V ring is dead, and
+  // Q's barrier (line 70) is dead after its wait and invalidation (line 75) before K's and V's
+  // barriers are made: at most Q + K + V + 6 barriers = 16384 + 49152 + 48 live at once, 8 B under
+  // Triton's 65592 (its allocator left Q's barrier's 8 B unused: a peak is a lower bound of a
+  // placement at fixed offsets).
+  EXPECT_EQ(fp[0]->detail["bytes"], 16384 + 2 * 24576 + 48);
   const auto dots = select(r, "dot", Outcome::Ok);
   ASSERT_EQ(dots.size(), 3u);
   EXPECT_EQ(dots[0]->detail["major"], "K");
@@ -430,4 +436,30 @@ TEST(TtgirReader, RegionEndsAndPredicates) {
     }
   }
   EXPECT_TRUE(loop);
+}
+
+// §3.5 the footprint is the most bytes live at once. The sweep's attention kernel on sm80 with one
+// stage: Q (128 x 32 halves, 8192 B) is stored before the loop and read in it, so it is live through
+// the loop; K (32 x 64 halves, 4096 B) is stored in the loop and last read by the first dot (line
+// 72); V (64 x 32 halves, 4096 B) is stored after that (line 100). So at most 8192 + 4096 = 12288 B
+// are live (from K's store on), which is Triton's metadata.shared; the sum was 16384. The epilogue's
+// convert (line 118, across warps: a 4096 B scratch) comes after the loop, with Q dead.
+TEST(TritonKernels, FootprintIsThePeakOfLiveBuffers) {
+  const auto r = kernel::check_layout_program(triton::lower(triton::read_ttgir(fixture("sweep/attention_128x64x32_w4_s1.sm80.ttgir")), 12288));
+  const auto fp = select(r, "footprint", Outcome::Ok);
+  ASSERT_EQ(fp.size(), 1u);
+  EXPECT_EQ(fp[0]->detail["allocations_bytes"], 8192 + 4096 + 4096);
+  EXPECT_EQ(fp[0]->detail["scratch_bytes"], 4096);
+  EXPECT_EQ(fp[0]->detail["bytes"], 12288);
+  EXPECT_EQ(fp[0]->detail["peak_line"], 70);
+  // every buffer's range: Q to the loop's end, K to its last read, V to the second dot's read
+  const auto p = triton::lower(triton::read_ttgir(fixture("sweep/attention_128x64x32_w4_s1.sm80.ttgir")));
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (const kernel::Move& m : p.moves)
+    if (m.kind == kernel::MoveKind::Alloc) ranges.emplace_back(m.live_from, m.live_to);
+  ASSERT_EQ(ranges.size(), 3u);
+  EXPECT_EQ(ranges[0].first, 47);
+  EXPECT_GT(ranges[0].second, 107);  // the loop's closing line
+  EXPECT_EQ(ranges[1], (std::pair<int64_t, int64_t>{70, 72}));
+  EXPECT_EQ(ranges[2], (std::pair<int64_t, int64_t>{100, 106}));
 }

@@ -64,6 +64,9 @@ struct Move {
   std::vector<int64_t> smem_shape;
   std::vector<int64_t> smem_origin;  // where the view starts in the allocation (memdesc_subslice); empty: 0
   int64_t alloc_bytes = 0;  // Alloc: the allocation's bytes (every buffer of it)
+  // §3.5 the program points (the IR's lines) from the op to the last that uses its buffer (an
+  // Alloc), or the op's own (a convert's scratch); 0: not known, live throughout.
+  int64_t live_from = 0, live_to = 0;
   GlobalFacts global;
   DotOperand a, b;
   std::string accumulator;  // the dot's result encoding, as written
