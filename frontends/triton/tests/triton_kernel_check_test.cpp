@@ -323,7 +323,12 @@ TEST(TritonKernels, FusedAttentionTutorialOnSm90) {
   // Triton's 65592 (its allocator left Q's barrier's 8 B unused: a peak is a lower bound of a
   // placement at fixed offsets).
   EXPECT_EQ(fp[0]->detail["bytes"], 16384 + 2 * 24576 + 48);
-  const auto dots = select(r, "dot", Outcome::Ok);
+  const auto all = select(r, "dot", Outcome::Ok);
+  ASSERT_EQ(all.size(), 4u);  // the second dot's A is in registers (§3.3.2): P, kWidth 2
+  std::vector<const Finding*> dots;
+  for (const Finding* f : all)
+    if (f->detail.contains("major")) dots.push_back(f);
+    else EXPECT_EQ(f->detail["a_lane_k"], Json::array({2, 4}));
   ASSERT_EQ(dots.size(), 3u);
   EXPECT_EQ(dots[0]->detail["major"], "K");
   EXPECT_EQ(dots[1]->detail["major"], "K");
@@ -462,4 +467,34 @@ TEST(TritonKernels, FootprintIsThePeakOfLiveBuffers) {
   EXPECT_GT(ranges[0].second, 107);  // the loop's closing line
   EXPECT_EQ(ranges[1], (std::pair<int64_t, int64_t>{70, 72}));
   EXPECT_EQ(ranges[2], (std::pair<int64_t, int64_t>{100, 106}));
+}
+
+// §3.3.2 wgmma's A in registers (the attention fixture's second dot on sm90: P as
+// dot_op<{opIdx = 0, parent = #mma (v3), kWidth = 2}>). The PTX ISA's fragment of a 16-bit A: a
+// lane's 32-bit register holds 2 consecutive k (w = 32 / 16), lane % 4 steps k by 2 and 4, lane / 4
+// steps m by 1, 2, 4, the next register pair m + 8, then k + 8 (K = 16 an instruction): register k
+// steps [1, 8], lane k steps [2, 4]. kWidth 2 is that fragment. Planted kWidth 4: registers walk k
+// for 4 (1, 2) and the lanes step k by 4, 8, so lane 1 holds k = 4.. where wgmma reads k = 2..:
+// a kernel-dot-operands violation at the dot (kernels.py line 95).
+TEST(TritonKernels, WgmmaRegisterAOperandAgainstTheInstructionsFragment) {
+  const std::string name = "attention_128x64x64_w4_s2.sm90.ttgir";
+  const auto good = check(fixture(name));
+  bool seen = false;
+  for (const Finding* f : select(good, "dot", Outcome::Ok))
+    if (f->message.starts_with("wgmma's A in registers")) {
+      seen = true;
+      EXPECT_EQ(f->detail["a_register_k"], Json::array({1, 8, 16, 32}));
+      EXPECT_EQ(f->detail["a_lane_k"], Json::array({2, 4}));
+      EXPECT_EQ(f->detail["a_lane_m"], Json::array({1, 2, 4}));
+      EXPECT_EQ(f->detail["a_register_m"], 8);
+      EXPECT_TRUE(f->loc.starts_with("kernels.py:95:")) << f->loc;
+    }
+  EXPECT_TRUE(seen);
+  const auto planted = check(replaced(fixture(name), "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>"));
+  const auto bad = select(planted, "dot", Outcome::Violation);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0]->rule->id, "kernel-dot-operands");
+  EXPECT_TRUE(bad[0]->loc.starts_with("kernels.py:95:")) << bad[0]->loc;
+  EXPECT_EQ(bad[0]->detail["a_lane_k"], Json::array({4, 8}));
+  EXPECT_EQ(bad[0]->detail["wgmma_lane_k"], Json::array({2, 4}));
 }
