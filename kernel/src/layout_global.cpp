@@ -151,7 +151,7 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
           const int64_t e = (*m.regs)(v + (lane + w * p.threads_per_warp) * values), c = coord(e, m.shape, static_cast<size_t>(cd));
           row_and_byte.push_back({e - c * stride, c * bytes});
         }
-      const SectorCount n = sectors_of(row_and_byte, bytes);
+      const SectorCount n = sectors_of(row_and_byte, bytes, m.shape[static_cast<size_t>(cd)] * bytes);
       ws += n.sectors;
       wi += n.ideal;
     }
@@ -159,6 +159,7 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
   }
   Json detail{{"vector_bits", vec * bytes * 8}, {"ideal_vector_bits", ideal_vec * bytes * 8}, {"sectors", sectors}, {"ideal_sectors", ideal}, {"contiguous_dim", cd}, {"warp", worst_warp}, {"warps", warps}};
   if (dest_elems > 0) detail["shared_destination_bits"] = dest_elems * bytes * 8;
+  if (m.shape[static_cast<size_t>(cd)] * bytes < 32) detail["row_bytes"] = m.shape[static_cast<size_t>(cd)] * bytes;  // a short row: one sector each
   if (m.global.mask_constancy > 0) detail["mask_constancy"] = m.global.mask_constancy;
   detail["vector_cap"] = dest_bound ? "shared destination" : mask_bound ? "mask" : "address";
   const std::string mask_note = mask_bound ? " (the mask is constant over runs of " + std::to_string(m.global.mask_constancy) + " elements along dim " + std::to_string(cd) +

@@ -498,3 +498,22 @@ TEST(TritonKernels, WgmmaRegisterAOperandAgainstTheInstructionsFragment) {
   EXPECT_EQ(bad[0]->detail["a_lane_k"], Json::array({4, 8}));
   EXPECT_EQ(bad[0]->detail["wgmma_lane_k"], Json::array({2, 4}));
 }
+
+// §3.4 rows shorter than a sector. The sweep's transpose of a 32 x 8 bf16 tile (8 warps) loads
+// with blocked<[1, 1], [4, 8], [8, 1], [1, 0]>: a warp reads 4 rows of 8 halves, 16 bytes each,
+// 16-bit accesses (one value a thread). The rows' distance is a runtime stride, so each row is its
+// own sector: 4 sectors. The bytes are 64, but no layout can pack two 16-byte rows into one sector:
+// the ideal is 64 / 16 = 4, not 64 / 32 = 2 (the old count, which called Triton's choice a fault).
+// The store (columns of 32 halves, 64 bytes, contiguous) keeps the 32-byte ideal: 2.
+TEST(TritonKernels, ShortRowsTakeOneSectorEach) {
+  const auto r = check(fixture("sweep/transpose_bf16_32x8_w8.sm80.ttgir"));
+  EXPECT_TRUE(select(r, "global", Outcome::Violation).empty());
+  const auto ok = select(r, "global", Outcome::Ok);
+  ASSERT_EQ(ok.size(), 2u);
+  EXPECT_EQ(ok[0]->detail["row_bytes"], 16);
+  EXPECT_EQ(ok[0]->detail["sectors"], 4);
+  EXPECT_EQ(ok[0]->detail["ideal_sectors"], 4);
+  EXPECT_FALSE(ok[1]->detail.contains("row_bytes"));
+  EXPECT_EQ(ok[1]->detail["sectors"], 2);
+  EXPECT_EQ(ok[1]->detail["ideal_sectors"], 2);
+}
