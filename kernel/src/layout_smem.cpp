@@ -268,6 +268,7 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
   }
   Move whole;
   whole.subject = "shared memory";
+  whole.loc = p.loc;
   Finding f = finding(whole, "footprint", Outcome::Ok, nullptr, "", {{"allocations_bytes", allocs}, {"scratch_bytes", scratch}, {"bytes", need}});
   if (peak_at > 0) f.detail["peak_line"] = peak_at;
   f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B; the most live at once " + std::to_string(need) + " B" +
@@ -320,7 +321,10 @@ int64_t destination_run(const Move& to, int cd) {
 KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   KernelReport r{p.name, p.arch, {}, {}, 0};
-  for (const std::string& u : p.unknown) r.findings.push_back(Finding{"reader", "not read", Outcome::Skipped, nullptr, u, Json::object()});
+  for (const std::string& u : p.unknown) {
+    r.findings.push_back(Finding{"reader", "not read", Outcome::Skipped, nullptr, u, Json::object()});
+    r.findings.back().loc = p.loc;
+  }
   for (size_t i = 0; i < p.moves.size(); ++i) {
     const Move& m = p.moves[i];
     if (m.kind == MoveKind::Alloc) continue;

@@ -205,6 +205,7 @@ void lower_op(const Op& op, size_t index, const Module& m, const std::map<std::s
 kernel::LayoutProgram lower(const Module& m, std::optional<int64_t> metadata_shared) {
   kernel::LayoutProgram p;
   p.name = m.kernel;
+  p.loc = m.loc;
   p.arch = m.target.starts_with("cuda:") ? "sm" + m.target.substr(5) : m.target;
   p.threads_per_warp = m.threads_per_warp;
   p.num_warps = m.num_warps;

@@ -174,12 +174,17 @@ Module read_ttgir(std::string_view text) {
   const LocDefs defs = read_loc_defs(lines);
   Module m;
   std::vector<std::ptrdiff_t> open;  // the ops whose regions are open (-1: a line that is no op)
+  size_t func_depth = 0;              // open.size() inside the tt.func
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string_view l = lines[i];
     const int n = static_cast<int>(i + 1);
     if (l.starts_with("}") && !l.ends_with("{") && !open.empty()) {  // `} else {` continues the op's regions
       if (open.back() >= 0) m.ops[static_cast<size_t>(open.back())].end_line = n;
       open.pop_back();
+      if (open.size() + 1 == func_depth && m.loc.empty()) {  // the tt.func's closing `} loc(...)`: the kernel's location
+        std::string_view rest = l;
+        m.loc = resolve_loc(take_loc(rest), defs);
+      }
     }
     const bool opens = l.ends_with("{") && !l.starts_with("}") && !l.starts_with("//");
     if (l.empty() || l.starts_with("//") || l.starts_with("}") || l.starts_with("#loc")) continue;
@@ -196,6 +201,7 @@ Module read_ttgir(std::string_view text) {
       if (opens) open.push_back(static_cast<std::ptrdiff_t>(m.ops.size() - 1)), pushed = true;
     }
     if (!pushed) open.push_back(-1);
+    if (l.starts_with("tt.func") && opens) func_depth = open.size();
   }
   if (m.num_warps == 0)
     fail(rule::kTritonInput, "TTGIR (§1): no `module attributes {... \"ttg.num-warps\" = N ...}` line: is this the ttgir stage (compiled.asm[\"ttgir\"])?");

@@ -79,6 +79,7 @@ struct Move {
 
 struct LayoutProgram {
   std::string name, arch;  // arch: sm80, sm90
+  std::string loc;         // the kernel's own location: the findings about the whole kernel carry it
   int64_t threads_per_warp = 32, num_warps = 4;
   std::optional<int64_t> declared_shared;  // what the compiler allocated (Triton's metadata.shared)
   std::vector<Move> moves;

@@ -44,6 +44,7 @@ struct Argument {
 struct Module {
   int64_t num_warps = 0, threads_per_warp = 32, num_ctas = 1;
   std::string target, kernel;  // "cuda:80", the tt.func's name
+  std::string loc;             // the tt.func's location (its definition line), empty where the IR has none
   Aliases aliases;
   std::vector<std::string> alias_order;  // as defined
   std::vector<Argument> args;
