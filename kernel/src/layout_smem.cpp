@@ -70,9 +70,17 @@ bool check_ldmatrix(const LayoutProgram& p, const Move& m, const std::vector<int
   const int64_t bytes = std::max<int64_t>(1, m.elem_bits / 8);
   const std::optional<LdmatrixReport> r = ldmatrix_phases(off, threads, values, p.threads_per_warp, bytes, why_not);
   if (!r) return false;
-  out.push_back(finding(m, "width", Outcome::Ok, nullptr, "local_load by ldmatrix: 16-byte rows, 8 rows a matrix (" + std::to_string(r->matrices) + " matrices)",
-                        {{"bits", 128}, {"model", "ldmatrix"}}));
-  Json detail{{"wavefronts", r->wavefronts}, {"ideal", r->ideal}, {"degree", r->degree}, {"model", "ldmatrix"}, {"phases", r->matrices}};
+  const std::string instruction = r->trans ? "ldmatrix.trans" : "ldmatrix";
+  out.push_back(finding(m, "width", Outcome::Ok, nullptr, "local_load by " + instruction + ": 16-byte rows, 8 rows a matrix (" + std::to_string(r->matrices) + " matrices)",
+                        {{"bits", 128}, {"model", "ldmatrix"}, {"instruction", instruction}}));
+  // the buffer's row: the extent of the dim its consecutive offsets walk (with no swizzle, a phase's
+  // 8 rows are that many bytes apart)
+  int64_t row_bytes = 0;
+  for (const LinearInDim& d : m.smem->ins())
+    if (d.name == "offset" && !d.bases.empty())
+      for (size_t k = 0; k < d.bases[0].size() && k < m.smem_shape.size(); ++k)
+        if (d.bases[0][k] != 0) row_bytes = m.smem_shape[k] * bytes;
+  Json detail{{"wavefronts", r->wavefronts}, {"ideal", r->ideal}, {"degree", r->degree}, {"model", "ldmatrix"}, {"instruction", instruction}, {"phases", r->matrices}, {"row_bytes", row_bytes}};
   if (r->wavefronts == r->ideal) {
     out.push_back(finding(m, "banks", Outcome::Ok, nullptr, "conflict-free (ldmatrix phases): " + std::to_string(r->wavefronts) + " wavefronts = ideal", detail));
     return true;

@@ -42,6 +42,7 @@ os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 DIV16 = [["tt.divisibility", 16]]
 LOC = re.compile(r"^\s*\.loc\s+\d+\s+(\d+)\s+\d+.*//\s*(\S+?):(\d+):\d+")
 GLOBAL = re.compile(r"\b(ld|st)\.global((?:\.[\w:]+)*)")
+LDMATRIX = re.compile(r"\bldmatrix\.sync\.aligned\.m8n8\.x\d(\.trans)?\.shared")
 CP_ASYNC = re.compile(r"cp\.async\.c[ag]\.shared\.global(?:\.L2::\w+)?\s*\[[^\]]*\],\s*\[[^\]]*\],\s*(0x[0-9a-fA-F]+|\d+)")
 
 
@@ -77,6 +78,10 @@ def ptx_widths(ptx):
             continue
         if line is None:
             continue
+        lm = LDMATRIX.search(text)
+        if lm:
+            widths[("ldmatrix", line)].add("ldmatrix" + (".trans" if lm.group(1) else ""))
+            continue
         c = CP_ASYNC.search(text)
         if c:
             widths[("cp", line)].add(int(c.group(1), 0) * 8)
@@ -99,6 +104,11 @@ def line_of(loc):
 def tfspec_widths(report):
     out = collections.defaultdict(set)
     for f in report["findings"]:
+        det = f.get("detail", {})
+        if f["check"] == "width" and det.get("model") == "ldmatrix":  # a local_load into an mma operand
+            out[("ldmatrix", line_of(f.get("loc")))].add(det["instruction"])
+        if f["check"] == "convert" and det.get("load", {}).get("instruction", "").startswith("ldmatrix"):
+            out[("ldmatrix", line_of(f.get("loc")))].add(det["load"]["instruction"])
         if f["check"] != "global" or "vector_bits" not in f.get("detail", {}):
             continue
         kind = "cp" if "async_copy" in f["subject"] else "ld" if f["subject"].startswith("tt.load") else "st"
@@ -277,7 +287,7 @@ def check_planted(tfspec, d, name, ttgir, marks, bad, notes, K):
         lines = {line_of(f.get("loc")) for f in hits}
         if kind == "maxphase":  # at the local_loads into the mma's operands: the dot's line
             ok = bool(hits) and all(line in (marks["mm_dot"], marks["attn_pv_dot"]) or line is not None for line in lines)
-            ok = ok and _maxphase_degrees(hits, ttgir, bad, name)
+            ok = ok and _maxphase_degrees(hits, ttgir, bad, name, notes)
         else:
             ok = marks[mark] in lines
         if not ok:
@@ -286,16 +296,17 @@ def check_planted(tfspec, d, name, ttgir, marks, bad, notes, K):
             notes[f"planted {kind}: caught"] += 1
 
 
-def _maxphase_degrees(hits, ttgir, bad, name):
+def _maxphase_degrees(hits, ttgir, bad, name, notes):
     """With maxPhase = 1 nothing is XORed: an ldmatrix phase's 8 rows are one row of the buffer
-    (R bytes) apart, so they fall into 8 / gcd-free slots: min(8, R / 16) rows share a slot
-    (R >= 16). Checked for the 16-bit operands, whose ldmatrix rows the model reads (§3.1.1)."""
+    (R bytes) apart, and row r's slot is (r R / 16) mod 8: min(8, R / 16) rows share one (R a power
+    of two >= 16). Checked wherever the model reads the load as an ldmatrix (§3.1.1)."""
     okay = True
     for f in hits:
         det = f.get("detail", {})
-        if det.get("instruction") != "ldmatrix" or "row_bytes" not in det:
+        if not det.get("instruction", "").startswith("ldmatrix") or not det.get("row_bytes"):
             continue
         want = min(8, det["row_bytes"] // 16)
+        notes["planted maxphase: ldmatrix degrees checked against min(8, row bytes / 16)"] += 1
         if det.get("degree") != want:
             bad.append(f"{name} maxphase: {f['subject']} degree {det.get('degree')}, expected min(8, {det['row_bytes']} / 16) = {want}")
             okay = False
@@ -349,7 +360,10 @@ def main():
                 theirs = ptx.get(key, set())
                 compared[key[0]] += 1
                 if widths != theirs:
-                    bad.append(f"{name}: line {key[1]} {key[0]}: tfspec models {sorted(widths)}-bit, Triton's PTX has {sorted(theirs)}")
+                    bad.append(f"{name}: line {key[1]} {key[0]}: tfspec models {sorted(widths)}, Triton's PTX has {sorted(theirs)}")
+            for key, theirs in sorted(ptx.items(), key=str):  # every ldmatrix of the PTX is one tfspec models
+                if key[0] == "ldmatrix" and key not in ours:
+                    bad.append(f"{name}: line {key[1]}: Triton's PTX has {sorted(theirs)}, tfspec models none there")
             for f in report["findings"]:  # §3.4.1: the mask's cap is the ideal vector too; only sectors can be over
                 det = f.get("detail", {})
                 if f["check"] == "global" and det.get("vector_cap") == "mask":
@@ -362,7 +376,8 @@ def main():
     for b in bad:
         print("differs:", b)
     print(f"kernel sweep (seed {a.seed}): {done} kernels ({refused} configurations Triton refused, drawn again); "
-          f"widths compared at {compared['ld']} load, {compared['st']} store and {compared['cp']} cp.async lines; {len(bad)} disagreements")
+          f"widths compared at {compared['ld']} load, {compared['st']} store and {compared['cp']} cp.async lines, "
+          f"ldmatrix at {compared['ldmatrix']} lines; {len(bad)} disagreements")
     for k, n in sorted(notes.items()):
         print(f"  {k}: {n}")
     return 1 if bad else 0

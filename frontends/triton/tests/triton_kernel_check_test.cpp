@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "tfspec/frontends/triton/lower.hpp"
@@ -516,4 +518,29 @@ TEST(TritonKernels, ShortRowsTakeOneSectorEach) {
   EXPECT_FALSE(ok[1]->detail.contains("row_bytes"));
   EXPECT_EQ(ok[1]->detail["sectors"], 2);
   EXPECT_EQ(ok[1]->detail["ideal_sectors"], 2);
+}
+
+// §3.1.1 ldmatrix for 8-, 16- and 32-bit elements (the PTX ISA: a lane receives the 32-bit word
+// lane % 4 of row lane / 4 of each 8x8 matrix of 16-bit cells; .trans hands it the cell lane / 4 of
+// rows 2 (lane % 4) and 2 (lane % 4) + 1, for 16-bit cells only). The tf32 matmul on sm80: A's
+// operand (kWidth 1) gives lane l the element (m = l / 4, k = l % 4) and the buffer keeps k
+// contiguous, so l's 4 bytes are the word l % 4 of the 16-byte row of m = l / 4: ldmatrix, as
+// Triton's PTX has (the sweep compares the instruction line by line). B's gives lane l
+// (k = l % 4, n = l / 4) with n contiguous: its word in the row is n % 4, not l % 4, and a 32-bit
+// element cannot be transposed: not an ldmatrix (Triton's PTX loads it with ld.shared). The fp16
+// matmul's B (n contiguous, kWidth 2: lane l holds k = 2 (l % 4), +1 at n = l / 4) is .trans.
+TEST(TritonKernels, LdmatrixFor32BitAndTransFor16Bit) {
+  auto instructions = [](const kernel::KernelReport& r) {
+    std::map<std::string, std::set<std::string>> by_loc;  // loc -> the ldmatrix variants there ("" where none)
+    for (const Finding& f : r.findings)
+      if (f.check == "width" && f.subject.starts_with("ttg.local_load")) by_loc[f.loc].insert(f.detail.value("instruction", std::string()));
+    return by_loc;
+  };
+  const auto tf32 = instructions(check(fixture("matmul_fp32_64x128x32_w4_s3.sm80.ttgir")));
+  ASSERT_EQ(tf32.size(), 2u);
+  EXPECT_EQ(tf32.at("kernels.py:20:13"), std::set<std::string>{"ldmatrix"});  // a = tl.load(a_tile)
+  EXPECT_EQ(tf32.at("kernels.py:21:13"), std::set<std::string>{""});          // b = tl.load(b_tile)
+  const auto fp16 = instructions(check(fixture(kMatmul)));
+  EXPECT_EQ(fp16.at("kernels.py:20:13"), std::set<std::string>{"ldmatrix"});
+  EXPECT_EQ(fp16.at("kernels.py:21:13"), std::set<std::string>{"ldmatrix.trans"});
 }

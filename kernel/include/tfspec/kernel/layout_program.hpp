@@ -99,11 +99,12 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
 void check_wgmma_operands(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
 void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out);
 
-// §3.1's ldmatrix phases, when every group of the load's registers is eight whole 16-byte rows
-// (layout_ldmatrix.cpp); none: the generic model applies. `off` is smem_offsets' table.
+// §3.1's ldmatrix phases, when every group of the load's registers (32 bits a lane) is eight whole
+// 16-byte rows, for 8-, 16- and 32-bit elements (layout_ldmatrix.cpp); none: the generic model applies. `off` is smem_offsets' table.
 struct LdmatrixReport {
   int64_t wavefronts = 0, ideal = 0, degree = 1, matrices = 0;
   int64_t worst_warp = 0, worst_group = 0, worst_slot = 0;
+  bool trans = false;  // a thread's 32 bits are not consecutive elements: ldmatrix.trans (16-bit only)
 };
 std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t threads_per_warp, int64_t elem_bytes,
                                               std::string& why_not);
