@@ -544,3 +544,30 @@ TEST(TritonKernels, LdmatrixFor32BitAndTransFor16Bit) {
   EXPECT_EQ(fp16.at("kernels.py:20:13"), std::set<std::string>{"ldmatrix"});
   EXPECT_EQ(fp16.at("kernels.py:21:13"), std::set<std::string>{"ldmatrix.trans"});
 }
+
+// §3.4 the address facts pass through `arith.extsi` (the same values, wider) and `tt.reshape`
+// (row-major: a run along a dim stays a run along the result's dim of the same stride when it fits
+// that dim whole; a dim of size 1 is constant). By hand: a 64-range, widened, reshaped to 1 x 64 is
+// contiguous for 64 along dim 1; to 64 x 1, along dim 0; reshaped to 8 x 8 its runs of 64 do not
+// fit a row of 8: no contiguity known (8 would be the run along dim 1, but the rule keeps only a
+// run that fits whole).
+TEST(TritonFacts, ExtsiAndReshapeKeepTheRuns) {
+  const std::string s = "#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>\n"
+                        "module attributes {\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:80\", \"ttg.threads-per-warp\" = 32 : i32} {\n"
+                        "  tt.func public @k(%p: !tt.ptr<f16> {tt.divisibility = 16 : i32}) attributes {noinline = false} {\n"
+                        "    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #ttg.slice<{dim = 0, parent = #blocked}>>\n"
+                        "    %w = arith.extsi %r : tensor<64xi32, #ttg.slice<{dim = 0, parent = #blocked}>> to tensor<64xi64, #ttg.slice<{dim = 0, parent = #blocked}>>\n"
+                        "    %row = tt.reshape %w : tensor<64xi64, #ttg.slice<{dim = 0, parent = #blocked}>> -> tensor<1x64xi64, #blocked>\n"
+                        "    %col = tt.reshape %w : tensor<64xi64, #ttg.slice<{dim = 0, parent = #blocked}>> -> tensor<64x1xi64, #blocked>\n"
+                        "    %sq = tt.reshape %w : tensor<64xi64, #ttg.slice<{dim = 0, parent = #blocked}>> -> tensor<8x8xi64, #blocked>\n"
+                        "    tt.return\n  }\n}\n";
+  const auto f = triton::global_facts(triton::read_ttgir(s));
+  EXPECT_EQ(f.at("w").contiguous_dim, 0);
+  EXPECT_EQ(f.at("w").contiguity, 64);
+  EXPECT_EQ(f.at("row").contiguous_dim, 1);
+  EXPECT_EQ(f.at("row").contiguity, 64);
+  EXPECT_TRUE(f.at("row").constant[0]);
+  EXPECT_EQ(f.at("col").contiguous_dim, 0);
+  EXPECT_EQ(f.at("col").contiguity, 64);
+  EXPECT_EQ(f.at("sq").contiguous_dim, -1);
+}
