@@ -265,13 +265,14 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
   }
   const auto live_at = [](const Move& m, int64_t at) { return m.live_to == 0 || (m.live_from <= at && at <= m.live_to); };
   int64_t need = 0, peak_at = 0;
-  std::vector<int64_t> points;
+  std::vector<std::pair<int64_t, const Move*>> points;  // each candidate and the move it starts
   for (const Move& m : p.moves)
-    if (m.kind == MoveKind::Alloc || m.kind == MoveKind::Convert) points.push_back(m.live_from);
-  for (int64_t at : points) {
+    if (m.kind == MoveKind::Alloc || m.kind == MoveKind::Convert) points.emplace_back(m.live_from, &m);
+  for (const auto& [at, from] : points) {
     int64_t bytes = 0;
     for (const Move& m : p.moves) bytes += m.kind == MoveKind::Alloc && live_at(m, at) ? m.alloc_bytes : 0;
-    for (const auto& [m, b] : scratches) bytes += live_at(*m, at) ? b : 0;
+    // a scratch lives at its own op only (one with no point known: at its own candidate alone)
+    for (const auto& [m, b] : scratches) bytes += m == from || (at > 0 && m->live_from == at) ? b : 0;
     if (bytes > need) need = bytes, peak_at = at;
   }
   Move whole;

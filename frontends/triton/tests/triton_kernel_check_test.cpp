@@ -571,3 +571,21 @@ TEST(TritonFacts, ExtsiAndReshapeKeepTheRuns) {
   EXPECT_EQ(f.at("col").contiguity, 64);
   EXPECT_EQ(f.at("sq").contiguous_dim, -1);
 }
+
+// §3.5 a program whose moves carry no program points (another producer of a LayoutProgram): every
+// buffer is live throughout, so the footprint is their sum (100 + 50 B) and no line is named.
+TEST(TritonKernels, FootprintWithoutProgramPointsIsTheSum) {
+  kernel::LayoutProgram p;
+  p.arch = "sm80";
+  for (int64_t bytes : {100, 50}) {
+    kernel::Move a;
+    a.kind = kernel::MoveKind::Alloc;
+    a.alloc_bytes = bytes;
+    p.moves.push_back(a);
+  }
+  const auto r = kernel::check_layout_program(p);
+  const auto fp = select(r, "footprint", Outcome::Ok);
+  ASSERT_EQ(fp.size(), 1u);
+  EXPECT_EQ(fp[0]->detail["bytes"], 150);
+  EXPECT_FALSE(fp[0]->detail.contains("peak_line"));
+}
