@@ -22,6 +22,14 @@ TEST(KernelCheckFromTriton, ExitCodesJsonAndLocations) {
   EXPECT_NE(ok.out.find("\"loc\":\"kernels.py:62:5\""), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("\"class\":\"shared\""), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("\"declared_bytes\":8192"), std::string::npos) << ok.out;
+  // Every finding carries `loc`: an op's, or the kernel's own (the tt.func's line, kernels.py:57:1)
+  // for the whole-kernel footprint; none is left out.
+  size_t findings = 0, locs = 0;
+  for (size_t at = ok.out.find("\"check\":"); at != std::string::npos; at = ok.out.find("\"check\":", at + 1)) ++findings;
+  for (size_t at = ok.out.find("\"loc\":"); at != std::string::npos; at = ok.out.find("\"loc\":", at + 1)) ++locs;
+  EXPECT_GT(findings, 0u);
+  EXPECT_EQ(locs, findings) << ok.out;  // no violations here: every "check" is a finding's
+  EXPECT_NE(ok.out.find("\"loc\":\"kernels.py:57:1\""), std::string::npos) << ok.out;
   auto small = run_tfspec("kernel check --from triton " + kFixtures + "matmul_fp16_128x128x32_w4_s3.sm80.ttgir --smem-limit 16KiB");
   EXPECT_EQ(small.rc, 1) << small.out;  // 32768 B of buffers > 16 KiB
   EXPECT_NE(small.out.find("kernel-smem-footprint"), std::string::npos) << small.out;

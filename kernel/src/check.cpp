@@ -73,7 +73,7 @@ Json to_json(const KernelReport& r) {
   for (const Finding& f : r.findings) {
     Json x{{"check", f.check}, {"subject", f.subject}, {"outcome", outcome_name(f.outcome)}, {"message", f.message}, {"detail", f.detail}};
     if (f.rule) x["rule"] = std::string(f.rule->id), x["clause"] = std::string(f.rule->clause);
-    if (!f.loc.empty()) x["loc"] = f.loc;
+    x["loc"] = f.loc;  // every finding has one (empty where its input gives none): the --json fields of every frontend
     j["findings"].push_back(std::move(x));
   }
   // The findings that are not ok, by rule (a conformance case names them; spec/PROTOCOL.md).

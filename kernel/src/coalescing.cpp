@@ -6,14 +6,15 @@
 
 namespace tfspec::kernel {
 
-SectorCount sectors_of(const std::vector<std::pair<int64_t, int64_t>>& row_and_byte, int64_t elem_bytes) {
+SectorCount sectors_of(const std::vector<std::pair<int64_t, int64_t>>& row_and_byte, int64_t elem_bytes, int64_t row_bytes) {
   std::set<std::pair<int64_t, int64_t>> sectors, elements;
   for (const auto& [row, byte] : row_and_byte) {
     elements.insert({row, byte});
     for (int64_t b = byte; b < byte + elem_bytes; b += 32) sectors.insert({row, b / 32});  // an element wider than a sector spans several
     sectors.insert({row, (byte + elem_bytes - 1) / 32});
   }
-  return {static_cast<int64_t>(sectors.size()), (static_cast<int64_t>(elements.size()) * elem_bytes + 31) / 32};
+  const int64_t per_sector = row_bytes > 0 && row_bytes < 32 ? row_bytes : 32;
+  return {static_cast<int64_t>(sectors.size()), (static_cast<int64_t>(elements.size()) * elem_bytes + per_sector - 1) / per_sector};
 }
 
 CopyCoalescing copy_coalescing(const Layout& tv, int64_t tile_rows, const Layout& global, int64_t vector, int64_t elem_bytes) {

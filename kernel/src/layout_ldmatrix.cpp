@@ -47,8 +47,12 @@ int64_t matrix_wavefronts(const std::vector<int64_t>& off, int64_t warp_first_th
 
 std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t threads_per_warp, int64_t elem_bytes,
                                               std::string& why_not) {
-  if (elem_bytes != 2) {
-    why_not = "ldmatrix is modelled for 16-bit elements only";
+  // The PTX ISA's ldmatrix moves 8x8 matrices of 16-bit cells: a lane receives the 32 bits at
+  // bytes 4 (lane % 4) .. +3 of row lane / 4 of each matrix, whatever its elements are; so 8- and
+  // 32-bit elements load through it as well where each thread's 32 bits are consecutive elements
+  // (4 of 8 bits, 1 of 32), and only 16-bit ones may take `.trans` (it transposes 16-bit cells).
+  if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4) {
+    why_not = "ldmatrix moves 32 bits a lane: " + std::to_string(elem_bytes * 8) + "-bit elements do not fit";
     return std::nullopt;
   }
   const int64_t per = 4 / elem_bytes;  // a matrix is 128 bytes: 32 lanes x 4 bytes
@@ -57,6 +61,31 @@ std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, i
     return std::nullopt;
   }
   LdmatrixReport r;
+  // Which lane receives what (the PTX ISA): without .trans, lane l gets the 32-bit word l % 4 of row
+  // l / 4 (the rows are the 8 addresses, in any order: the four lanes l / 4 = i share row i); with
+  // .trans (16-bit), lane l gets the 16-bit cell l / 4 of rows 2 (l % 4) and 2 (l % 4) + 1. A load
+  // whose registers are neither is not an ldmatrix.
+  auto at = [&](int64_t t, int64_t v) { return off[static_cast<size_t>(t * values + v)] * elem_bytes; };  // byte address
+  bool plain = true, trans = elem_bytes == 2;
+  for (int64_t t = 0; t < threads; ++t) {
+    const int64_t l = t % threads_per_warp, lead = t - l;  // lead: the warp's lane 0
+    for (int64_t g = 0; g < values / per; ++g) {
+      const int64_t v = g * per;
+      for (int64_t i = 0; i < per; ++i) plain = plain && at(t, v + i) == at(t, v) + i * elem_bytes;
+      plain = plain && at(t, v) % 16 / 4 == l % 4 && at(t, v) / 16 == at(lead + l / 4 * 4, v) / 16;
+      if (elem_bytes == 2) {
+        const int64_t partner = lead + l % 4;  // the lane l / 4 = 0 of the same two rows
+        trans = trans && at(t, v) % 16 / 2 == l / 4 && at(t, v + 1) % 16 / 2 == l / 4 && at(t, v) / 16 != at(t, v + 1) / 16 &&
+                at(t, v) / 16 == at(partner, v) / 16 && at(t, v + 1) / 16 == at(partner, v + 1) / 16;
+      }
+    }
+  }
+  if (!plain && !trans) {
+    why_not = "a lane's 32 bits are not where ldmatrix puts them (the word lane % 4 of row lane / 4" +
+              std::string(elem_bytes == 2 ? ", or with .trans the cell lane / 4 of rows 2 (lane % 4) and 2 (lane % 4) + 1)" : "; .trans is for 16-bit cells only)");
+    return std::nullopt;
+  }
+  r.trans = !plain;
   for (int64_t w = 0; w < threads / threads_per_warp; ++w)
     for (int64_t g = 0; g < values / per; ++g) {
       int64_t slot = 0;

@@ -70,9 +70,17 @@ bool check_ldmatrix(const LayoutProgram& p, const Move& m, const std::vector<int
   const int64_t bytes = std::max<int64_t>(1, m.elem_bits / 8);
   const std::optional<LdmatrixReport> r = ldmatrix_phases(off, threads, values, p.threads_per_warp, bytes, why_not);
   if (!r) return false;
-  out.push_back(finding(m, "width", Outcome::Ok, nullptr, "local_load by ldmatrix: 16-byte rows, 8 rows a matrix (" + std::to_string(r->matrices) + " matrices)",
-                        {{"bits", 128}, {"model", "ldmatrix"}}));
-  Json detail{{"wavefronts", r->wavefronts}, {"ideal", r->ideal}, {"degree", r->degree}, {"model", "ldmatrix"}, {"phases", r->matrices}};
+  const std::string instruction = r->trans ? "ldmatrix.trans" : "ldmatrix";
+  out.push_back(finding(m, "width", Outcome::Ok, nullptr, "local_load by " + instruction + ": 16-byte rows, 8 rows a matrix (" + std::to_string(r->matrices) + " matrices)",
+                        {{"bits", 128}, {"model", "ldmatrix"}, {"instruction", instruction}}));
+  // the buffer's row: the extent of the dim its consecutive offsets walk (with no swizzle, a phase's
+  // 8 rows are that many bytes apart)
+  int64_t row_bytes = 0;
+  for (const LinearInDim& d : m.smem->ins())
+    if (d.name == "offset" && !d.bases.empty())
+      for (size_t k = 0; k < d.bases[0].size() && k < m.smem_shape.size(); ++k)
+        if (d.bases[0][k] != 0) row_bytes = m.smem_shape[k] * bytes;
+  Json detail{{"wavefronts", r->wavefronts}, {"ideal", r->ideal}, {"degree", r->degree}, {"model", "ldmatrix"}, {"instruction", instruction}, {"phases", r->matrices}, {"row_bytes", row_bytes}};
   if (r->wavefronts == r->ideal) {
     out.push_back(finding(m, "banks", Outcome::Ok, nullptr, "conflict-free (ldmatrix phases): " + std::to_string(r->wavefronts) + " wavefronts = ideal", detail));
     return true;
@@ -238,21 +246,42 @@ void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Fin
   out.push_back(finding(m, "convert", Outcome::Ok, nullptr, msg, detail));
 }
 
+// §3.5 the footprint: the most bytes live at once. A buffer is live over its Move's program points
+// (live_from .. live_to; 0: throughout), a convert's scratch at its op only; the peak is reached at
+// the start of some buffer's range or at some convert, so those points are the candidates.
 void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out) {
   int64_t allocs = 0, scratch = 0;
+  std::vector<std::pair<const Move*, int64_t>> scratches;  // each convert through shared memory, its bytes
   for (const Move& m : p.moves) {
     allocs += m.kind == MoveKind::Alloc ? m.alloc_bytes : 0;
     if (m.kind == MoveKind::Convert && m.regs && m.regs_to && !(*m.regs == *m.regs_to)) {
       std::vector<Finding> c;
       check_layout_convert(p, m, c);
-      if (c[0].detail.contains("scratch_bytes")) scratch = std::max(scratch, c[0].detail["scratch_bytes"].get<int64_t>());
+      if (c[0].detail.contains("scratch_bytes")) {
+        scratch = std::max(scratch, c[0].detail["scratch_bytes"].get<int64_t>());
+        scratches.emplace_back(&m, c[0].detail["scratch_bytes"].get<int64_t>());
+      }
     }
   }
-  const int64_t need = std::max(allocs, scratch);
+  const auto live_at = [](const Move& m, int64_t at) { return m.live_to == 0 || (m.live_from <= at && at <= m.live_to); };
+  int64_t need = 0, peak_at = 0;
+  std::vector<std::pair<int64_t, const Move*>> points;  // each candidate and the move it starts
+  for (const Move& m : p.moves)
+    if (m.kind == MoveKind::Alloc || m.kind == MoveKind::Convert) points.emplace_back(m.live_from, &m);
+  for (const auto& [at, from] : points) {
+    int64_t bytes = 0;
+    for (const Move& m : p.moves) bytes += m.kind == MoveKind::Alloc && live_at(m, at) ? m.alloc_bytes : 0;
+    // a scratch lives at its own op only (one with no point known: at its own candidate alone)
+    for (const auto& [m, b] : scratches) bytes += m == from || (at > 0 && m->live_from == at) ? b : 0;
+    if (bytes > need) need = bytes, peak_at = at;
+  }
   Move whole;
   whole.subject = "shared memory";
+  whole.loc = p.loc;
   Finding f = finding(whole, "footprint", Outcome::Ok, nullptr, "", {{"allocations_bytes", allocs}, {"scratch_bytes", scratch}, {"bytes", need}});
-  f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B: " + std::to_string(need) + " B";
+  if (peak_at > 0) f.detail["peak_line"] = peak_at;
+  f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B; the most live at once " + std::to_string(need) + " B" +
+              (peak_at > 0 ? " (IR line " + std::to_string(peak_at) + ")" : "");
   if (p.declared_shared) f.message += "; Triton allocated " + std::to_string(*p.declared_shared) + " B", f.detail["declared_bytes"] = *p.declared_shared;
   const std::optional<int64_t> limit = o.smem_limit ? o.smem_limit : smem_limit_for(p.arch);
   const int64_t used = std::max(need, p.declared_shared.value_or(0));
@@ -301,7 +330,10 @@ int64_t destination_run(const Move& to, int cd) {
 KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   KernelReport r{p.name, p.arch, {}, {}, 0};
-  for (const std::string& u : p.unknown) r.findings.push_back(Finding{"reader", "not read", Outcome::Skipped, nullptr, u, Json::object()});
+  for (const std::string& u : p.unknown) {
+    r.findings.push_back(Finding{"reader", "not read", Outcome::Skipped, nullptr, u, Json::object()});
+    r.findings.back().loc = p.loc;
+  }
   for (size_t i = 0; i < p.moves.size(); ++i) {
     const Move& m = p.moves[i];
     if (m.kind == MoveKind::Alloc) continue;

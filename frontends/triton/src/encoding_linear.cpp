@@ -80,6 +80,10 @@ Bases blocked(const Encoding& e, const std::vector<int64_t>& shape) {
   return b;
 }
 
+// §2.3 the order the warps walk the dims: mma.sync's (v2) n first; wgmma's (v3) m first, a warp
+// group being four consecutive warps down m (Triton 3.9's layouts of warpsPerCTA = [4, 2] agree).
+std::vector<int64_t> warp_order(int64_t version) { return version == 3 ? std::vector<int64_t>{0, 1} : matrix_order(2); }
+
 // §2.3: one warp's 16 x 8 tile of mma.sync (v2) or 16 x N of wgmma (v3), then the warps.
 Bases mma(const Encoding& e, const std::vector<int64_t>& shape) {
   const int64_t version = e.get_int("versionMajor");
@@ -94,7 +98,7 @@ Bases mma(const Encoding& e, const std::vector<int64_t>& shape) {
   b.walk(b.lane, 0, 8);  // lane / 4: m
   b.walk(b.reg, 0, 2);   // m + 8
   if (version == 3) b.walk(b.reg, 1, instr.at(1) / 8);  // wgmma: the N / 8 column blocks of one warp
-  for (int64_t d : matrix_order(2)) b.walk(b.warp, static_cast<size_t>(d), wpc[d]);
+  for (int64_t d : warp_order(version)) b.walk(b.warp, static_cast<size_t>(d), wpc[d]);
   fit(b, shape, matrix_order(2), false);
   return b;
 }
@@ -115,7 +119,7 @@ Bases dot_operand(const Encoding& e, const std::vector<int64_t>& shape) {
   b.walk(b.lane, other, 8);
   if (idx == 0) b.walk(b.reg, other, 2);
   b.walk(b.reg, k, 2);
-  for (int64_t d : matrix_order(2)) {
+  for (int64_t d : warp_order(parent.get_int("versionMajor"))) {
     if (static_cast<size_t>(d) == other) b.walk(b.warp, other, wpc[d]);
     else b.broadcast(b.warp, wpc[d]);
   }

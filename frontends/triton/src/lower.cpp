@@ -4,6 +4,7 @@
 #include "tfspec/frontends/triton/lower.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "tfspec/reference/error.hpp"
 
@@ -40,6 +41,7 @@ Move base_move(const Op& op, MoveKind kind, const TypeInfo& data) {
   mv.loc = op.loc;
   mv.elem_bits = data.elem_bits;
   mv.shape = data.shape;
+  mv.live_from = mv.live_to = op.line;
   return mv;
 }
 
@@ -63,6 +65,14 @@ Move global_move(const Op& op, MoveKind kind, const TypeInfo& ptr, const Module&
     mv.global.align_elems = f->second.divisibility;
   }
   if (op.attrs.count("contiguity")) mv.global.contiguity = std::max(mv.global.contiguity, op.attrs.at("contiguity"));
+  // §3.4.1 the mask: tt.load %ptr, %mask, %other; tt.store %ptr, %value, %mask; an async copy's
+  // `%ptr, %buf mask %m other %o`
+  const size_t mask_at = op.name == "tt.load" ? 1 : 2;
+  if (op.operands.size() > mask_at && mv.global.contiguous_dim >= 0) {
+    const auto mf = facts.find(op.operands[mask_at]);
+    const size_t cd = static_cast<size_t>(mv.global.contiguous_dim);
+    mv.global.mask_constancy = mf != facts.end() && cd < mf->second.constancy.size() ? mf->second.constancy[cd] : 1;
+  }
   return mv;
 }
 
@@ -115,11 +125,43 @@ Move with_origin(Move mv, const Origins& origin, const std::string& memdesc) {
   return mv;
 }
 
-void lower_op(const Op& op, const Module& m, const std::map<std::string, ValueFacts>& facts, const Origins& origin, kernel::LayoutProgram& p) {
+// §3.5 a buffer's live range, as Triton's allocator takes it: from its local_alloc to the last op
+// that uses it or a view of it (memdesc_index / subslice / trans / reshape results, a loop's
+// iter_args and results it starts), where a use inside a loop or branch the buffer was made outside
+// of counts as the whole of that op (the loop reads it on every iteration).
+int live_end(const Module& m, size_t alloc) {
+  const Op& def = m.ops[alloc];
+  std::set<std::string> names{def.results.empty() ? std::string() : def.results[0]};
+  auto holds = [&](const std::string& operand) { return names.count(operand.substr(0, operand.find('#'))) > 0 || names.count(operand) > 0; };
+  auto inside = [](const Op& region, int line) { return region.end_line > region.line && region.line < line && line <= region.end_line; };
+  int end = def.line;
+  for (size_t i = alloc + 1; i < m.ops.size(); ++i) {
+    const Op& op = m.ops[i];
+    bool uses = false;
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      if (!holds(op.operands[k])) continue;
+      uses = true;
+      if (op.name == "scf.for" && k >= 5 && (k - 4) % 2 == 1) {  // iter_args(%arg = %init): the arg and the loop's result k
+        names.insert(op.operands[k - 1]);
+        if (!op.results.empty()) names.insert(op.results[0] + "#" + std::to_string((k - 5) / 2));
+      }
+    }
+    if (!uses) continue;
+    if (op.name.starts_with("ttg.memdesc_") && !op.results.empty()) names.insert(op.results[0]);
+    int at = op.end_line;
+    for (const Op& r : m.ops)  // the outermost region holding the use but not the buffer's op
+      if (inside(r, op.line) && !inside(r, def.line)) at = std::max(at, r.end_line);
+    end = std::max(end, at);
+  }
+  return end;
+}
+
+void lower_op(const Op& op, size_t index, const Module& m, const std::map<std::string, ValueFacts>& facts, const Origins& origin, kernel::LayoutProgram& p) {
   const auto& in = op.in_types;
   const auto& out = op.out_types;
   if (op.name == "ttg.local_alloc" && !out.empty()) {
     Move a = base_move(op, MoveKind::Alloc, out[0]);
+    a.live_to = live_end(m, index);
     int64_t n = 1;
     for (int64_t s : out[0].alloc_shape) n *= s;
     a.alloc_bytes = n * out[0].elem_bits / 8;
@@ -163,6 +205,7 @@ void lower_op(const Op& op, const Module& m, const std::map<std::string, ValueFa
 kernel::LayoutProgram lower(const Module& m, std::optional<int64_t> metadata_shared) {
   kernel::LayoutProgram p;
   p.name = m.kernel;
+  p.loc = m.loc;
   p.arch = m.target.starts_with("cuda:") ? "sm" + m.target.substr(5) : m.target;
   p.threads_per_warp = m.threads_per_warp;
   p.num_warps = m.num_warps;
@@ -170,9 +213,9 @@ kernel::LayoutProgram lower(const Module& m, std::optional<int64_t> metadata_sha
   p.unknown = m.unknown;
   const auto facts = global_facts(m);
   Origins origin;
-  for (const Op& op : m.ops) {
-    track_origin(op, origin);
-    lower_op(op, m, facts, origin, p);
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    track_origin(m.ops[i], origin);
+    lower_op(m.ops[i], i, m, facts, origin, p);
   }
   return p;
 }

@@ -107,6 +107,9 @@ std::optional<Op> read_op(std::string_view line, int n, const Module& m, const L
   const size_t colon = find_top(rest, " : ");
   const std::string head(rest.substr(0, colon));
   for (std::sregex_iterator it(head.begin(), head.end(), operand), end; it != end; ++it) op.operands.push_back((*it)[1]);
+  static const std::regex predicate(R"(^\s*([a-z]+)\s*,)");
+  std::smatch pm;
+  if (op.name == "arith.cmpi" && std::regex_search(head, pm, predicate)) op.predicate = pm[1];
   for (std::sregex_iterator it(head.begin(), head.end(), int_attr), end; it != end; ++it) op.attrs[(*it)[1]] = std::stoll((*it)[2]);
   static const std::regex subslice(R"(\[\s*(\d+(?:\s*,\s*\d+)*)\s*\])");
   std::smatch sm;
@@ -170,10 +173,22 @@ Module read_ttgir(std::string_view text) {
   }
   const LocDefs defs = read_loc_defs(lines);
   Module m;
+  std::vector<std::ptrdiff_t> open;  // the ops whose regions are open (-1: a line that is no op)
+  size_t func_depth = 0;              // open.size() inside the tt.func
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string_view l = lines[i];
     const int n = static_cast<int>(i + 1);
+    if (l.starts_with("}") && !l.ends_with("{") && !open.empty()) {  // `} else {` continues the op's regions
+      if (open.back() >= 0) m.ops[static_cast<size_t>(open.back())].end_line = n;
+      open.pop_back();
+      if (open.size() + 1 == func_depth && m.loc.empty()) {  // the tt.func's closing `} loc(...)`: the kernel's location
+        std::string_view rest = l;
+        m.loc = resolve_loc(take_loc(rest), defs);
+      }
+    }
+    const bool opens = l.ends_with("{") && !l.starts_with("}") && !l.starts_with("//");
     if (l.empty() || l.starts_with("//") || l.starts_with("}") || l.starts_with("#loc")) continue;
+    bool pushed = !opens;
     if (l.starts_with("#")) read_alias(l, n, m);
     else if (l.starts_with("module attributes")) read_module_attributes(l, m);
     else if (l.starts_with("tt.func")) read_function(l, n, m, defs);
@@ -181,8 +196,12 @@ Module read_ttgir(std::string_view text) {
       const std::string& d = op->name;
       if ((d.starts_with("tt.") || d.starts_with("ttg.") || d.starts_with("ttng.")) && !known_op(d))
         m.unknown.push_back("line " + std::to_string(n) + ": " + d + " (op not read)");
+      op->end_line = n;
       m.ops.push_back(std::move(*op));
+      if (opens) open.push_back(static_cast<std::ptrdiff_t>(m.ops.size() - 1)), pushed = true;
     }
+    if (!pushed) open.push_back(-1);
+    if (l.starts_with("tt.func") && opens) func_depth = open.size();
   }
   if (m.num_warps == 0)
     fail(rule::kTritonInput, "TTGIR (§1): no `module attributes {... \"ttg.num-warps\" = N ...}` line: is this the ttgir stage (compiled.asm[\"ttgir\"])?");

@@ -44,10 +44,11 @@ EXPLAINED = {
         "through `ttg.memdesc_trans` (listed) as a transposed nvmma_shared. Both wgmma operand checks hold: Q "
         "and K^T K-major 128-byte (head dim contiguous, 64 halves = 128 bytes), V MN-major 128-byte. "
         "**Footprint, explained:** the allocations total 81976 B = Q 16384 + K 24576 + V 24576 + the epilogue's "
-        "output staging 16384 + barriers 8 + 2 x 24; Triton allocated 65592 B = 81976 - 16384 because its "
-        "allocator places buffers by liveness: the output staging (line 190) is written after the loop, when "
-        "the K/V ring is dead, and takes its space. tfspec's sum is an upper bound (it does not model "
-        "liveness); the check compares the larger of the two with the limit."),
+        "output staging 16384 + barriers 8 + 2 x 24. By liveness (spec/TRITON.md §3.5) the output staging "
+        "(line 190) is written after the loop, when the K/V ring is dead, and Q's barrier (line 70) is "
+        "invalidated (line 75) before the ring's barriers are made: at most 65584 B are live at once. Triton "
+        "allocated 65592 B: its placement at fixed offsets leaves Q's dead barrier's 8 bytes unused (a peak of "
+        "live bytes is a lower bound of any placement); the check compares the larger of the two with the limit."),
     "matmul_fp32_64x128x32_w4_s3.sm90": (
         "**Explained finding.** wgmma reads tf32 operands K-major only, so Triton stores the N-contiguous B "
         "(32 x 128, row-major in global memory) into a *transposed* `nvmma_shared` (K contiguous, 128-byte "
@@ -88,8 +89,13 @@ def main():
           "barriers (listed as not read), "
           "the scratch of a `tt.reduce` across warps (softmax's and layer norm's metadata.shared, 16 B with 4 "
           "warps and 32 B with 8, is one 4-byte partial result per warp, which the footprint line does not "
-          "count), and buffer liveness (the footprint sums every allocation: an upper bound of Triton's, equal "
-          "to it in every kernel below but the tutorial's sm90 one, explained there).\n")
+          "count). The footprint is the most bytes live at once (each buffer from its allocation to its last use, "
+          "a convert's scratch at its op): equal to Triton's in every kernel below whose shared memory is buffers "
+          "and converts, but the tutorial's sm90 one (8 bytes under, explained there). Since the kernel sweep "
+          "(`kernel_sweep.py`, spec/TRITON.md §4): masks cap global vectors (§3.4.1), rows under 32 bytes take "
+          "one sector each, ldmatrix is modelled for 8- and 32-bit elements and names `.trans`, wgmma's A in "
+          "registers is checked against the instruction's fragment (§3.3.2), wgmma's warps walk m first, and "
+          "every finding carries `loc` (the footprint the kernel's own line).\n")
     for name in names:
         r = subprocess.run([args.tfspec, "kernel", "check", "--from", "triton", os.path.join(FIXTURES, name + ".ttgir"), "--json"],
                            capture_output=True, text=True, check=False)

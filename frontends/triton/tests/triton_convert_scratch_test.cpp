@@ -320,8 +320,10 @@ TEST(ConvertScratch, MatchesTritonsAllocationFromMmaDotOperandSliceAndLinear) {
   EXPECT_EQ(n.cases, 300);
   EXPECT_EQ(n.within_by_shuffles, 9);
   EXPECT_EQ(n.across + n.within_through_smem, 291);
-  EXPECT_EQ(n.across, 182);
-  EXPECT_EQ(n.within_through_smem, 109);
+  // 180 and 111 since wgmma's warps walk m first (§2.3): two v3 converts with two warp columns,
+  // first modelled across warps, stay within each warp (Triton moves both through its scratch)
+  EXPECT_EQ(n.across, 180);
+  EXPECT_EQ(n.within_through_smem, 111);
   EXPECT_EQ(n.matrix_sides, 79);
 }
 

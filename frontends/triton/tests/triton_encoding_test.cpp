@@ -59,6 +59,23 @@ TEST(EncodingDerivation, BlockedByHand) {
   EXPECT_EQ(bases_of(l, "warp"), (B{{8, 0}, {16, 0}}));
 }
 
+// §2.3 the warps of a wgmma (v3) layout walk m first (a warp group is four consecutive warps down
+// m), mma.sync's (v2) n first. Found by the kernel sweep (an sm90 attention with warpsPerCTA =
+// [4, 2]: its convert from a [8, 1] accumulator into the register A, which Triton lowered to no
+// data movement, was modelled across warps); the seeded differential drew v3 only with [4k, 1].
+// The bases below are Triton 3.9's `to_linear_layout` of the same encodings and shapes.
+TEST(EncodingDerivation, WgmmaWarpsWalkMFirst) {
+  using B = std::vector<std::vector<int64_t>>;
+  auto warps = [](const std::string& text, std::vector<int64_t> shape) { return bases_of(to_linear(*parse_encoding(text, {}), shape), "warp"); };
+  const std::string v3 = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 32, 16]}>";
+  EXPECT_EQ(warps(v3, {64, 64}), (B{{16, 0}, {32, 0}, {0, 32}}));
+  EXPECT_EQ(warps("#ttg.dot_op<{opIdx = 0, parent = " + v3 + ", kWidth = 2}>", {64, 16}), (B{{16, 0}, {32, 0}, {0, 0}}));
+  EXPECT_EQ(warps("#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 8, 16]}>", {64, 16}), (B{{16, 0}, {32, 0}, {0, 0}}));
+  const std::string v2 = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>";
+  EXPECT_EQ(warps(v2, {64, 64}), (B{{0, 8}, {16, 0}}));
+  EXPECT_EQ(warps("#ttg.dot_op<{opIdx = 0, parent = " + v2 + ", kWidth = 2}>", {64, 64}), (B{{0, 0}, {16, 0}}));
+}
+
 // Hand derivation (§2.5): vec 8, perPhase 2, maxPhase 4, order [1, 0] on 128 x 32: the 32 columns
 // are the low five offset bits; row 2^j XORs the column by 8 * ((2^j / 2) % 4): 0, 8, 16, 0, ...
 TEST(EncodingDerivation, SwizzledSharedByHand) {

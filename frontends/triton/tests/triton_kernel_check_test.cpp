@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "tfspec/frontends/triton/lower.hpp"
@@ -317,7 +319,18 @@ TEST(TritonKernels, FusedAttentionTutorialOnSm90) {
   ASSERT_EQ(fp.size(), 1u);
   EXPECT_EQ(fp[0]->detail["allocations_bytes"], 16384 + 2 * 24576 + 16384 + 56);
   EXPECT_EQ(fp[0]->detail["declared_bytes"], 81976 - 16384);
-  const auto dots = select(r, "dot", Outcome::Ok);
+  // §3.5 by liveness: the staging (line 190) comes after the loop, when the K/V ring is dead, and
+  // Q's barrier (line 70) is dead after its wait and invalidation (line 75) before K's and V's
+  // barriers are made: at most Q + K + V + 6 barriers = 16384 + 49152 + 48 live at once, 8 B under
+  // Triton's 65592 (its allocator left Q's barrier's 8 B unused: a peak is a lower bound of a
+  // placement at fixed offsets).
+  EXPECT_EQ(fp[0]->detail["bytes"], 16384 + 2 * 24576 + 48);
+  const auto all = select(r, "dot", Outcome::Ok);
+  ASSERT_EQ(all.size(), 4u);  // the second dot's A is in registers (§3.3.2): P, kWidth 2
+  std::vector<const Finding*> dots;
+  for (const Finding* f : all)
+    if (f->detail.contains("major")) dots.push_back(f);
+    else EXPECT_EQ(f->detail["a_lane_k"], Json::array({2, 4}));
   ASSERT_EQ(dots.size(), 3u);
   EXPECT_EQ(dots[0]->detail["major"], "K");
   EXPECT_EQ(dots[1]->detail["major"], "K");
@@ -366,4 +379,213 @@ TEST(TritonKernels, AnAsyncCopyIsNoWiderThanItsSharedDestinationKeepsTogether) {
     if (f->loc.starts_with("kernels.py:21:") && f->subject.find("async_copy") != std::string::npos) {
       EXPECT_EQ(f->detail["vector_bits"], 128) << f->message;
     }
+}
+
+// §3.4.1 a mask caps the vector at its constancy along the contiguous dim. The ragged kernel of
+// sweep_kernels.py (8 x 64 fp16, blocked<[1, 4], [2, 16], [4, 1], [1, 0]>, 4 warps) loads and
+// stores with `(cols < n_cols) & (rows >= 0)`. The address allows 4 halves a thread (contiguity 64,
+// the 16-byte divisible pointer and stride: 8 halves; the thread's 4): 64-bit. Along dim 1 the
+// mask `cols < n_cols` changes value only at a multiple of gcd(64 (the range's run), 2^30 (its
+// start 0), div(n_cols)); `rows >= 0` is a broadcast 8 x 1, constant along dim 1.
+// - n_cols divisible by 16: constancy 16, the vector stays 64-bit: a warp's two rows of 64 halves
+//   (128 bytes each) take 8 sectors, 8 ideal: ok.
+// - n_cols unspecialised (divisibility 1): constancy 1, so each half is its own predicate: 16-bit
+//   accesses (Triton's PTX has ld.global.b16 / st.global.b16), and that is the ideal vector too (no
+//   layout can widen it). But each of a thread's 4 requests puts the 16 lanes of a row 8 bytes
+//   apart: 128 bytes, 4 sectors, for 32 bytes; 2 rows: 8 sectors for 2 ideal; 4 requests: 32 for 8.
+//   A layout with one half a thread along dim 1 (lanes consecutive) would touch 2 a request: the
+//   layout's cost, a violation (the finding names the mask as the cause).
+TEST(TritonKernels, AMaskCapsTheVectorAtItsConstancy) {
+  const auto n16 = check(fixture("sweep/ragged_fp16_8x64_w4_n16.sm90.ttgir"));
+  EXPECT_TRUE(select(n16, "global", Outcome::Violation).empty());
+  const auto ok = select(n16, "global", Outcome::Ok);
+  ASSERT_EQ(ok.size(), 2u);
+  for (const Finding* f : ok) {
+    EXPECT_EQ(f->detail["vector_bits"], 64);
+    EXPECT_EQ(f->detail["ideal_vector_bits"], 64);
+    EXPECT_EQ(f->detail["vector_cap"], "address");
+    EXPECT_EQ(f->detail["mask_constancy"], 16);
+    EXPECT_EQ(f->detail["sectors"], 8);
+    EXPECT_EQ(f->detail["ideal_sectors"], 8);
+  }
+  EXPECT_TRUE(ok[0]->loc.starts_with("sweep_kernels.py:124:")) << ok[0]->loc;
+  EXPECT_TRUE(ok[1]->loc.starts_with("sweep_kernels.py:125:")) << ok[1]->loc;
+  const auto ragged = check(fixture("sweep/ragged_fp16_8x64_w4.sm90.ttgir"));
+  const auto bad = select(ragged, "global", Outcome::Violation);
+  ASSERT_EQ(bad.size(), 2u);
+  for (const Finding* f : bad) {
+    EXPECT_EQ(f->rule->id, "kernel-global-access");
+    EXPECT_EQ(f->detail["vector_bits"], 16);
+    EXPECT_EQ(f->detail["ideal_vector_bits"], 16);
+    EXPECT_EQ(f->detail["vector_cap"], "mask");
+    EXPECT_EQ(f->detail["mask_constancy"], 1);
+    EXPECT_EQ(f->detail["sectors"], 32);
+    EXPECT_EQ(f->detail["ideal_sectors"], 8);
+    EXPECT_NE(f->message.find("the mask caps it"), std::string::npos) << f->message;
+  }
+  EXPECT_TRUE(bad[0]->loc.starts_with("sweep_kernels.py:124:")) << bad[0]->loc;
+}
+
+// §1 regions: an op that opens regions (scf.for) ends at the line closing them; a comparison keeps
+// its predicate.
+TEST(TtgirReader, RegionEndsAndPredicates) {
+  const auto m = triton::read_ttgir(fixture(kMatmul));
+  bool loop = false;
+  for (const triton::Op& op : m.ops) {
+    if (op.name == "scf.for") {
+      loop = true;
+      EXPECT_GT(op.end_line, op.line + 10);
+    } else {
+      EXPECT_EQ(op.end_line, op.line) << op.name;
+    }
+    if (op.name == "arith.cmpi") {
+      EXPECT_FALSE(op.predicate.empty());
+    }
+  }
+  EXPECT_TRUE(loop);
+}
+
+// §3.5 the footprint is the most bytes live at once. The sweep's attention kernel on sm80 with one
+// stage: Q (128 x 32 halves, 8192 B) is stored before the loop and read in it, so it is live through
+// the loop; K (32 x 64 halves, 4096 B) is stored in the loop and last read by the first dot (line
+// 72); V (64 x 32 halves, 4096 B) is stored after that (line 100). So at most 8192 + 4096 = 12288 B
+// are live (from K's store on), which is Triton's metadata.shared; the sum was 16384. The epilogue's
+// convert (line 118, across warps: a 4096 B scratch) comes after the loop, with Q dead.
+TEST(TritonKernels, FootprintIsThePeakOfLiveBuffers) {
+  const auto r = kernel::check_layout_program(triton::lower(triton::read_ttgir(fixture("sweep/attention_128x64x32_w4_s1.sm80.ttgir")), 12288));
+  const auto fp = select(r, "footprint", Outcome::Ok);
+  ASSERT_EQ(fp.size(), 1u);
+  EXPECT_EQ(fp[0]->detail["allocations_bytes"], 8192 + 4096 + 4096);
+  EXPECT_EQ(fp[0]->detail["scratch_bytes"], 4096);
+  EXPECT_EQ(fp[0]->detail["bytes"], 12288);
+  EXPECT_EQ(fp[0]->detail["peak_line"], 70);
+  // every buffer's range: Q to the loop's end, K to its last read, V to the second dot's read
+  const auto p = triton::lower(triton::read_ttgir(fixture("sweep/attention_128x64x32_w4_s1.sm80.ttgir")));
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (const kernel::Move& m : p.moves)
+    if (m.kind == kernel::MoveKind::Alloc) ranges.emplace_back(m.live_from, m.live_to);
+  ASSERT_EQ(ranges.size(), 3u);
+  EXPECT_EQ(ranges[0].first, 47);
+  EXPECT_GT(ranges[0].second, 107);  // the loop's closing line
+  EXPECT_EQ(ranges[1], (std::pair<int64_t, int64_t>{70, 72}));
+  EXPECT_EQ(ranges[2], (std::pair<int64_t, int64_t>{100, 106}));
+}
+
+// §3.3.2 wgmma's A in registers (the attention fixture's second dot on sm90: P as
+// dot_op<{opIdx = 0, parent = #mma (v3), kWidth = 2}>). The PTX ISA's fragment of a 16-bit A: a
+// lane's 32-bit register holds 2 consecutive k (w = 32 / 16), lane % 4 steps k by 2 and 4, lane / 4
+// steps m by 1, 2, 4, the next register pair m + 8, then k + 8 (K = 16 an instruction): register k
+// steps [1, 8], lane k steps [2, 4]. kWidth 2 is that fragment. Planted kWidth 4: registers walk k
+// for 4 (1, 2) and the lanes step k by 4, 8, so lane 1 holds k = 4.. where wgmma reads k = 2..:
+// a kernel-dot-operands violation at the dot (kernels.py line 95).
+TEST(TritonKernels, WgmmaRegisterAOperandAgainstTheInstructionsFragment) {
+  const std::string name = "attention_128x64x64_w4_s2.sm90.ttgir";
+  const auto good = check(fixture(name));
+  bool seen = false;
+  for (const Finding* f : select(good, "dot", Outcome::Ok))
+    if (f->message.starts_with("wgmma's A in registers")) {
+      seen = true;
+      EXPECT_EQ(f->detail["a_register_k"], Json::array({1, 8, 16, 32}));
+      EXPECT_EQ(f->detail["a_lane_k"], Json::array({2, 4}));
+      EXPECT_EQ(f->detail["a_lane_m"], Json::array({1, 2, 4}));
+      EXPECT_EQ(f->detail["a_register_m"], 8);
+      EXPECT_TRUE(f->loc.starts_with("kernels.py:95:")) << f->loc;
+    }
+  EXPECT_TRUE(seen);
+  const auto planted = check(replaced(fixture(name), "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>"));
+  const auto bad = select(planted, "dot", Outcome::Violation);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_EQ(bad[0]->rule->id, "kernel-dot-operands");
+  EXPECT_TRUE(bad[0]->loc.starts_with("kernels.py:95:")) << bad[0]->loc;
+  EXPECT_EQ(bad[0]->detail["a_lane_k"], Json::array({4, 8}));
+  EXPECT_EQ(bad[0]->detail["wgmma_lane_k"], Json::array({2, 4}));
+}
+
+// §3.4 rows shorter than a sector. The sweep's transpose of a 32 x 8 bf16 tile (8 warps) loads
+// with blocked<[1, 1], [4, 8], [8, 1], [1, 0]>: a warp reads 4 rows of 8 halves, 16 bytes each,
+// 16-bit accesses (one value a thread). The rows' distance is a runtime stride, so each row is its
+// own sector: 4 sectors. The bytes are 64, but no layout can pack two 16-byte rows into one sector:
+// the ideal is 64 / 16 = 4, not 64 / 32 = 2 (the old count, which called Triton's choice a fault).
+// The store (columns of 32 halves, 64 bytes, contiguous) keeps the 32-byte ideal: 2.
+TEST(TritonKernels, ShortRowsTakeOneSectorEach) {
+  const auto r = check(fixture("sweep/transpose_bf16_32x8_w8.sm80.ttgir"));
+  EXPECT_TRUE(select(r, "global", Outcome::Violation).empty());
+  const auto ok = select(r, "global", Outcome::Ok);
+  ASSERT_EQ(ok.size(), 2u);
+  EXPECT_EQ(ok[0]->detail["row_bytes"], 16);
+  EXPECT_EQ(ok[0]->detail["sectors"], 4);
+  EXPECT_EQ(ok[0]->detail["ideal_sectors"], 4);
+  EXPECT_FALSE(ok[1]->detail.contains("row_bytes"));
+  EXPECT_EQ(ok[1]->detail["sectors"], 2);
+  EXPECT_EQ(ok[1]->detail["ideal_sectors"], 2);
+}
+
+// §3.1.1 ldmatrix for 8-, 16- and 32-bit elements (the PTX ISA: a lane receives the 32-bit word
+// lane % 4 of row lane / 4 of each 8x8 matrix of 16-bit cells; .trans hands it the cell lane / 4 of
+// rows 2 (lane % 4) and 2 (lane % 4) + 1, for 16-bit cells only). The tf32 matmul on sm80: A's
+// operand (kWidth 1) gives lane l the element (m = l / 4, k = l % 4) and the buffer keeps k
+// contiguous, so l's 4 bytes are the word l % 4 of the 16-byte row of m = l / 4: ldmatrix, as
+// Triton's PTX has (the sweep compares the instruction line by line). B's gives lane l
+// (k = l % 4, n = l / 4) with n contiguous: its word in the row is n % 4, not l % 4, and a 32-bit
+// element cannot be transposed: not an ldmatrix (Triton's PTX loads it with ld.shared). The fp16
+// matmul's B (n contiguous, kWidth 2: lane l holds k = 2 (l % 4), +1 at n = l / 4) is .trans.
+TEST(TritonKernels, LdmatrixFor32BitAndTransFor16Bit) {
+  auto instructions = [](const kernel::KernelReport& r) {
+    std::map<std::string, std::set<std::string>> by_loc;  // loc -> the ldmatrix variants there ("" where none)
+    for (const Finding& f : r.findings)
+      if (f.check == "width" && f.subject.starts_with("ttg.local_load")) by_loc[f.loc].insert(f.detail.value("instruction", std::string()));
+    return by_loc;
+  };
+  const auto tf32 = instructions(check(fixture("matmul_fp32_64x128x32_w4_s3.sm80.ttgir")));
+  ASSERT_EQ(tf32.size(), 2u);
+  EXPECT_EQ(tf32.at("kernels.py:20:13"), std::set<std::string>{"ldmatrix"});  // a = tl.load(a_tile)
+  EXPECT_EQ(tf32.at("kernels.py:21:13"), std::set<std::string>{""});          // b = tl.load(b_tile)
+  const auto fp16 = instructions(check(fixture(kMatmul)));
+  EXPECT_EQ(fp16.at("kernels.py:20:13"), std::set<std::string>{"ldmatrix"});
+  EXPECT_EQ(fp16.at("kernels.py:21:13"), std::set<std::string>{"ldmatrix.trans"});
+}
+
+// §3.4 the address facts pass through `arith.extsi` (the same values, wider) and `tt.reshape`
+// (row-major: a run along a dim stays a run along the result's dim of the same stride when it fits
+// that dim whole; a dim of size 1 is constant). By hand: a 64-range, widened, reshaped to 1 x 64 is
+// contiguous for 64 along dim 1; to 64 x 1, along dim 0; reshaped to 8 x 8 its runs of 64 do not
+// fit a row of 8: no contiguity known (8 would be the run along dim 1, but the rule keeps only a
+// run that fits whole).
+TEST(TritonFacts, ExtsiAndReshapeKeepTheRuns) {
+  const std::string s = "#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>\n"
+                        "module attributes {\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:80\", \"ttg.threads-per-warp\" = 32 : i32} {\n"
+                        "  tt.func public @k(%p: !tt.ptr<f16> {tt.divisibility = 16 : i32}) attributes {noinline = false} {\n"
+                        "    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #ttg.slice<{dim = 0, parent = #blocked}>>\n"
+                        "    %w = arith.extsi %r : tensor<64xi32, #ttg.slice<{dim = 0, parent = #blocked}>> to tensor<64xi64, #ttg.slice<{dim = 0, parent = #blocked}>>\n"
+                        "    %row = tt.reshape %w : tensor<64xi64, #ttg.slice<{dim = 0, parent = #blocked}>> -> tensor<1x64xi64, #blocked>\n"
+                        "    %col = tt.reshape %w : tensor<64xi64, #ttg.slice<{dim = 0, parent = #blocked}>> -> tensor<64x1xi64, #blocked>\n"
+                        "    %sq = tt.reshape %w : tensor<64xi64, #ttg.slice<{dim = 0, parent = #blocked}>> -> tensor<8x8xi64, #blocked>\n"
+                        "    tt.return\n  }\n}\n";
+  const auto f = triton::global_facts(triton::read_ttgir(s));
+  EXPECT_EQ(f.at("w").contiguous_dim, 0);
+  EXPECT_EQ(f.at("w").contiguity, 64);
+  EXPECT_EQ(f.at("row").contiguous_dim, 1);
+  EXPECT_EQ(f.at("row").contiguity, 64);
+  EXPECT_TRUE(f.at("row").constant[0]);
+  EXPECT_EQ(f.at("col").contiguous_dim, 0);
+  EXPECT_EQ(f.at("col").contiguity, 64);
+  EXPECT_EQ(f.at("sq").contiguous_dim, -1);
+}
+
+// §3.5 a program whose moves carry no program points (another producer of a LayoutProgram): every
+// buffer is live throughout, so the footprint is their sum (100 + 50 B) and no line is named.
+TEST(TritonKernels, FootprintWithoutProgramPointsIsTheSum) {
+  kernel::LayoutProgram p;
+  p.arch = "sm80";
+  for (int64_t bytes : {100, 50}) {
+    kernel::Move a;
+    a.kind = kernel::MoveKind::Alloc;
+    a.alloc_bytes = bytes;
+    p.moves.push_back(a);
+  }
+  const auto r = kernel::check_layout_program(p);
+  const auto fp = select(r, "footprint", Outcome::Ok);
+  ASSERT_EQ(fp.size(), 1u);
+  EXPECT_EQ(fp[0]->detail["bytes"], 150);
+  EXPECT_FALSE(fp[0]->detail.contains("peak_line"));
 }

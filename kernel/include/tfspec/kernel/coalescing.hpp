@@ -17,8 +17,10 @@ struct SectorCount {
 
 // One warp access: each element's (row, first byte). A sector is 32 aligned bytes of one row;
 // elements of rows whose distance is unknown (row ids differ) never share one. The ideal is
-// ceil(distinct elements x elem_bytes / 32).
-SectorCount sectors_of(const std::vector<std::pair<int64_t, int64_t>>& row_and_byte, int64_t elem_bytes);
+// ceil(distinct elements x elem_bytes / 32). Rows shorter than a sector (`row_bytes` < 32, the
+// tensor's whole extent along its contiguous dim; 0: unknown or long) cannot share one, so the
+// ideal is then ceil(bytes / row_bytes): one sector a row (spec/TRITON.md §3.4).
+SectorCount sectors_of(const std::vector<std::pair<int64_t, int64_t>>& row_and_byte, int64_t elem_bytes, int64_t row_bytes = 0);
 
 // A tiled copy over a global tile: tv maps (thread t, value v), index t + T v, to a tile index
 // row + tile_rows * col; `global` (rank 2 at least, concrete) maps (row, col) to an element

@@ -18,9 +18,12 @@ enum class MoveKind { SharedLoad, SharedStore, AsyncCopy, Convert, GlobalLoad, G
 // What the IR says about a global pointer tensor (§3.4): the dim along which consecutive elements
 // are consecutive addresses (-1: none known), how many of them are (contiguity), and the alignment
 // in elements every thread's first address along it has (from tt.divisibility).
+// A mask (tt.load's, tt.store's, an async copy's) caps the vector at its constancy along that dim
+// (`mask_constancy`, elements; 0: no mask): a vector is one predicate (§3.4.1).
 struct GlobalFacts {
   int contiguous_dim = -1;
   int64_t contiguity = 1, align_elems = 1;
+  int64_t mask_constancy = 0;
 };
 
 struct DotOperand {
@@ -61,6 +64,9 @@ struct Move {
   std::vector<int64_t> smem_shape;
   std::vector<int64_t> smem_origin;  // where the view starts in the allocation (memdesc_subslice); empty: 0
   int64_t alloc_bytes = 0;  // Alloc: the allocation's bytes (every buffer of it)
+  // §3.5 the program points (the IR's lines) from the op to the last that uses its buffer (an
+  // Alloc), or the op's own (a convert's scratch); 0: not known, live throughout.
+  int64_t live_from = 0, live_to = 0;
   GlobalFacts global;
   DotOperand a, b;
   std::string accumulator;  // the dot's result encoding, as written
@@ -73,6 +79,7 @@ struct Move {
 
 struct LayoutProgram {
   std::string name, arch;  // arch: sm80, sm90
+  std::string loc;         // the kernel's own location: the findings about the whole kernel carry it
   int64_t threads_per_warp = 32, num_warps = 4;
   std::optional<int64_t> declared_shared;  // what the compiler allocated (Triton's metadata.shared)
   std::vector<Move> moves;
@@ -92,11 +99,12 @@ void check_layout_global(const LayoutProgram& p, const Move& m, std::vector<Find
 void check_wgmma_operands(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
 void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out);
 
-// §3.1's ldmatrix phases, when every group of the load's registers is eight whole 16-byte rows
-// (layout_ldmatrix.cpp); none: the generic model applies. `off` is smem_offsets' table.
+// §3.1's ldmatrix phases, when every group of the load's registers (32 bits a lane) is eight whole
+// 16-byte rows, for 8-, 16- and 32-bit elements (layout_ldmatrix.cpp); none: the generic model applies. `off` is smem_offsets' table.
 struct LdmatrixReport {
   int64_t wavefronts = 0, ideal = 0, degree = 1, matrices = 0;
   int64_t worst_warp = 0, worst_group = 0, worst_slot = 0;
+  bool trans = false;  // a thread's 32 bits are not consecutive elements: ldmatrix.trans (16-bit only)
 };
 std::optional<LdmatrixReport> ldmatrix_phases(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t threads_per_warp, int64_t elem_bytes,
                                               std::string& why_not);

@@ -18,6 +18,10 @@ struct ValueFacts {
   int contiguous_dim = -1;     // unit stride along this dim, for `contiguity` elements
   int64_t contiguity = 1;
   int64_t divisibility = 1;  // of the value at the start of each contiguous run (elements for pointers)
+  // per dim: the value repeats in aligned runs of this many elements along it (Triton's constancy;
+  // kWhole: the whole dim). A mask's constancy along the pointer's contiguous dim caps the vector.
+  std::vector<int64_t> constancy;
+  static constexpr int64_t kWhole = int64_t{1} << 30;
 };
 std::map<std::string, ValueFacts> global_facts(const Module& m);
 

@@ -30,6 +30,8 @@ struct Op {
   std::map<std::string, int64_t> attrs;        // integer attributes: axis, start, end, contiguity, opIdx, ...
   std::vector<int64_t> offsets;                // memdesc_subslice's static offsets `%x[0, 16]`
   int line = 0;                                // 1-based line of the TTGIR
+  int end_line = 0;                            // an op with regions (scf.for, scf.if): the line closing them; else line
+  std::string predicate;                       // arith.cmpi's predicate word (slt, sge, ...)
   std::string loc;                             // "kernels.py:20:12"; empty where the IR has none
 };
 
@@ -42,6 +44,7 @@ struct Argument {
 struct Module {
   int64_t num_warps = 0, threads_per_warp = 32, num_ctas = 1;
   std::string target, kernel;  // "cuda:80", the tt.func's name
+  std::string loc;             // the tt.func's location (its definition line), empty where the IR has none
   Aliases aliases;
   std::vector<std::string> alias_order;  // as defined
   std::vector<Argument> args;
