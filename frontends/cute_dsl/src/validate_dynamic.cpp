@@ -45,6 +45,26 @@ Layout scaled_layout(const Type& t, Symbols& syms, std::map<std::string, int64_t
 
 using Body = std::function<Layout(SymExec&)>;
 
+// CuTe's coalesce as layout.hpp's bw_coalesce computes it: flattened, a mode of static extent 1
+// dropped, and a mode merged into the one before only where that one's shape and stride and its
+// own stride are static with shape * stride == stride (its own extent may be dynamic).
+Layout static_coalesce(const Layout& a) {
+  const std::vector<IntTuple> sh = flat_leaves(a.shape_ref()), st = flat_leaves(a.stride());
+  std::vector<IntTuple> rs, rd;
+  for (size_t i = 0; i < sh.size(); ++i) {
+    if (sh[i].is_int() && sh[i].value() == 1) continue;
+    if (!rs.empty() && rs.back().is_int() && rd.back().is_int() && st[i].is_int() && rs.back().value() * rd.back().value() == st[i].value()) {
+      rs.back() = sh[i].is_int() ? IntTuple(rs.back().value() * sh[i].value()) : IntTuple::sym(sym_mul(rs.back().as_dim(), sh[i].as_dim()));
+      continue;
+    }
+    rs.push_back(sh[i]);
+    rd.push_back(st[i]);
+  }
+  if (rs.empty()) return Layout(IntTuple(1), IntTuple(0));
+  if (rs.size() == 1) return Layout(rs[0], rd[0]);
+  return Layout(IntTuple::tuple(rs), IntTuple::tuple(rd));
+}
+
 // The symbolic form of a covered op (the same ops and CuTe meaning as §2), or nullopt.
 std::optional<Body> symbolic_op(const Op& op, Symbols& syms, std::map<std::string, int64_t>& lower) {
   const auto& in = op.operand_types;
@@ -54,14 +74,18 @@ std::optional<Body> symbolic_op(const Op& op, Symbols& syms, std::map<std::strin
     if (n == "cute.right_inverse") return Body([a](SymExec& ex) { return sym_right_inverse(ex, a); });
     if (n == "cute.left_inverse") return Body([a](SymExec& ex) { return sym_left_inverse(ex, a); });
     if (n == "cute.coalesce") {
-      // CuTe merges two modes only where their strides meet for every value (layout.hpp's
+      // CuTe merges two adjacent modes only where the merge holds statically (layout.hpp's
       // bw_coalesce: a merge needs a static `true`), so with a dynamic stride it keeps modes that
-      // some value would merge. A result of the operand's rank is compared with the operand's
-      // modes each coalesced alone (CuTe's coalesce with a profile of that rank; a function-preserving
-      // answer, so equality still proves the op), not with the full merge that forks on the value.
+      // some value would merge, and the full merge forks on that value. The IR's result is
+      // compared with the first of these, all function-preserving (so equality still proves the
+      // op), whose rank is the IR's: the static merge (flattened), the operand's top modes each
+      // coalesced alone (CuTe's coalesce with a profile of that rank), else the full coalesce.
       Symbols rs;
       const LayoutPtr r = read_layout(op.result_types.at(0).text, rs);
-      if (r->kind() == LayoutKind::Layout && a.rank() > 1 && static_cast<const Layout&>(*r).rank() == a.rank()) {
+      const int ir_rank = r->kind() == LayoutKind::Layout ? static_cast<const Layout&>(*r).rank() : -1;
+      const Layout fixed = static_coalesce(a);
+      if (ir_rank == fixed.rank() && is_symbolic(a)) return Body([fixed](SymExec&) { return fixed; });
+      if (a.rank() > 1 && ir_rank == a.rank()) {
         const IntTuple by_mode = IntTuple::tuple(std::vector<IntTuple>(static_cast<size_t>(a.rank()), IntTuple(1)));
         return Body([a, by_mode](SymExec& ex) { return sym_coalesce(ex, a, by_mode); });
       }

@@ -121,3 +121,21 @@ TEST(CuteDslDynamic, ACoalesceKeepingTheRankIsComparedModeByMode) {
   EXPECT_EQ(outcome("(8,16,2):(1,1024,?{div=32})"), Outcome::Ok);
   EXPECT_EQ(outcome("(8,16,2):(1,512,?{div=32})"), Outcome::Violation);
 }
+
+// tensorop_gemm 256x128x64, atoms (1,1,1): coalesce((8,32,(2,2)):(1,1024,(16a,32b))) typed
+// (8,32,2,2):(1,1024,?{div=16},?{div=32}). CuTe flattens to 8:1, 32:1024, 2:16a, 2:32b and merges
+// a mode into the one before only where shape * stride == stride holds statically: 8*1 = 8 !=
+// 1024, and the other two pairs hold a dynamic stride: nothing merges, rank 4, the IR's type: ok
+// (16a a multiple of 16, 32b of 32). The full merge forks (32*1024 == 16a at a = 2048; 32a == 32b)
+// and read as undecided. A static stride changed (1024 -> 512) is still a violation.
+TEST(CuteDslDynamic, ACoalesceIsComparedWithCutesStaticMerge) {
+  const std::string a = "!cute.layout<\"(8,32,(2,2)):(1,1024,(?{div=16},?{div=32}))\">";
+  const auto outcome = [&](const std::string& r) {
+    const std::vector<Finding> f = layout_ops(one_op("coalesce(%a)", a, r));
+    EXPECT_EQ(f.size(), 1u);
+    return f.empty() ? Outcome::Skipped : f[0].outcome;
+  };
+  EXPECT_EQ(outcome("(8,32,2,2):(1,1024,?{div=16},?{div=32})"), Outcome::Ok);
+  EXPECT_EQ(outcome("(8,32,2,2):(1,512,?{div=16},?{div=32})"), Outcome::Violation);
+  EXPECT_EQ(outcome("(8,32,2,2):(1,1024,?{div=32},?{div=32})"), Outcome::Undecided);  // 16a: a multiple of 32 for even a only
+}
