@@ -329,6 +329,7 @@ class Sweep:
         self.tfspec, self.rng, self.verbose = tfspec, rng, verbose
         self.variants = self.rejected = self.faults = self.caught = self.benign = 0
         self.failures, self.rejections, self.notes = [], {}, {}
+        self.by_kind = {}  # fault kind -> [planted, caught, harmless]
 
     def fail(self, what, why):
         self.failures.append(f"{what}: {why}")
@@ -399,10 +400,14 @@ class Sweep:
             self.fail(f"{name} [{fault}]", str(e))
             return
         why = expect(report)
+        tally = self.by_kind.setdefault(fault.split(":")[0].split(" ")[0], [0, 0, 0])
+        tally[0] += 1
         if why is None:
             self.caught += 1
+            tally[1] += 1
         elif why == "benign":
             self.benign += 1
+            tally[2] += 1
         else:
             self.fail(f"{name} [{fault}]", why)
         if self.verbose:
@@ -579,7 +584,7 @@ def fault_walk(sw, name, text, report):
     c = sw.rng.choice(cands)
     T, V, P, K = size(c["tv"][0][0]), size(c["tv"][0][1]), c["P"], c["K"]
     cm = contiguous_mode(c)
-    if T * V != P * K or V % 1 or (cm == 1 and K % V) or (cm == 0 and P % V):
+    if T * V != P * K or (cm == 1 and K % V) or (cm == 0 and P % V):
         return
     if cm == 1:  # K contiguous: thread t at row t % P, chunk t // P
         shape, stride = ((P, K // V), V), ((1, V * P), P)
@@ -714,6 +719,7 @@ def main():
           f"({', '.join(f'{n} by {w}' for w, n in sorted(sw.rejections.items())) or 'none'}); "
           f"{sw.faults} faults planted, {sw.caught} caught, {sw.benign} harmless by the hand models and not flagged; "
           f"{len(sw.failures)} failures")
+    print("  faults by kind: " + ", ".join(f"{k} {t[0]} planted / {t[1]} caught / {t[2]} harmless" for k, t in sorted(sw.by_kind.items())))
     for text, n in sorted(sw.notes.items()):
         print(f"  note ({n}x): {text}")
     for f in sw.failures:
