@@ -29,7 +29,14 @@ CopyCoalescing copy_coalescing(const Layout& tv, int64_t tile_rows, const Layout
           const int64_t idx = tv(t + threads * v);
           bytes.push_back({0, (gm(idx % tile_rows) + gk(idx / tile_rows)) * elem_bytes});
         }
-      const SectorCount c = sectors_of(bytes, elem_bytes);
+      SectorCount c = sectors_of(bytes, elem_bytes);
+      // The ideal from where the warp's access starts: 512 contiguous bytes from byte 16 of a
+      // sector span 17 sectors, and no placement of the same bytes from there does better (the
+      // tile's global offsets are exact here; the Triton path keeps sectors_of's ceil(bytes / 32)).
+      std::set<int64_t> starts;
+      for (const auto& rb : bytes) starts.insert(rb.second);
+      const int64_t lead = ((*starts.begin() % 32) + 32) % 32;
+      c.ideal = (lead + static_cast<int64_t>(starts.size()) * elem_bytes + 31) / 32;
       if (worst.ideal == 0 || c.sectors * worst.ideal > worst.sectors * c.ideal) worst = {c.sectors, c.ideal, warp, a};
     }
   return worst;

@@ -87,5 +87,31 @@ TEST(KernelSectors, CopyCoalescingOfATiledCopy) {
   EXPECT_EQ(copy_coalescing(walk_k, 64, global, 8, 2).sectors, 16);
 }
 
+// CUTLASS's tensorop_gemm, A M-major, a 256-row copy tile: TV (64,8):(8,1) gives thread t the
+// tile index 8t + v, i.e. m = (8t + v) % 256, k = (8t + v) / 256: warp 0 holds k = 0, warp 1
+// k = 1, each m = 0..255. With the global K stride 8 (the divisor the IR states, `?{i64 div=8}`),
+// warp 0's 512 bytes are bytes 0..511 (16 sectors), warp 1's run from element 8, bytes 16..527:
+// sectors 0..16, 17. No warp could move those bytes from byte 16 in fewer, so its ideal is 17 (not
+// ceil(512 / 32) = 16, which read as a violation): every warp at its ideal, the first reported.
+TEST(KernelSectors, TheIdealCountsFromWhereTheWarpStarts) {
+  const Layout tv = parse_layout("(64,8):(8,1)");
+  const CopyCoalescing c = copy_coalescing(tv, 256, parse_layout("(256,2):(1,8)"), 8, 2);
+  EXPECT_EQ(c.sectors, 16);
+  EXPECT_EQ(c.ideal, 16);
+  EXPECT_EQ(c.warp, 0);
+  // K stride 16 elements (32 bytes): warp 1 starts aligned, 16 sectors, ideal 16 too.
+  const CopyCoalescing aligned = copy_coalescing(tv, 256, parse_layout("(256,2):(1,16)"), 8, 2);
+  EXPECT_EQ(aligned.sectors, aligned.ideal);
+  // The walk stays a violation wherever it starts: threads (64,4):(1,64) of the K-major test
+  // above with the tile shifted 8 bytes into a sector (M stride 36: rows 72 bytes apart).
+  const CopyCoalescing walk = copy_coalescing(parse_layout("((64,4),8):((1,512),64)"), 64, parse_layout("(64,32):(36,1)"), 8, 2);
+  EXPECT_GT(walk.sectors, walk.ideal);
+  // sectors_of (the Triton path) is unchanged: 512 bytes from byte 16 still read as ideal 16.
+  std::vector<std::pair<int64_t, int64_t>> from16;
+  for (int64_t e = 0; e < 256; ++e) from16.push_back({0, 16 + 2 * e});
+  EXPECT_EQ(sectors_of(from16, 2).sectors, 17);
+  EXPECT_EQ(sectors_of(from16, 2).ideal, 16);
+}
+
 }  // namespace
 }  // namespace tfspec::kernel

@@ -46,6 +46,7 @@ void check_pipeline(const Module& m, kernel::KernelReport& r) {
     kernel::Finding x = make_finding("pipeline", "the kernel", kernel::Outcome::Skipped);
     x.message = std::string("mapped, but kernel/ does not check it: ") + e.what();
     r.findings.push_back(std::move(x));
+    check_smem_footprint(m, r.arch, r.findings);  // kernel/'s footprint did not run: the allocations op by op (§6)
   }
   check_s2r_copies(mp, r.findings);  // §5: the IR's own s2r tiled copies, which kernel/ is not given
 }

@@ -85,3 +85,57 @@ TEST(CuteDslDynamic, ADynamicResultIsCheckedByItsDivisibility) {
   EXPECT_EQ(outcome("?{div=16}:1"), Outcome::Undecided);
   EXPECT_EQ(outcome("?{div=8}:2"), Outcome::Violation);
 }
+
+// CUTLASS's tensorop_gemm.py with atoms (1,2,1) (64 threads) and A M-major composes
+// A = ((8,1),(2,16),1):((1,0),(32s,1024),0) (s >= 1) with B = (8,16,2):(1,16,8). By hand, over A's
+// shape (8,1,2,16,1) read colexicographically: B's 8:1 takes A's indices 0..7, offsets 0..7 (8:1);
+// its 16:16 takes index 16j = coordinate (0,0,0,j,0), offset 1024j (16:1024); its 2:8 takes index 8
+// = (0,0,1,0,0), offset 32s (2:32s). The result (8,16,2):(1,1024,32s) holds the IR's ?{div=32} for
+// every s: ok. Folding alone kept a path no s takes (its answer 8 for 32s) and read a violation.
+TEST(CuteDslDynamic, APathNoValueTakesIsDropped) {
+  const std::string a = "!cute.layout<\"((8,1),(2,16),1):((1,0),(?{div=32},1024),0)\">, !cute.layout<\"(8,16,2):(1,16,8)\">";
+  const auto outcome = [&](const std::string& r) {
+    const std::vector<Finding> f = layout_ops(one_op("composition(%a, %b)", a, r));
+    EXPECT_EQ(f.size(), 1u);
+    return f.empty() ? Outcome::Skipped : f[0].outcome;
+  };
+  EXPECT_EQ(outcome("(8,16,2):(1,1024,?{div=32})"), Outcome::Ok);
+  EXPECT_EQ(outcome("(8,16,2):(1,1024,?{div=64})"), Outcome::Undecided);  // 32s: a multiple of 64 for even s only
+  EXPECT_EQ(outcome("(8,16,2):(1,512,?{div=32})"), Outcome::Violation);   // 512 where every s gives 1024
+}
+
+// The same kernel's coalesce((8,16,2):(1,1024,32s)): CuTe merges adjacent modes only where
+// shape * stride equals the next stride for every value. 8*1 = 8 != 1024; 16*1024 = 16384 = 32s
+// only at s = 512, so nothing merges and the DSL answers the operand itself. Reading the merge
+// that s = 512 allows (8,32):(1,1024) as the reference's answer differed in structure (undecided);
+// each mode coalesced alone gives (8,16,2):(1,1024,32s), the IR's type: ok. A stride changed in
+// the result (512 for 1024) is still a violation; a result of another rank is compared with the
+// full coalesce (ADynamicResultIsCheckedByItsDivisibility).
+TEST(CuteDslDynamic, ACoalesceKeepingTheRankIsComparedModeByMode) {
+  const std::string a = "!cute.layout<\"(8,16,2):(1,1024,?{div=32})\">";
+  const auto outcome = [&](const std::string& r) {
+    const std::vector<Finding> f = layout_ops(one_op("coalesce(%a)", a, r));
+    EXPECT_EQ(f.size(), 1u);
+    return f.empty() ? Outcome::Skipped : f[0].outcome;
+  };
+  EXPECT_EQ(outcome("(8,16,2):(1,1024,?{div=32})"), Outcome::Ok);
+  EXPECT_EQ(outcome("(8,16,2):(1,512,?{div=32})"), Outcome::Violation);
+}
+
+// tensorop_gemm 256x128x64, atoms (1,1,1): coalesce((8,32,(2,2)):(1,1024,(16a,32b))) typed
+// (8,32,2,2):(1,1024,?{div=16},?{div=32}). CuTe flattens to 8:1, 32:1024, 2:16a, 2:32b and merges
+// a mode into the one before only where shape * stride == stride holds statically: 8*1 = 8 !=
+// 1024, and the other two pairs hold a dynamic stride: nothing merges, rank 4, the IR's type: ok
+// (16a a multiple of 16, 32b of 32). The full merge forks (32*1024 == 16a at a = 2048; 32a == 32b)
+// and read as undecided. A static stride changed (1024 -> 512) is still a violation.
+TEST(CuteDslDynamic, ACoalesceIsComparedWithCutesStaticMerge) {
+  const std::string a = "!cute.layout<\"(8,32,(2,2)):(1,1024,(?{div=16},?{div=32}))\">";
+  const auto outcome = [&](const std::string& r) {
+    const std::vector<Finding> f = layout_ops(one_op("coalesce(%a)", a, r));
+    EXPECT_EQ(f.size(), 1u);
+    return f.empty() ? Outcome::Skipped : f[0].outcome;
+  };
+  EXPECT_EQ(outcome("(8,32,2,2):(1,1024,?{div=16},?{div=32})"), Outcome::Ok);
+  EXPECT_EQ(outcome("(8,32,2,2):(1,512,?{div=16},?{div=32})"), Outcome::Violation);
+  EXPECT_EQ(outcome("(8,32,2,2):(1,1024,?{div=32},?{div=32})"), Outcome::Undecided);  // 16a: a multiple of 32 for even a only
+}

@@ -371,3 +371,24 @@ TEST(CuteDslReader, AParenthesizedSignatureWithoutAResultIsItsOperandTypes) {
   EXPECT_EQ(m.ops[0].operand_types[2].space, "smem");
   EXPECT_TRUE(m.ops[0].result_types.empty());
 }
+
+// Found by cute_dsl_kernel_sweep: tensorop_gemm at a 256x32x64 tile, atoms (1,4,1), 5 stages maps,
+// but kernel/ refuses it (the permutation's 64 columns pass BN = 32), and kernel/'s footprint went
+// with it: 5 x (256 x 64 + 32 x 64) x 2 B = 184320 B past sm80's 167936 B, unreported. Now the
+// allocations are checked op by op there (§6). Planted on CUTLASS's 128x128 GEMM: the permutation's
+// N made 256 (> BN = 128: kernel/ refuses); its one 65536:1 i8 allocation is 65536 B <= 167936 B
+// (ok); grown to 200000:1, 200000 B > 167936 B (kernel-smem-footprint).
+TEST(CuteDslPipeline, APipelineKernelRefusesStillHasItsFootprintChecked) {
+  const std::string refused = replaced_all(fixture(kCutlass), "permutation_MNK = <\"[32:1;32:1;16:1]\">", "permutation_MNK = <\"[32:1;256:1;16:1]\">");
+  const kernel::KernelReport r = check(refused);
+  bool said = false;
+  for (const Finding& f : r.findings) said |= f.check == "pipeline" && f.message.find("kernel/ does not check it") != std::string::npos;
+  EXPECT_TRUE(said);
+  const Finding& ok = find(r, "footprint", "shared memory");
+  EXPECT_EQ(ok.outcome, Outcome::Ok) << ok.message;
+  EXPECT_NE(ok.message.find("65536 B"), std::string::npos) << ok.message;
+  const Finding& over = find(check(replaced_all(refused, "!cute.memref<i8, smem, align<16>, \"65536:1\">", "!cute.memref<i8, smem, align<16>, \"200000:1\">")),
+                             "footprint", "shared memory");
+  EXPECT_EQ(over.outcome, Outcome::Violation) << over.message;
+  EXPECT_EQ(over.rule, &rule::kKernelSmemFootprint);
+}

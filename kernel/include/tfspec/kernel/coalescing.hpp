@@ -25,7 +25,9 @@ SectorCount sectors_of(const std::vector<std::pair<int64_t, int64_t>>& row_and_b
 // A tiled copy over a global tile: tv maps (thread t, value v), index t + T v, to a tile index
 // row + tile_rows * col; `global` (rank 2 at least, concrete) maps (row, col) to an element
 // offset. Every warp (32 consecutive threads) and every access (`vector` consecutive values):
-// the worst ratio of sectors to the ideal, first such warp and access.
+// the worst ratio of sectors to the ideal, first such warp and access. Here the ideal counts from
+// the warp's lowest byte: ceil((that byte mod 32 + bytes moved) / 32) (a warp whose contiguous
+// bytes start mid-sector cannot do with fewer).
 struct CopyCoalescing {
   int64_t sectors = 0, ideal = 0, warp = 0, access = 0;
 };
