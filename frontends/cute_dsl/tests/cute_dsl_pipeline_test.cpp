@@ -387,8 +387,8 @@ TEST(CuteDslPipeline, APipelineKernelRefusesStillHasItsFootprintChecked) {
   const Finding& ok = find(r, "footprint", "shared memory");
   EXPECT_EQ(ok.outcome, Outcome::Ok) << ok.message;
   EXPECT_NE(ok.message.find("65536 B"), std::string::npos) << ok.message;
-  const Finding& over = find(check(replaced_all(refused, "!cute.memref<i8, smem, align<16>, \"65536:1\">", "!cute.memref<i8, smem, align<16>, \"200000:1\">")),
-                             "footprint", "shared memory");
+  const kernel::KernelReport grown = check(replaced_all(refused, "!cute.memref<i8, smem, align<16>, \"65536:1\">", "!cute.memref<i8, smem, align<16>, \"200000:1\">"));
+  const Finding& over = find(grown, "footprint", "shared memory");  // the report outlives the reference
   EXPECT_EQ(over.outcome, Outcome::Violation) << over.message;
   EXPECT_EQ(over.rule, &rule::kKernelSmemFootprint);
 }
