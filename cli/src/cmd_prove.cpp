@@ -66,11 +66,33 @@ int run(const ProveState& st) {
       if (!st.json) std::cout << derived.header << "  no instance: the case's guard and conditions cannot hold together (nothing to prove)\n";
       continue;
     }
+    if (!derived.dead.empty()) {  // the formula holds nowhere in its case: that case is not proved
+      const std::string why = "the derived formula's condition " + derived.dead +
+                              " fails at every instance of this case, so the formula is the reference's answer at none of them";
+      if (st.json)
+        std::cout << Json{{"goal", st.goal}, {"verdict", "UNKNOWN"}, {"reason", why},
+                          {"of", Json{{"layout", derived.layout}, {"when", derived.when}, {"refuted", derived.dead}}}}
+                         .dump()
+                  << "\n";
+      else
+        std::cout << derived.header << "UNKNOWN " << st.goal << ": not proved in this case: " << why << "\n";
+      if (worst == kOk) worst = 2;
+      continue;
+    }
     ProveState given = st;
     given.args.insert(given.args.begin(), derived.layout);
     given.assume.insert(given.assume.end(), derived.when.begin(), derived.when.end());
     given.assume.insert(given.assume.end(), derived.conditions.begin(), derived.conditions.end());
-    const int rc = run_given(*op, given, derived);
+    int rc = kOk;
+    try {
+      rc = run_given(*op, given, derived);
+    } catch (const SpecError& e) {
+      // the prover found the case's guard and assumed conditions inconsistent, where the derivation's
+      // satisfiability check could not tell: the same as a vacuous case, for this case only
+      if (e.rule() != "prove-assumptions-inconsistent") throw;
+      if (!st.json) std::cout << derived.header << "  no instance: the case's guard and conditions cannot hold together (nothing to prove)\n";
+      continue;
+    }
     // the verdict of all cases: REFUTED in any outranks UNKNOWN, which outranks PROVED (1, 2, 0)
     auto rank = [](int x) { return x == 2 ? 1 : x == 1 ? 2 : x; };
     if (rank(rc) > rank(worst)) worst = rc;

@@ -257,3 +257,23 @@ TEST(SymbolicOpsCli, ProveOfEndsWithinItsTimeoutAndNamesIt) {
 }
 
 }  // namespace
+
+namespace {
+// Issue 46 item 2 under `prove --of`: logical_product((M-1):(4), 4:M) has a case whose guard
+// (3M^2-2M-1) % (4M-4) == 0 means 4 | 3M+1 (the factor M-1 cancels), i.e. M % 4 == 1 (M = 5, 9,
+// ...), while its formula needs M % 4 == 0: the formula is the answer at none of its instances (at
+// M = 5 the reference's stride is 17, the formula's 4*5*1-4*1 = 16). Proving the property of that
+// formula would say nothing about M = 5, 9, ...: the case is UNKNOWN (exit 2), never PROVED,
+// never "no instance", and the other cases are still proved.
+TEST(SymbolicOpsCli, ProveOfACaseWhoseFormulaHoldsNowhereIsUnknown) {
+  auto r = tfspec::testing::run_tfspec("prove injective --of 'logical_product (M-1):(4) (4:M)' --timeout 5");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("refuted  [composition-stride-divisibility §3] M%4 == 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("UNKNOWN injective: not proved in this case"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("no instance"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PROVED injective"), std::string::npos) << r.out;  // the M = 2 case
+  auto j = tfspec::testing::run_tfspec("prove injective --of 'logical_product (M-1):(4) (4:M)' --timeout 5 --json");
+  EXPECT_NE(j.out.find("\"verdict\":\"UNKNOWN\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"refuted\":\"[composition-stride-divisibility §3] M%4 == 0\""), std::string::npos) << j.out;
+}
+}  // namespace

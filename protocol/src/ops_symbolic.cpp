@@ -633,7 +633,7 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
   std::vector<Bindings> cex;
   std::vector<DerivedLayout> out;
   for (const auto& a : s.answers) {
-    DerivedLayout d{to_string(a.result), {}, {}, "of " + of + " = " + to_string(a.result) + "\n"};
+    DerivedLayout d{to_string(a.result), {}, {}, "of " + of + " = " + to_string(a.result) + "\n", false, ""};
     std::string guard;
     for (const auto& g : a.when) {
       d.when.push_back(to_string(g));
@@ -645,7 +645,12 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
       const solver::Classified k = c.decided ? solver::Classified{"proved", std::nullopt} : dec.classify(a.when, c.pred);
       cc.conditions.push_back({c.pred, k.status});
       if (k.counterexample) cex.push_back(*k.counterexample);
-      if (k.status == "refuted") fail(RuleRef(*find_rule(c.rule), c.clause), of + ": the condition " + to_string(c.pred) + " is refuted by the assumptions");
+      // refuted inside its case (issue 46 item 2): the case's instances exist, but the formula is
+      // the reference's answer at none of them, so a proof of it would say nothing about them
+      if (k.status == "refuted" && d.dead.empty()) {
+        d.dead = "[" + c.rule + " " + c.clause + "] " + to_string(c.pred);
+        d.header += "  refuted  " + d.dead + "   (fails at every instance of this case: the formula above is the answer at none of them)\n";
+      }
       if (k.status == "required" || k.status == "undecided") {
         d.conditions.push_back(to_string(c.pred));
         d.header += "  assumed  [" + c.rule + " " + c.clause + "] " + to_string(c.pred) + "   (the op's condition)\n";

@@ -8,6 +8,10 @@ namespace {
 // issue 46 item 2: `required` only with an instance of the case on each side.
 constexpr const char* kUndecidedCondition =
     "the solver could neither prove nor refute it in this case, and no instance of the case was found on each side";
+constexpr const char* kUndecidedFailing =
+    "the solver could neither prove nor refute it in this case; it fails at the instance below, and no instance of the case where it "
+    "holds was found";
+constexpr const char* kRefutedCondition = "fails at every instance of this case: the formula above is the answer at none of them";
 constexpr const char* kUnreached = "  reachable: undecided (no instance of this case was found, and none was proved impossible)\n";
 
 std::string cond_line(const SymCondition& c, const std::string& status, const std::string& text, const std::string& note) {
@@ -80,8 +84,14 @@ PrintedCase print_answer(BudgetedDecider& dec, Everywhere& ev, const std::vector
     const std::string text = defined_text(undefined_divisors(dec, when, c.pred), c.pred);
     Json jc{{"rule", c.rule}, {"clause", c.clause}, {"predicate", text}, {"status", k.status}};
     if (k.status == "undecided") {
-      jc["reason"] = kUndecidedCondition;
-      note += "   (" + std::string(kUndecidedCondition) + ")";
+      // with a counterexample, an instance on the failing side was found: none where it holds
+      const char* why = k.counterexample ? kUndecidedFailing : kUndecidedCondition;
+      jc["reason"] = why;
+      note += "   (" + std::string(why) + ")";
+    }
+    if (k.status == "refuted") {
+      jc["reason"] = kRefutedCondition;
+      note += "   (" + std::string(kRefutedCondition) + ")";
     }
     if (k.counterexample) {
       jc["counterexample"] = *k.counterexample;

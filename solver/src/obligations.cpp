@@ -3,6 +3,8 @@
 
 #include "tfspec/solver/instances.hpp"
 
+#include "cancel.hpp"
+
 #include <algorithm>
 
 namespace tfspec::solver {
@@ -65,6 +67,9 @@ QueryOutcome Z3Decider::query(const std::vector<SymPred>& context, const z3::exp
   std::vector<ShapeDim> divisors;
   for (const auto& p : context) {
     a.push_back(encode(p));
+    // its linear equivalent where both sides of a one-symbol `X % Y` share a factor (cancel.hpp):
+    // true wherever p is (p's divisors are non-zero below), and a fact Z3 can use
+    if (auto c = cancelled(p)) a.push_back(encode(*c));
     divisors_of(p.lhs, divisors);
     divisors_of(p.rhs, divisors);
   }
@@ -193,6 +198,7 @@ const std::vector<size_t>& Z3Decider::survivors(const std::vector<SymPred>& path
 std::optional<Bindings> Z3Decider::model_bindings(const z3::model& m) {
   Bindings b;
   for (const auto& [name, e] : enc_.symbols()) {
+    if (name.rfind(kAbstractPrefix, 0) == 0) continue;  // a relaxation's term, not a symbol
     auto v = model_int(m, e);
     if (!v) return std::nullopt;
     b[name] = *v;
@@ -213,6 +219,86 @@ std::optional<Bindings> Z3Decider::side(const QueryOutcome& q, const std::vector
   return b;
 }
 
+namespace {
+ShapeDim with_values(const ShapeDim& e, const Bindings& fixed) {
+  switch (e->op) {
+    case ExprNode::Op::Const: return e;
+    case ExprNode::Op::Var: {
+      const auto it = fixed.find(e->name);
+      return it == fixed.end() ? e : dim_const(it->second);
+    }
+    default: return dim_binary(e->op, with_values(e->lhs, fixed), with_values(e->rhs, fixed));
+  }
+}
+SymPred with_values(const SymPred& p, const Bindings& fixed) {
+  return {normalize(with_values(p.lhs, fixed)), p.rel, normalize(with_values(p.rhs, fixed))};
+}
+}  // namespace
+
+// A linear relaxation of the context, for what the whole (nonlinear) context could not decide:
+// the symbols a guard fixes (`N == 1`) take their value everywhere, then the linear predicates
+// are kept, a nonlinear one whose common factor cancels (cancel.hpp) is replaced by its cancelled
+// form, and the other nonlinear ones are dropped. Every instance of the context satisfies the
+// relaxation, and there `p` reads as `p` with the fixed values (`linear->p`), so a side the
+// relaxation rules out is ruled out for the case. nullopt where nothing was fixed or cancelled.
+std::optional<Z3Decider::Relaxed> Z3Decider::linear_part(const std::vector<SymPred>& context, const SymPred& p) {
+  Bindings fixed;
+  for (const auto& q : context) {
+    if (q.rel != SymRel::Eq) continue;
+    if (q.lhs->op == ExprNode::Op::Var && is_const(q.rhs)) fixed[q.lhs->name] = *const_value(q.rhs);
+    if (q.rhs->op == ExprNode::Op::Var && is_const(q.lhs)) fixed[q.rhs->name] = *const_value(q.lhs);
+  }
+  try {
+    Relaxed out{{}, fixed.empty() ? p : with_values(p, fixed), {}};
+    bool any = !fixed.empty();
+    std::vector<ShapeDim> divisors;
+    divisors_of(p.lhs, divisors);
+    divisors_of(p.rhs, divisors);
+    for (const auto& d : divisors) out.divisors.push_back(normalize(with_values(d, fixed)));
+    for (const auto& q : context) {
+      const SymPred v = fixed.empty() ? q : with_values(q, fixed);
+      if (fold(v) == std::optional<bool>{true}) continue;
+      const std::vector<z3::expr> one{encode(v)};
+      if (!nonlinear(one)) {
+        out.context.push_back(v);
+        continue;
+      }
+      any = true;
+      const SymPred c = cancelled(v).value_or(v);
+      out.context.push_back({abstracted(c.lhs), c.rel, abstracted(c.rhs)});
+    }
+    if (!any) return std::nullopt;
+    out.p = {abstracted(out.p.lhs), out.p.rel, abstracted(out.p.rhs)};
+    for (auto& d : out.divisors) d = abstracted(d);
+    return out;
+  } catch (const SpecError&) {  // a fixed value makes a divisor 0: the case is left to the whole context
+    return std::nullopt;
+  }
+}
+
+// e with each nonlinear term (a product of two non-constants, a `//` or `%` by a non-constant)
+// replaced by a fresh symbol, the same one for the same term: linear, and true at an instance
+// wherever e is, with each fresh symbol taking its term's value there.
+ShapeDim Z3Decider::abstracted(const ShapeDim& e) {
+  if (e->op == ExprNode::Op::Const || e->op == ExprNode::Op::Var) return e;
+  const bool nonlin = e->op == ExprNode::Op::Mul ? !is_const(e->lhs) && !is_const(e->rhs)
+                      : (e->op == ExprNode::Op::FloorDiv || e->op == ExprNode::Op::Mod) ? !is_const(e->rhs)
+                                                                                           : false;
+  if (nonlin) {
+    auto [it, fresh] = abstractions_.try_emplace(to_string(e), "");
+    if (fresh) it->second = std::string(kAbstractPrefix) + std::to_string(abstractions_.size());
+    return dim_var(it->second);
+  }
+  return dim_binary(e->op, abstracted(e->lhs), abstracted(e->rhs));
+}
+
+// p under the relaxation: its divisors (with the fixed values) non-zero, and p itself.
+z3::expr Z3Decider::relaxed_defined_and(const Relaxed& r) {
+  z3::expr e = encode(r.p);
+  for (const auto& d : r.divisors) e = e && enc_.dim(d) != 0;
+  return e;
+}
+
 // Exact under the case (issue 46 item 2): proved where p holds at every instance of the context,
 // refuted where it fails at every one, required only with an instance on each side (the failing
 // one is the counterexample), undecided otherwise.
@@ -229,15 +315,22 @@ Classified Z3Decider::classify(const std::vector<SymPred>& context, const SymPre
     if (fails && holds_at) return {"required", fails};
   }
   const z3::expr e = defined_and(p);
+  // Where the case's guard is nonlinear but a guard's common factor cancels (cancel.hpp), the
+  // linear part of the context decides what the whole could not: the context implies it, so a
+  // side it rules out is ruled out (`(3*M*M-2*M-1)%(4*M-4) == 0` is `(3*M+1)%4 == 0`, which
+  // refutes `M%4 == 0`). Asked only after the whole context did not decide.
+  const std::optional<Relaxed> linear = linear_part(context, p);
   if (!fails) {
     const QueryOutcome q = query(context, !e);
     if (q.result == z3::unsat) return {"proved", std::nullopt};
     fails = side(q, context, p, false);
+    if (!fails && linear && query(linear->context, !relaxed_defined_and(*linear)).result == z3::unsat) return {"proved", std::nullopt};
   }
   if (!holds_at) {
     const QueryOutcome q = query(context, e);
     if (q.result == z3::unsat) return {"refuted", fails};
     holds_at = side(q, context, p, true);
+    if (!holds_at && linear && query(linear->context, relaxed_defined_and(*linear)).result == z3::unsat) return {"refuted", fails};
   }
   if (fails && holds_at) return {"required", fails};
   return {"undecided", fails};

@@ -30,6 +30,8 @@ struct DerivedLayout {
   std::vector<std::string> conditions;  // its required conditions (assumptions of the proof)
   std::string header;                   // printed before the verdict
   bool vacuous = false;                 // its guard and conditions have no instance (proved): nothing to prove
+  std::string dead;                     // a condition that fails at every instance of the case (refuted there):
+                                        // the formula is the answer nowhere in it, so nothing is proved of it
 };
 // One per case of the derivation (one where one formula holds), each replayed against the
 // concrete op before it is returned. `timeout_ms` is the derivation's wall-clock last guard.

@@ -61,6 +61,16 @@ class Z3Decider : public Decider {
   // sat / unsat / unknown of assumptions ∧ context ∧ extra
   QueryOutcome query(const std::vector<SymPred>& context, const z3::expr& extra, bool searching = false, bool nonlinear_search = true);
   z3::expr defined_and(const SymPred& p);
+  struct Relaxed {
+    std::vector<SymPred> context;   // linear predicates implied by the case's context
+    SymPred p;                      // the predicate asked, read with the values the context fixes
+    std::vector<ShapeDim> divisors; // its divisors, likewise
+  };
+  std::optional<Relaxed> linear_part(const std::vector<SymPred>& context, const SymPred& p);
+  z3::expr relaxed_defined_and(const Relaxed& r);
+  ShapeDim abstracted(const ShapeDim& e);
+  static constexpr const char* kAbstractPrefix = "nonlinear_term_";
+  std::map<std::string, std::string> abstractions_;  // a nonlinear term's text -> its fresh symbol
   std::map<std::string, int64_t> lower_bounds(const std::vector<SymPred>& path) const;
   std::optional<Bindings> model_bindings(const z3::model& m);
   std::optional<Bindings> side(const QueryOutcome& q, const std::vector<SymPred>& context, const SymPred& p, bool want);
