@@ -62,10 +62,6 @@ int run(const ProveState& st) {
   const auto cases = protocol::derive_layout(st.of, st.assume, static_cast<int64_t>(std::ceil(st.timeout_s * 1000)));
   int worst = kOk;
   for (const auto& derived : cases) {
-    if (derived.vacuous) {
-      if (!st.json) std::cout << derived.header << "  no instance: the case's guard and conditions cannot hold together (nothing to prove)\n";
-      continue;
-    }
     if (!derived.dead.empty()) {  // the formula holds nowhere in its case: that case is not proved
       const std::string why = "the derived formula's condition " + derived.dead +
                               " fails at every instance of this case, so the formula is the reference's answer at none of them";
@@ -77,6 +73,10 @@ int run(const ProveState& st) {
       else
         std::cout << derived.header << "UNKNOWN " << st.goal << ": not proved in this case: " << why << "\n";
       if (worst == kOk) worst = 2;
+      continue;
+    }
+    if (derived.vacuous) {
+      if (!st.json) std::cout << derived.header << "  no instance: the case's guard and conditions cannot hold together (nothing to prove)\n";
       continue;
     }
     ProveState given = st;

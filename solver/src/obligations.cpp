@@ -220,6 +220,12 @@ std::optional<Bindings> Z3Decider::side(const QueryOutcome& q, const std::vector
 }
 
 namespace {
+void moduli_of(const ShapeDim& e, std::set<int64_t>& out) {
+  if (e->op == ExprNode::Op::Const || e->op == ExprNode::Op::Var) return;
+  if (e->op == ExprNode::Op::Mod && is_const(e->rhs) && *const_value(e->rhs) > 1) out.insert(*const_value(e->rhs));
+  moduli_of(e->lhs, out);
+  moduli_of(e->rhs, out);
+}
 ShapeDim with_values(const ShapeDim& e, const Bindings& fixed) {
   switch (e->op) {
     case ExprNode::Op::Const: return e;
@@ -242,14 +248,29 @@ SymPred with_values(const SymPred& p, const Bindings& fixed) {
 // relaxation, and there `p` reads as `p` with the fixed values (`linear->p`), so a side the
 // relaxation rules out is ruled out for the case. nullopt where nothing was fixed or cancelled.
 std::optional<Z3Decider::Relaxed> Z3Decider::linear_part(const std::vector<SymPred>& context, const SymPred& p) {
-  Bindings fixed;
+  // a symbol's bounds from the assumptions and from guards `S rel c` / `c rel S`; fixed where they meet
+  std::map<std::string, std::pair<int64_t, int64_t>> range;
+  for (const auto& [name, b] : assumptions_.bounds) range[name] = {b.lo.value_or(INT64_MIN), b.hi.value_or(INT64_MAX)};
+  auto bound = [&](const std::string& n, SymRel rel, int64_t c) {  // S rel c
+    auto [it, fresh] = range.try_emplace(n, INT64_MIN, INT64_MAX);
+    auto& [lo, hi] = it->second;
+    if (c == INT64_MIN || c == INT64_MAX) return;
+    if (rel == SymRel::Eq) lo = std::max(lo, c), hi = std::min(hi, c);
+    if (rel == SymRel::Ge) lo = std::max(lo, c);
+    if (rel == SymRel::Gt) lo = std::max(lo, c + 1);
+    if (rel == SymRel::Le) hi = std::min(hi, c);
+    if (rel == SymRel::Lt) hi = std::min(hi, c - 1);
+  };
+  static constexpr SymRel kMirror[] = {SymRel::Eq, SymRel::Ne, SymRel::Gt, SymRel::Ge, SymRel::Lt, SymRel::Le};
   for (const auto& q : context) {
-    if (q.rel != SymRel::Eq) continue;
-    if (q.lhs->op == ExprNode::Op::Var && is_const(q.rhs)) fixed[q.lhs->name] = *const_value(q.rhs);
-    if (q.rhs->op == ExprNode::Op::Var && is_const(q.lhs)) fixed[q.rhs->name] = *const_value(q.lhs);
+    if (q.lhs->op == ExprNode::Op::Var && is_const(q.rhs)) bound(q.lhs->name, q.rel, *const_value(q.rhs));
+    if (q.rhs->op == ExprNode::Op::Var && is_const(q.lhs)) bound(q.rhs->name, kMirror[static_cast<int>(q.rel)], *const_value(q.lhs));
   }
+  Bindings fixed;
+  for (const auto& [name, r] : range)
+    if (r.first == r.second) fixed[name] = r.first;
   try {
-    Relaxed out{{}, fixed.empty() ? p : with_values(p, fixed), {}};
+    Relaxed out{{}, fixed.empty() ? p : with_values(p, fixed), {}, {}};
     bool any = !fixed.empty();
     std::vector<ShapeDim> divisors;
     divisors_of(p.lhs, divisors);
@@ -270,6 +291,17 @@ std::optional<Z3Decider::Relaxed> Z3Decider::linear_part(const std::vector<SymPr
     if (!any) return std::nullopt;
     out.p = {abstracted(out.p.lhs), out.p.rel, abstracted(out.p.rhs)};
     for (auto& d : out.divisors) d = abstracted(d);
+    // what the fresh unknowns forget and a linear solver can still use: a product is a multiple of
+    // c wherever one of its factors is, for each constant modulus c of the relaxation
+    std::set<int64_t> moduli;
+    for (const auto& q : out.context) moduli_of(q.lhs, moduli), moduli_of(q.rhs, moduli);
+    moduli_of(out.p.lhs, moduli), moduli_of(out.p.rhs, moduli);
+    std::set<std::string> used;
+    for (const auto& q : out.context) collect_vars(q.lhs, used), collect_vars(q.rhs, used);
+    collect_vars(out.p.lhs, used), collect_vars(out.p.rhs, used);
+    for (const auto& [term, factors] : products_)
+      for (int64_t c : used.count(term) ? moduli : std::set<int64_t>{})
+        for (const auto& f : factors) out.lemmas.push_back(z3::mod(enc_.dim(f), ctx_.int_val(c)) != 0 || z3::mod(enc_.symbol(term), ctx_.int_val(c)) == 0);
     return out;
   } catch (const SpecError&) {  // a fixed value makes a divisor 0: the case is left to the whole context
     return std::nullopt;
@@ -286,17 +318,34 @@ ShapeDim Z3Decider::abstracted(const ShapeDim& e) {
                                                                                            : false;
   if (nonlin) {
     auto [it, fresh] = abstractions_.try_emplace(to_string(e), "");
-    if (fresh) it->second = std::string(kAbstractPrefix) + std::to_string(abstractions_.size());
+    if (fresh) {
+      it->second = std::string(kAbstractPrefix) + std::to_string(abstractions_.size());
+      if (e->op == ExprNode::Op::Mul) {  // its non-constant factors, each abstracted in turn
+        std::vector<ShapeDim> factors;
+        std::vector<ShapeDim> todo{e};
+        while (!todo.empty()) {
+          ShapeDim x = todo.back();
+          todo.pop_back();
+          if (x->op == ExprNode::Op::Mul) todo.push_back(x->lhs), todo.push_back(x->rhs);
+          else if (!is_const(x)) factors.push_back(abstracted(x));
+        }
+        products_[it->second] = std::move(factors);
+      }
+    }
     return dim_var(it->second);
   }
   return dim_binary(e->op, abstracted(e->lhs), abstracted(e->rhs));
 }
 
-// p under the relaxation: its divisors (with the fixed values) non-zero, and p itself.
-z3::expr Z3Decider::relaxed_defined_and(const Relaxed& r) {
+// Whether the relaxation rules out p holding (`side` true) or failing (false) at every instance:
+// p there is its divisors (with the fixed values) non-zero and p itself; the relaxation's lemmas
+// hold at every instance.
+bool Z3Decider::relaxed_unsat(const Relaxed& r, bool side) {
   z3::expr e = encode(r.p);
   for (const auto& d : r.divisors) e = e && enc_.dim(d) != 0;
-  return e;
+  z3::expr extra = side ? e : !e;
+  for (const auto& l : r.lemmas) extra = extra && l;
+  return query(r.context, extra).result == z3::unsat;
 }
 
 // Exact under the case (issue 46 item 2): proved where p holds at every instance of the context,
@@ -324,23 +373,32 @@ Classified Z3Decider::classify(const std::vector<SymPred>& context, const SymPre
     const QueryOutcome q = query(context, !e);
     if (q.result == z3::unsat) return {"proved", std::nullopt};
     fails = side(q, context, p, false);
-    if (!fails && linear && query(linear->context, !relaxed_defined_and(*linear)).result == z3::unsat) return {"proved", std::nullopt};
+    if (!fails && linear && relaxed_unsat(*linear, false)) return {"proved", std::nullopt};
   }
   if (!holds_at) {
     const QueryOutcome q = query(context, e);
     if (q.result == z3::unsat) return {"refuted", fails};
     holds_at = side(q, context, p, true);
-    if (!holds_at && linear && query(linear->context, relaxed_defined_and(*linear)).result == z3::unsat) return {"refuted", fails};
+    if (!holds_at && linear && relaxed_unsat(*linear, true)) return {"refuted", fails};
   }
   if (fails && holds_at) return {"required", fails};
   return {"undecided", fails};
 }
 
+// Whether the linear relaxation of a nonlinear context (linear_part) has no instance: then the
+// context has none. A few milliseconds, where a nonlinear query or model search can take a second.
+bool Z3Decider::relaxation_empty(const std::vector<SymPred>& context) {
+  const auto r = linear_part(context, SymPred{sym(0), SymRel::Eq, sym(0)});
+  return r && relaxed_unsat(*r, true);
+}
+
 std::optional<bool> Z3Decider::satisfiable(const std::vector<SymPred>& context) {
   if (!survivors(context).empty()) return true;
+  if (relaxation_empty(context)) return false;
   const QueryOutcome q = query(context, ctx_.bool_val(true));
   if (q.result == z3::unsat) return false;
   if (q.result == z3::sat) return true;
+  // a nonlinear context: its linear relaxation may still have no instance (then it has none)
   return std::nullopt;
 }
 
@@ -349,6 +407,7 @@ std::optional<bool> Z3Decider::satisfiable(const std::vector<SymPred>& context) 
 // the rlimit and the interrupt for minutes, where the smt tactic stops at the interrupt.
 std::optional<Bindings> Z3Decider::instance(const std::vector<SymPred>& context, bool nonlinear) {
   if (const auto& s = survivors(context); !s.empty()) return pool_[s.front()];
+  if (relaxation_empty(context)) return std::nullopt;  // none exists: no search
   const QueryOutcome q = query(context, ctx_.bool_val(true), /*searching=*/true, nonlinear);
   return q.model ? model_bindings(*q.model) : std::nullopt;
 }

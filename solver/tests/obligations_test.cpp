@@ -68,5 +68,38 @@ TEST(Obligations, ARefutedConditionIsClassifiedSo) {
   EXPECT_EQ(d.classify({}, {dim_var("M"), SymRel::Ge, dim_const(1)}).status, "proved");  // the default bound
 }
 
+// The linear relaxation (spec/ALGEBRA.md S5, issue 46 items 1-2): where Z3 cannot decide a side
+// under a nonlinear context, the case is asked again with fixed values substituted, common
+// factors cancelled and nonlinear terms abstracted. Each expectation is derived by hand.
+SymPred pred(const std::string& l, SymRel r, const std::string& rhs) { return {parse_dim(l), r, parse_dim(rhs)}; }
+
+// 64 <= M and 64 >= M fix M = 64, and then 2*(K*64*N % 32) is 0 for every K, N: the guard
+// `2*(K*M*N%32) != 0` has no instance (tiled_divide ((M,2),N,K):... 64:1 printed three such
+// cases as `reachable: undecided` before).
+TEST(Obligations, BoundsThatMeetFixASymbolAndEmptyACase) {
+  Z3Decider d({}, {"K", "M", "N"});
+  const std::vector<SymPred> g{pred("2*(K*M*N%32)", SymRel::Ne, "0"), pred("64", SymRel::Le, "M"), pred("64", SymRel::Ge, "M")};
+  EXPECT_EQ(d.satisfiable(g), std::optional<bool>{false});
+  EXPECT_FALSE(d.instance(g).has_value());
+}
+
+// 64 | M implies 32 | K*M*N (a product is a multiple of c where a factor is), against the guard
+// `K*M*N % 32 != 0`: M%64 == 0 fails at every instance of the case (refuted, not undecided);
+// M = 1, K = N = 1 is an instance of the case, so it is not vacuous.
+TEST(Obligations, AProductIsAMultipleWhereAFactorIs) {
+  Z3Decider d({}, {"K", "M", "N"});
+  const std::vector<SymPred> g{pred("2*(K*M*N%32)", SymRel::Ne, "0"), pred("64", SymRel::Lt, "M")};
+  EXPECT_EQ(d.classify(g, pred("M%64", SymRel::Eq, "0")).status, "refuted");
+}
+
+// Where t = M*N is not a multiple of 64, ceil(t/64)*64 > t, so 64*((t+63)//64)-1 < t fails at
+// every instance (t = 64q + r, 0 < r < 64: 64(q+1)-1 >= 64q + r); the relaxation reads M*N as
+// one unknown and decides it linearly (logical_divide (M,N):(1,M) (4,8):(2,8), M % 16 == 0).
+TEST(Obligations, AProductReadAsOneUnknownDecidesALinearFact) {
+  Z3Decider d({"M % 16 == 0"}, {"M", "N"});
+  const std::vector<SymPred> g{pred("M*N%64", SymRel::Ne, "0"), pred("N", SymRel::Ne, "1")};
+  EXPECT_EQ(d.classify(g, pred("64*((M*N+63)//64)-1", SymRel::Lt, "M*N")).status, "refuted");
+}
+
 }  // namespace
 }  // namespace tfspec::solver

@@ -65,12 +65,15 @@ class Z3Decider : public Decider {
     std::vector<SymPred> context;   // linear predicates implied by the case's context
     SymPred p;                      // the predicate asked, read with the values the context fixes
     std::vector<ShapeDim> divisors; // its divisors, likewise
+    std::vector<z3::expr> lemmas;   // facts about the abstracted terms, true at every instance
   };
   std::optional<Relaxed> linear_part(const std::vector<SymPred>& context, const SymPred& p);
-  z3::expr relaxed_defined_and(const Relaxed& r);
+  bool relaxed_unsat(const Relaxed& r, bool side);
+  bool relaxation_empty(const std::vector<SymPred>& context);
   ShapeDim abstracted(const ShapeDim& e);
   static constexpr const char* kAbstractPrefix = "nonlinear_term_";
   std::map<std::string, std::string> abstractions_;  // a nonlinear term's text -> its fresh symbol
+  std::map<std::string, std::vector<ShapeDim>> products_;  // a fresh symbol of a product -> its factors
   std::map<std::string, int64_t> lower_bounds(const std::vector<SymPred>& path) const;
   std::optional<Bindings> model_bindings(const z3::model& m);
   std::optional<Bindings> side(const QueryOutcome& q, const std::vector<SymPred>& context, const SymPred& p, bool want);
