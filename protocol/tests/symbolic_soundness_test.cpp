@@ -430,6 +430,8 @@ std::vector<Bindings> with_named_instances(std::vector<Bindings> g, const std::v
 }
 
 TEST(SymbolicSoundness, EveryReproducerOfIssue37AnswersRightUndecidedOrRefuses) {
+  // the same Z3 queries as in the release build; ASan adds nothing the faster symbolic tests do not
+  if (kSanitized) GTEST_SKIP() << "runs in the release build only: about 10 s of Z3 there, 100 s under ASan (the CI time budget)";
   for (const auto& r : reproducers()) {
     std::vector<Bindings> inst;
     for (const auto& b : with_named_instances(grid(r.symbols), r.symbols)) {
