@@ -10,6 +10,8 @@
 
 #include "tfspec/kernel/check.hpp"
 #include "tfspec/reference/algebra.hpp"
+#include "tfspec/reference/error.hpp"
+#include "tfspec/reference/rules.hpp"
 #include "tfspec/reference/layout.hpp"
 
 namespace tfspec::cute_dsl {
@@ -24,12 +26,26 @@ struct Type {
   std::string full;         // the whole type text (aliases resolved)
 };
 
+// An op's operands, results or their types: indexed past its end (an edited dump whose op has
+// fewer operands or types than the DSL writes for it), a cute-dsl-input error, never a crash.
+template <class T>
+struct Items : std::vector<T> {
+  using std::vector<T>::vector;
+  const T& operator[](size_t i) const {
+    if (i >= this->size())
+      fail(rule::kCuteDslInput, "cute-dsl (§1): an op has " + std::to_string(this->size()) + " operands, results or types where its form has at least " +
+                                    std::to_string(i + 1) + ": not a dump the DSL writes");
+    return std::vector<T>::operator[](i);
+  }
+  T& operator[](size_t i) { return const_cast<T&>(static_cast<const Items&>(*this)[i]); }
+};
+
 struct Op {
   int line = 0;  // 1-based line in the dump
   std::string loc, name;  // loc(...) where the dump has one; name: cute.composition, ...
   std::string keyword;    // a word between the name and its operands (`cute.tiled.mma.partition A (..)`)
-  std::vector<std::string> results, operands;
-  std::vector<Type> operand_types, result_types;
+  Items<std::string> results, operands;
+  Items<Type> operand_types, result_types;
 };
 
 // `!cute.tiled_copy<ATOM, layout_copy_tv = <"TV">, tiler_mn = <"[..]">>`
