@@ -246,12 +246,37 @@ void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Fin
   out.push_back(finding(m, "convert", Outcome::Ok, nullptr, msg, detail));
 }
 
+// §3.5.1 a tt.reduce: within warps when its axis lies in one warp's registers and lanes; else
+// Triton's scratch for the rounds that carry the partial results across warps.
+void check_layout_reduce(const LayoutProgram&, const Move& m, std::vector<Finding>& out) {
+  const std::string dim = "dim" + std::to_string(m.axis);
+  std::string why_not;
+  const std::optional<ReduceScratch> s = triton_reduce_scratch(*m.regs, m.axis, m.operand_bits, why_not);
+  if (!s) {
+    out.push_back(finding(m, "reduce", Outcome::Undecided, &rule::kTritonEncoding,
+                          "tt.reduce along " + dim + ": Triton's scratch not derived (spec/TRITON.md §3.5.1): " + why_not, {{"axis", m.axis}}));
+    return;
+  }
+  Json detail{{"axis", m.axis}, {"warps_on_axis", s->warps_on_axis}, {"scratch_bytes", s->bytes}, {"round_bytes", s->round_bytes}};
+  if (s->warps_on_axis == 1) {
+    out.push_back(finding(m, "reduce", Outcome::Ok, nullptr, "tt.reduce along " + dim + " within each warp (registers, then shuffles): no shared memory (spec/TRITON.md §3.5.1)", detail));
+    return;
+  }
+  const size_t n = s->round_bytes.size();
+  out.push_back(finding(m, "reduce", Outcome::Ok, nullptr,
+                        "tt.reduce along " + dim + " across " + std::to_string(s->warps_on_axis) + " warps: Triton's scratch " + std::to_string(s->bytes) + " B (" +
+                            std::to_string(m.operand_bits.size()) + (m.operand_bits.size() == 1 ? " operand, " : " operands, ") + std::to_string(n) +
+                            (n == 1 ? " round" : " rounds") + " through shared memory; spec/TRITON.md §3.5.1)",
+                        detail));
+}
+
 // §3.5 the footprint: the most bytes live at once. A buffer is live over its Move's program points
-// (live_from .. live_to; 0: throughout), a convert's scratch at its op only; the peak is reached at
-// the start of some buffer's range or at some convert, so those points are the candidates.
+// (live_from .. live_to; 0: throughout), a convert's or a reduce's scratch (§3.5.1) at its op only;
+// the peak is reached at the start of some buffer's range or at some scratch, so those points are
+// the candidates.
 void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out) {
-  int64_t allocs = 0, scratch = 0;
-  std::vector<std::pair<const Move*, int64_t>> scratches;  // each convert through shared memory, its bytes
+  int64_t allocs = 0, scratch = 0, reduce_scratch = 0;
+  std::vector<std::pair<const Move*, int64_t>> scratches;  // each convert through shared memory and each reduce across warps, its bytes
   for (const Move& m : p.moves) {
     allocs += m.kind == MoveKind::Alloc ? m.alloc_bytes : 0;
     if (m.kind == MoveKind::Convert && m.regs && m.regs_to && !(*m.regs == *m.regs_to)) {
@@ -262,12 +287,18 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
         scratches.emplace_back(&m, c[0].detail["scratch_bytes"].get<int64_t>());
       }
     }
+    std::string why_not;
+    if (m.kind == MoveKind::Reduce && m.regs)
+      if (const std::optional<ReduceScratch> s = triton_reduce_scratch(*m.regs, m.axis, m.operand_bits, why_not); s && s->bytes > 0) {
+        reduce_scratch = std::max(reduce_scratch, s->bytes);
+        scratches.emplace_back(&m, s->bytes);
+      }
   }
   const auto live_at = [](const Move& m, int64_t at) { return m.live_to == 0 || (m.live_from <= at && at <= m.live_to); };
   int64_t need = 0, peak_at = 0;
   std::vector<std::pair<int64_t, const Move*>> points;  // each candidate and the move it starts
   for (const Move& m : p.moves)
-    if (m.kind == MoveKind::Alloc || m.kind == MoveKind::Convert) points.emplace_back(m.live_from, &m);
+    if (m.kind == MoveKind::Alloc || m.kind == MoveKind::Convert || m.kind == MoveKind::Reduce) points.emplace_back(m.live_from, &m);
   for (const auto& [at, from] : points) {
     int64_t bytes = 0;
     for (const Move& m : p.moves) bytes += m.kind == MoveKind::Alloc && live_at(m, at) ? m.alloc_bytes : 0;
@@ -280,8 +311,9 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
   whole.loc = p.loc;
   Finding f = finding(whole, "footprint", Outcome::Ok, nullptr, "", {{"allocations_bytes", allocs}, {"scratch_bytes", scratch}, {"bytes", need}});
   if (peak_at > 0) f.detail["peak_line"] = peak_at;
-  f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B; the most live at once " + std::to_string(need) + " B" +
-              (peak_at > 0 ? " (IR line " + std::to_string(peak_at) + ")" : "");
+  f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B";
+  if (reduce_scratch > 0) f.detail["reduce_scratch_bytes"] = reduce_scratch, f.message += ", largest reduce scratch " + std::to_string(reduce_scratch) + " B (§3.5.1)";
+  f.message += "; the most live at once " + std::to_string(need) + " B" + (peak_at > 0 ? " (IR line " + std::to_string(peak_at) + ")" : "");
   if (p.declared_shared) f.message += "; Triton allocated " + std::to_string(*p.declared_shared) + " B", f.detail["declared_bytes"] = *p.declared_shared;
   const std::optional<int64_t> limit = o.smem_limit ? o.smem_limit : smem_limit_for(p.arch);
   const int64_t used = std::max(need, p.declared_shared.value_or(0));
@@ -344,6 +376,7 @@ KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o
     if (m.kind == MoveKind::SharedLoad || m.kind == MoveKind::SharedStore || m.kind == MoveKind::AsyncCopy) check_layout_smem(p, m, r.findings);
     else if (m.kind == MoveKind::Convert) check_layout_convert(p, m, r.findings);
     else if (m.kind == MoveKind::Dot) check_layout_dot(p, m, r.findings);
+    else if (m.kind == MoveKind::Reduce) check_layout_reduce(p, m, r.findings);
     else {
       // An async copy's global read (§3.4) is one cp.async per vector: its width is also bounded
       // by the run each thread's values make in the shared destination (the move after it).

@@ -99,8 +99,11 @@ std::optional<Op> read_op(std::string_view line, int n, const Module& m, const L
     for (std::string_view r : split_top(line.substr(0, eq), ",")) op.results.emplace_back(r.substr(1, r.find(':') - 1));
     line = trim(line.substr(eq + 3));
   }
-  const size_t sp = line.find_first_of(" ({");
-  op.name = std::string(line.substr(0, sp));
+  const bool generic = line.starts_with("\"");  // `"tt.reduce"(%x) <{axis = 1 : i32}> ({`: the name quoted
+  const size_t q = generic ? line.find('"', 1) : std::string_view::npos;
+  if (generic && q == std::string_view::npos) return std::nullopt;
+  const size_t sp = generic ? q + 1 : line.find_first_of(" ({");
+  op.name = std::string(generic ? line.substr(1, q - 1) : line.substr(0, sp));
   if (op.name.find('.') == std::string::npos) return std::nullopt;
   std::string_view rest = sp == std::string_view::npos ? "" : line.substr(sp);
   op.loc = resolve_loc(take_loc(rest), defs);
@@ -132,6 +135,18 @@ std::optional<Op> read_op(std::string_view line, int n, const Module& m, const L
     }
   }
   return op;
+}
+
+// The line closing an op's regions: its end, and for an op printed in generic form (`"tt.reduce"(%x)
+// <{axis = 1 : i32}> ({ ... }) : (TYPES) -> TYPES loc(...)`) the types and location it gives last.
+void close_regions(std::string_view l, int n, Op& op, const Module& m, const LocDefs& defs) {
+  op.end_line = n;
+  if (!l.starts_with("})") || !op.in_types.empty()) return;
+  std::string_view rest = l.substr(2);
+  const std::string loc = resolve_loc(take_loc(rest), defs);
+  if (op.loc.empty()) op.loc = loc;
+  const size_t colon = find_top(rest, " : ");
+  if (colon != std::string_view::npos) read_types(trim(rest.substr(colon + 3)), op, m);
 }
 
 LocDefs read_loc_defs(const std::vector<std::string_view>& lines) {
@@ -179,7 +194,7 @@ Module read_ttgir(std::string_view text) {
     const std::string_view l = lines[i];
     const int n = static_cast<int>(i + 1);
     if (l.starts_with("}") && !l.ends_with("{") && !open.empty()) {  // `} else {` continues the op's regions
-      if (open.back() >= 0) m.ops[static_cast<size_t>(open.back())].end_line = n;
+      if (open.back() >= 0) close_regions(l, n, m.ops[static_cast<size_t>(open.back())], m, defs);
       open.pop_back();
       if (open.size() + 1 == func_depth && m.loc.empty()) {  // the tt.func's closing `} loc(...)`: the kernel's location
         std::string_view rest = l;
