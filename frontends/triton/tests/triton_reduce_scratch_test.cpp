@@ -149,3 +149,19 @@ TEST(ReduceScratch, MatchesTritonsAllocation) {
   }
   EXPECT_GE(across, 30);  // enough of them cross warps
 }
+
+// §1.3 a reduce Triton inlines from its library (tl.max, tl.sum) carries `callsite(CALLEE at
+// CALLER)`: the callee is standard.py, not the kernel's file, so the finding names the kernel's line
+// that calls it (softmax's `tl.max(x, axis=0)` at kernels.py line 35, its `tl.sum` at line 37).
+// Triton allocates 16 B: one fp32 partial result for each of the 4 warps.
+TEST(ReduceScratch, SoftmaxFixtureReducesAtTheKernelsLines) {
+  const auto r = check_reduce(reduce_scratch_test::text_of("softmax_1024_w4.sm80.ttgir"), 16);
+  std::vector<std::string> locs;
+  for (const Finding& f : r.findings) {
+    if (f.check != "reduce") continue;
+    locs.push_back(f.loc);
+    EXPECT_EQ(f.detail["scratch_bytes"], 16) << f.message;
+  }
+  EXPECT_EQ(locs, (std::vector<std::string>{"kernels.py:35:13", "kernels.py:37:15"}));
+  EXPECT_EQ(first(r, "footprint")->detail["bytes"], 16);
+}
