@@ -106,4 +106,62 @@ std::optional<ReduceScratch> triton_reduce_scratch(const LinearLayout& src, int 
   return r;
 }
 
+std::optional<int64_t> triton_scan_scratch(const LinearLayout& src, int axis, const std::vector<int64_t>& operand_bits, std::string& why_not) {
+  const size_t rank = src.outs().size();
+  if (axis < 0 || axis >= static_cast<int>(rank)) {
+    why_not = "the scanned axis is not a dim of the operand";
+    return std::nullopt;
+  }
+  Dims d = dims_of(src);
+  if (std::any_of(d.block.begin(), d.block.end(), [](const Basis& b) { return !zero(b); })) {
+    why_not = "the layout spans several CTAs (block bases): not modelled";
+    return std::nullopt;
+  }
+  d.reg.erase(std::remove_if(d.reg.begin(), d.reg.end(), zero), d.reg.end());  // a repeated register holds nothing new
+  // Per dim: how many lanes and warps run along it (a basis counts for its first nonzero dim; 0
+  // bases, a broadcast, for none), and each thread's contiguous run (its leading registers 1, 2, 4,
+  // ... along a dim, the dims taken in the order the registers first reach them).
+  const auto per_dim = [&](const Bases& in) {
+    std::vector<int64_t> n(rank, 1);
+    for (const Basis& b : in) {
+      const auto it = std::find_if(b.begin(), b.end(), [](int64_t x) { return x != 0; });
+      if (it != b.end()) n[static_cast<size_t>(it - b.begin())] *= 2;
+    }
+    return n;
+  };
+  const std::vector<int64_t> lanes = per_dim(d.lane), warps = per_dim(d.warp);
+  std::vector<size_t> order;
+  for (const Basis& b : d.reg)
+    for (size_t k = 0; k < rank; ++k)
+      if (b[k] != 0) {
+        if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+        break;
+      }
+  for (size_t k = rank; k-- > 0;)
+    if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+  std::vector<int64_t> run(rank, 1);
+  size_t next = 0;
+  for (size_t k : order)
+    for (; next < d.reg.size(); ++next) {
+      Basis unit(rank, 0);
+      unit[k] = run[k];
+      if (d.reg[next] != unit) break;
+      run[k] *= 2;
+    }
+  const size_t a = static_cast<size_t>(axis);
+  if (warps[a] == 1) return 0;  // the scan stays within each warp
+  int64_t all_warps = 1, lanes_off = 1, run_off = 1, blocks_off = 1;
+  for (size_t k = 0; k < rank; ++k) {
+    all_warps *= warps[k];
+    if (k == a) continue;
+    lanes_off *= lanes[k], run_off *= run[k];
+    const int64_t tile = run[k] * lanes[k] * warps[k];
+    blocks_off *= (src.outs()[k].size + tile - 1) / tile;
+  }
+  const int64_t tile_a = run[a] * lanes[a] * warps[a], blocks_a = (src.outs()[a].size + tile_a - 1) / tile_a;
+  int64_t bytes_per = 0;  // one element of every operand, side by side
+  for (int64_t bits : operand_bits) bytes_per += (bits + 7) / 8;
+  return bytes_per * all_warps * lanes_off * run_off * blocks_a * blocks_off;
+}
+
 }  // namespace tfspec::kernel

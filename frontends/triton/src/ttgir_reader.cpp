@@ -189,7 +189,7 @@ void read_alias(std::string_view l, int n, Module& m) {
 bool known_op(std::string_view name) {
   static const std::set<std::string_view> known = {
       "tt.func", "tt.return", "tt.get_program_id", "tt.make_range", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.addptr",
-      "tt.load", "tt.store", "tt.dot", "tt.reduce", "tt.reduce.return", "ttg.local_alloc", "ttg.local_load", "ttg.local_store",
+      "tt.load", "tt.store", "tt.dot", "tt.reduce", "tt.reduce.return", "tt.scan", "tt.scan.return", "ttg.local_alloc", "ttg.local_load", "ttg.local_store",
       "ttg.local_dealloc", "ttg.async_copy_global_to_local", "ttg.async_commit_group", "ttg.async_wait", "ttg.convert_layout",
       "ttg.memdesc_index", "ttg.memdesc_subslice", "ttng.warp_group_dot", "ttng.warp_group_dot_wait", "ttng.fence_async_shared"};
   return known.count(name) > 0;

@@ -165,3 +165,41 @@ TEST(ReduceScratch, SoftmaxFixtureReducesAtTheKernelsLines) {
   EXPECT_EQ(locs, (std::vector<std::string>{"kernels.py:35:13", "kernels.py:37:15"}));
   EXPECT_EQ(first(r, "footprint")->detail["bytes"], 16);
 }
+
+// §3.5.2 a tt.scan, derived by hand: 64 x 64 fp32 in blocked<[1, 4], [2, 16], [4, 1], [1, 0]>, 4
+// warps, a cumulative sum along dim0. Its registers run 4 along dim1 (bases (0,1), (0,2); the
+// repeats (8,0), ... along dim0 are no run), lanes 2 along dim0 and 16 along dim1, warps 4 along
+// dim0 (so the scan crosses warps). Triton keeps one element per (warp, lane off the axis, run
+// position off the axis, repeat along the axis, repeat off the axis): 4 warps x 16 lanes x 4
+// x 64 / (1 x 2 x 4) = 8 repeats along dim0 x 64 / (4 x 16 x 1) = 1 off it = 2048 elements x 4 B =
+// 8192 B, Triton's metadata.shared for this kernel.
+TEST(ReduceScratch, ScanAcrossWarpsDerivedByHand) {
+  std::string text = reduce_module("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>", "64x64", 0, {"f32"}, 4);
+  text.replace(text.find("\"tt.reduce\""), 11, "\"tt.scan\"");
+  text.replace(text.find("tt.reduce.return"), 16, "tt.scan.return");
+  const auto r = check_reduce(text);
+  const Finding* f = first(r, "scan");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->outcome, Outcome::Ok) << f->message;
+  EXPECT_EQ(f->detail["scratch_bytes"], 8192) << f->message;
+  EXPECT_NE(f->message.find("§3.5.2"), std::string::npos) << f->message;
+  EXPECT_EQ(first(r, "footprint")->detail["bytes"], 8192);
+}
+
+// Recorded: Triton's metadata.shared for the seeded random scans of scan_cases.json (blocked layouts
+// of rank 1 to 3, 1 to 16 warps, one or two operands); each scan is its kernel's only shared memory.
+TEST(ReduceScratch, ScanMatchesTritonsAllocation) {
+  const Json data = Json::parse(reduce_scratch_test::text_of("scan_cases.json"));
+  ASSERT_GE(data["cases"].size(), 100u);
+  int across = 0;
+  for (const Json& c : data["cases"]) {
+    const std::string what = c["layout"].dump() + " shape " + c["shape"].dump() + " axis " + c["axis"].dump() + " operands " + c["operands"].dump();
+    const auto r = check_reduce(c["ttgir"].get<std::string>(), c["shared"].get<int64_t>());
+    const Finding* f = first(r, "scan");
+    ASSERT_NE(f, nullptr) << what;
+    EXPECT_EQ(f->outcome, Outcome::Ok) << what << ": " << f->message;
+    EXPECT_EQ(first(r, "footprint")->detail["bytes"], c["shared"]) << what << ": " << f->message;
+    across += c["shared"].get<int64_t>() > 0;
+  }
+  EXPECT_GE(across, 20);
+}
