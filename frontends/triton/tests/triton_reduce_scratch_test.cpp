@@ -203,3 +203,19 @@ TEST(ReduceScratch, ScanMatchesTritonsAllocation) {
   }
   EXPECT_GE(across, 20);
 }
+
+// A bool (i1) moves as a byte: an `or` over 1024 bools in blocked<[1], [32], [4]> across 4 warps
+// takes 4 x 1 B (Triton 3.9 allocates 4 B for this kernel, compiled by hand through Gluon), and
+// the same scan keeps 4 warps x 1024 / (1 x 32 x 4) = 8 repeats = 32 elements, 32 B (Triton: 32).
+TEST(ReduceScratch, BoolsMoveAsBytes) {
+  const std::string layout = "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>";
+  const Finding* f = nullptr;
+  const auto r = check_reduce(reduce_module(layout, "1024", 0, {"i1"}, 4));
+  ASSERT_NE(f = first(r, "reduce"), nullptr);
+  EXPECT_EQ(f->detail["scratch_bytes"], 4) << f->message;
+  std::string text = reduce_module(layout, "1024", 0, {"i1"}, 4);
+  text.replace(text.find("\"tt.reduce\""), 11, "\"tt.scan\"");
+  const auto s = check_reduce(text);
+  ASSERT_NE(f = first(s, "scan"), nullptr);
+  EXPECT_EQ(f->detail["scratch_bytes"], 32) << f->message;
+}
