@@ -49,6 +49,17 @@ EXPLAINED = {
         "invalidated (line 75) before the ring's barriers are made: at most 65584 B are live at once. Triton "
         "allocated 65592 B: its placement at fixed offsets leaves Q's dead barrier's 8 bytes unused (a peak of "
         "live bytes is a lower bound of any placement); the check compares the larger of the two with the limit."),
+    "matmul_colsum_64x64x32_w4_s3.sm80": (
+        "**Explained finding.** A's columns are summed inside the matmul's loop, so A's pipelined buffer has "
+        "two readers: the mma operand's ldmatrix and a blocked `local_load` feeding the `tt.reduce`. Triton "
+        "gives that buffer no swizzle (`swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1}>`, B keeps its "
+        "`maxPhase = 8`): A's rows are 32 halves, 64 bytes, so an ldmatrix phase's eight rows r sit in the "
+        "16-byte slot (4 r + c) % 8 and rows 0, 2, 4, 6 share one: 4-way, min(8, 64 / 16), at every A operand "
+        "load (line 110, prologue and loop), the same degree the planted `maxPhase = 1` gives. The reduction "
+        "crosses the 4 warps that split A's rows: its scratch, 256 B (spec/TRITON.md §3.5.1), is live beside "
+        "A's and B's two buffers (16384 B): 16640 B, Triton's metadata.shared. The loop's async copies build "
+        "their address from the induction variable, a multiple of 32 (gcd of the bounds and step, §3.4): "
+        "128-bit, as in the PTX."),
     "matmul_fp32_64x128x32_w4_s3.sm90": (
         "**Explained finding.** wgmma reads tf32 operands K-major only, so Triton stores the N-contiguous B "
         "(32 x 128, row-major in global memory) into a *transposed* `nvmma_shared` (K contiguous, 128-byte "

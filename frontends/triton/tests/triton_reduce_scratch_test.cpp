@@ -219,3 +219,29 @@ TEST(ReduceScratch, BoolsMoveAsBytes) {
   ASSERT_NE(f = first(s, "scan"), nullptr);
   EXPECT_EQ(f->detail["scratch_bytes"], 32) << f->message;
 }
+
+// A reduce's scratch live beside buffers (fixture matmul_colsum: A's columns summed inside the
+// pipelined matmul loop). The sum reads 64 x 32 fp32 in blocked<[1, 8], [8, 4], [4, 1], [1, 0]>;
+// bases as (dim0, dim1): registers (0,1), (0,2), (0,4) and the repeat (32,0); lanes (0,8), (0,16),
+// (1,0), (2,0), (4,0); warps (8,0), (16,0). Folding drops the repeat and zeroes lanes 2-4; the warps
+// become (1,0), (2,0): a 4 x 32 tile (flat element d0 + 4 d1). Three lanes are empty, so the warps
+// take lanes 2 and 3. The round's ld/st scratch: vector (0,1), (0,2) (registers both hold, 4 fp32 =
+// 128 bits); 7 tile bits, 3 bank bits, 2 segment bits: those outside both sides' vector and first
+// three lanes, d0 = 2 and (0,4); (0,4) is a register of both, a repeated round. 2^(7 - 1) x 4 B =
+// 256 B. On sm80 A's two buffers (2 x 64 x 32 fp16) and B's (2 x 32 x 64 fp16), 16384 B, are live
+// through the loop: 16384 + 256 = 16640 B, Triton's metadata.shared; on sm90 20480 + 256 = 20736 B,
+// Triton's too. The loop's async copies, their address built from the induction variable (a multiple
+// of gcd(0, 32) = 32 elements, §3.4), are 128-bit, as in Triton's PTX.
+TEST(ReduceScratch, LiveBesideThePipelinedBuffers) {
+  for (const auto& [name, shared] : std::vector<std::pair<std::string, int64_t>>{{"matmul_colsum_64x64x32_w4_s3.sm80", 16640}, {"matmul_colsum_64x64x32_w4_s3.sm90", 20736}}) {
+    const auto r = check_reduce(reduce_scratch_test::text_of(name + ".ttgir"), shared);
+    const Finding* f = first(r, "reduce");
+    ASSERT_NE(f, nullptr) << name;
+    EXPECT_EQ(f->detail["scratch_bytes"], 256) << f->message;
+    EXPECT_EQ(first(r, "footprint")->detail["bytes"], shared) << first(r, "footprint")->message;
+    for (const Finding& g : r.findings) {
+      if (g.check != "global" || !g.subject.starts_with("ttg.async_copy")) continue;
+      EXPECT_EQ(g.detail["vector_bits"], 128) << name << ": " << g.message;
+    }
+  }
+}
