@@ -390,6 +390,15 @@ std::optional<ConvertScratch> triton_convert_scratch(const LinearLayout& src, co
   }
   return r;
 }
+std::optional<ConvertScratch> triton_ld_st_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits) {
+  using namespace cvt_scratch;
+  const int dim = src.out_bits();
+  const Sides s{nonzero(in_dim(src, "register")), nonzero(in_dim(dst, "register")), in_dim(src, "lane"), in_dim(dst, "lane"), in_dim(src, "warp"), in_dim(dst, "warp")};
+  ConvertScratch r = ld_st_scratch(s, std::max<int64_t>(8, elem_bits), dim);
+  if (static_cast<int>(r.vector.size() + r.bank.size() + r.segment.size() + r.reps.size()) != dim) return std::nullopt;
+  return r;
+}
+
 namespace cvt_scratch {
 
 // Each element's place in the scratch (the reps bits pick the round, not the place); empty when the

@@ -246,12 +246,52 @@ void check_layout_convert(const LayoutProgram& p, const Move& m, std::vector<Fin
   out.push_back(finding(m, "convert", Outcome::Ok, nullptr, msg, detail));
 }
 
+// §3.5.1 a tt.reduce, §3.5.2 a tt.scan: within warps when the axis lies in one warp's registers and
+// lanes; else the scratch Triton takes to carry the partial results across warps.
+std::optional<int64_t> op_scratch(const Move& m, std::string& why_not) {
+  if (m.kind == MoveKind::Scan) return triton_scan_scratch(*m.regs, m.axis, m.operand_bits, why_not);
+  const std::optional<ReduceScratch> s = triton_reduce_scratch(*m.regs, m.axis, m.operand_bits, why_not);
+  return s ? std::optional<int64_t>(s->bytes) : std::nullopt;
+}
+
+void check_layout_reduce(const LayoutProgram&, const Move& m, std::vector<Finding>& out) {
+  const bool scan = m.kind == MoveKind::Scan;
+  const std::string what = std::string(scan ? "tt.scan" : "tt.reduce") + " along dim" + std::to_string(m.axis), clause = scan ? "§3.5.2" : "§3.5.1";
+  const char* check = scan ? "scan" : "reduce";
+  std::string why_not;
+  std::optional<ReduceScratch> s;
+  if (!scan) s = triton_reduce_scratch(*m.regs, m.axis, m.operand_bits, why_not);
+  const std::optional<int64_t> bytes = scan ? triton_scan_scratch(*m.regs, m.axis, m.operand_bits, why_not) : s ? std::optional<int64_t>(s->bytes) : std::nullopt;
+  if (!bytes) {
+    out.push_back(finding(m, check, Outcome::Undecided, &rule::kTritonEncoding, what + ": Triton's scratch not derived (spec/TRITON.md " + clause + "): " + why_not, {{"axis", m.axis}}));
+    return;
+  }
+  Json detail{{"axis", m.axis}, {"scratch_bytes", *bytes}};
+  if (s) detail["warps_on_axis"] = s->warps_on_axis, detail["round_bytes"] = s->round_bytes;
+  if (*bytes == 0) {
+    out.push_back(finding(m, check, Outcome::Ok, nullptr, what + " within each warp (registers, then shuffles): no shared memory (spec/TRITON.md " + clause + ")", detail));
+    return;
+  }
+  const std::string operands = std::to_string(m.operand_bits.size()) + (m.operand_bits.size() == 1 ? " operand" : " operands");
+  std::string msg = what + " across ";
+  if (s) {
+    const size_t n = s->round_bytes.size();
+    msg += std::to_string(s->warps_on_axis) + " warps: Triton's scratch " + std::to_string(*bytes) + " B (" + operands + ", " + std::to_string(n) + (n == 1 ? " round" : " rounds") +
+           " through shared memory; spec/TRITON.md " + clause + ")";
+  } else {
+    msg += "warps: Triton's scratch " + std::to_string(*bytes) + " B (" + operands + ": each warp's carries; spec/TRITON.md " + clause + ")";
+  }
+  out.push_back(finding(m, check, Outcome::Ok, nullptr, msg, detail));
+}
+
 // §3.5 the footprint: the most bytes live at once. A buffer is live over its Move's program points
-// (live_from .. live_to; 0: throughout), a convert's scratch at its op only; the peak is reached at
-// the start of some buffer's range or at some convert, so those points are the candidates.
+// (live_from .. live_to; 0: throughout), a convert's, a reduce's or a scan's scratch (§3.5.1,
+// §3.5.2) at its op only;
+// the peak is reached at the start of some buffer's range or at some scratch, so those points are
+// the candidates.
 void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out) {
-  int64_t allocs = 0, scratch = 0;
-  std::vector<std::pair<const Move*, int64_t>> scratches;  // each convert through shared memory, its bytes
+  int64_t allocs = 0, scratch = 0, reduce_scratch = 0;  // reduce_scratch: the largest of a reduce's or a scan's
+  std::vector<std::pair<const Move*, int64_t>> scratches;  // each convert through shared memory and each reduce or scan across warps, its bytes
   for (const Move& m : p.moves) {
     allocs += m.kind == MoveKind::Alloc ? m.alloc_bytes : 0;
     if (m.kind == MoveKind::Convert && m.regs && m.regs_to && !(*m.regs == *m.regs_to)) {
@@ -262,12 +302,18 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
         scratches.emplace_back(&m, c[0].detail["scratch_bytes"].get<int64_t>());
       }
     }
+    std::string why_not;
+    if ((m.kind == MoveKind::Reduce || m.kind == MoveKind::Scan) && m.regs)
+      if (const std::optional<int64_t> b = op_scratch(m, why_not); b && *b > 0) {
+        reduce_scratch = std::max(reduce_scratch, *b);
+        scratches.emplace_back(&m, *b);
+      }
   }
   const auto live_at = [](const Move& m, int64_t at) { return m.live_to == 0 || (m.live_from <= at && at <= m.live_to); };
   int64_t need = 0, peak_at = 0;
   std::vector<std::pair<int64_t, const Move*>> points;  // each candidate and the move it starts
   for (const Move& m : p.moves)
-    if (m.kind == MoveKind::Alloc || m.kind == MoveKind::Convert) points.emplace_back(m.live_from, &m);
+    if (m.kind == MoveKind::Alloc || m.kind == MoveKind::Convert || m.kind == MoveKind::Reduce || m.kind == MoveKind::Scan) points.emplace_back(m.live_from, &m);
   for (const auto& [at, from] : points) {
     int64_t bytes = 0;
     for (const Move& m : p.moves) bytes += m.kind == MoveKind::Alloc && live_at(m, at) ? m.alloc_bytes : 0;
@@ -280,8 +326,9 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
   whole.loc = p.loc;
   Finding f = finding(whole, "footprint", Outcome::Ok, nullptr, "", {{"allocations_bytes", allocs}, {"scratch_bytes", scratch}, {"bytes", need}});
   if (peak_at > 0) f.detail["peak_line"] = peak_at;
-  f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B; the most live at once " + std::to_string(need) + " B" +
-              (peak_at > 0 ? " (IR line " + std::to_string(peak_at) + ")" : "");
+  f.message = "allocations " + std::to_string(allocs) + " B, largest convert scratch " + std::to_string(scratch) + " B";
+  if (reduce_scratch > 0) f.detail["reduce_scratch_bytes"] = reduce_scratch, f.message += ", largest reduce / scan scratch " + std::to_string(reduce_scratch) + " B (§3.5.1, §3.5.2)";
+  f.message += "; the most live at once " + std::to_string(need) + " B" + (peak_at > 0 ? " (IR line " + std::to_string(peak_at) + ")" : "");
   if (p.declared_shared) f.message += "; Triton allocated " + std::to_string(*p.declared_shared) + " B", f.detail["declared_bytes"] = *p.declared_shared;
   const std::optional<int64_t> limit = o.smem_limit ? o.smem_limit : smem_limit_for(p.arch);
   const int64_t used = std::max(need, p.declared_shared.value_or(0));
@@ -344,6 +391,7 @@ KernelReport check_layout_program(const LayoutProgram& p, const KernelOptions& o
     if (m.kind == MoveKind::SharedLoad || m.kind == MoveKind::SharedStore || m.kind == MoveKind::AsyncCopy) check_layout_smem(p, m, r.findings);
     else if (m.kind == MoveKind::Convert) check_layout_convert(p, m, r.findings);
     else if (m.kind == MoveKind::Dot) check_layout_dot(p, m, r.findings);
+    else if (m.kind == MoveKind::Reduce || m.kind == MoveKind::Scan) check_layout_reduce(p, m, r.findings);
     else {
       // An async copy's global read (§3.4) is one cp.async per vector: its width is also bounded
       // by the run each thread's values make in the shared destination (the move after it).

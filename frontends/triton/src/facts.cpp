@@ -163,6 +163,10 @@ std::map<std::string, ValueFacts> global_facts(const Module& m) {
   }
   for (const Op& op : m.ops) {
     if (op.name == "scf.for") {  // %i = lb to ub step s iter_args(%x = %init, ...): x starts as init
+      // the induction variable is lb + j * s: a multiple of what divides both (Triton's axis
+      // analysis takes the same gcd)
+      const auto div = [&](size_t k) { return k < op.operands.size() && f.count(op.operands[k]) ? f[op.operands[k]].divisibility : int64_t{1}; };
+      if (op.operands.size() >= 4) f[op.operands[0]] = constant(0, std::gcd(div(1), div(3)));
       for (size_t i = 4; i + 1 < op.operands.size(); i += 2)
         if (f.count(op.operands[i + 1])) f[op.operands[i]] = f[op.operands[i + 1]];
       continue;

@@ -187,6 +187,15 @@ void lower_op(const Op& op, size_t index, const Module& m, const std::map<std::s
     c.regs_to = layout_of(out[0], m, c.undecided, false);
     if (in[0].pointer) c.elem_bits = 64;  // a pointer tensor's scratch holds 64-bit addresses (§3.2.1)
     p.moves.push_back(c);
+  } else if ((op.name == "tt.reduce" || op.name == "tt.scan") && !in.empty() && in[0].kind == TypeInfo::Kind::Tensor && op.attrs.count("axis")) {
+    // §3.5.1, §3.5.2: the operands share one layout; each adds its element width to the scratch
+    Move r = base_move(op, op.name == "tt.scan" ? MoveKind::Scan : MoveKind::Reduce, in[0]);
+    r.regs = layout_of(in[0], m, r.undecided, false);
+    if (op.name == "tt.scan" && in[0].encoding && in[0].encoding->kind != "blocked")  // Triton 3.9 lowers scans of blocked layouts only
+      r.regs.reset(), r.undecided = "tt.scan of #ttg." + in[0].encoding->kind + ": Triton 3.9 lowers scans of blocked layouts only (§3.5.2)";
+    r.axis = static_cast<int>(op.attrs.at("axis"));
+    for (const TypeInfo& t : in) r.operand_bits.push_back(t.pointer ? 64 : t.elem_bits);
+    p.moves.push_back(r);
   } else if ((op.name == "tt.load" || op.name == "tt.store") && !in.empty() && in[0].pointer && in[0].kind == TypeInfo::Kind::Tensor) {
     p.moves.push_back(global_move(op, op.name == "tt.load" ? MoveKind::GlobalLoad : MoveKind::GlobalStore, in[0], m, facts));
   } else if ((op.name == "tt.dot" || op.name == "ttng.warp_group_dot") && in.size() >= 2 && !out.empty()) {

@@ -15,19 +15,34 @@ using detail::trim;
 
 using LocDefs = std::map<std::string, std::string>;  // "#loc51" -> the text inside loc(...)
 
-// A location as file:line:col (§1.3): a file location directly, or the first alias a name,
-// call-site or fused location refers to that resolves to one. Empty for loc(unknown).
-std::string resolve_loc(const std::string& text, const LocDefs& defs, int depth = 0) {
+// A location as file:line:col (§1.3): a file location directly, or the first alias a name or fused
+// location refers to that resolves to one. A call site `callsite(CALLEE at CALLER)` (an inlined
+// function) resolves to its callee where that lies in `home` (the kernel's own file: a helper it
+// calls), else to its caller (Triton's library, e.g. the combine of tl.max, points back to the
+// kernel's line that calls it). Empty for loc(unknown).
+std::string file_of(const std::string& loc) { return loc.substr(0, loc.rfind(':', loc.rfind(':') - 1)); }
+
+std::string resolve_loc(const std::string& text, const LocDefs& defs, const std::string& home = "", int depth = 0) {
   static const std::regex file(R"rx("([^"]*)":(\d+):(\d+))rx"), ref(R"(#loc\d*)");
   std::smatch m;
   if (std::regex_search(text, m, file) && m.position(0) == 0) return m[1].str() + ":" + m[2].str() + ":" + m[3].str();
-  if (depth < 16)
-    for (std::sregex_iterator it(text.begin(), text.end(), ref), end; it != end; ++it) {
-      auto d = defs.find(it->str());
-      if (d == defs.end()) continue;
-      const std::string r = resolve_loc(d->second, defs, depth + 1);
-      if (!r.empty()) return r;
+  if (depth >= 16) return "";
+  if (text.starts_with("callsite(") && text.ends_with(")")) {
+    const std::string_view inner = std::string_view(text).substr(9, text.size() - 10);
+    const size_t at = find_top(inner, " at ");
+    if (at != std::string_view::npos) {
+      const std::string callee = resolve_loc(std::string(inner.substr(0, at)), defs, home, depth + 1);
+      if (!callee.empty() && (home.empty() || file_of(callee) == home)) return callee;
+      const std::string caller = resolve_loc(std::string(inner.substr(at + 4)), defs, home, depth + 1);
+      return caller.empty() ? callee : caller;
     }
+  }
+  for (std::sregex_iterator it(text.begin(), text.end(), ref), end; it != end; ++it) {
+    auto d = defs.find(it->str());
+    if (d == defs.end()) continue;
+    const std::string r = resolve_loc(d->second, defs, home, depth + 1);
+    if (!r.empty()) return r;
+  }
   if (std::regex_search(text, m, file)) return m[1].str() + ":" + m[2].str() + ":" + m[3].str();
   return "";
 }
@@ -89,7 +104,7 @@ void read_types(std::string_view types, Op& op, const Module& m) {
   }
 }
 
-std::optional<Op> read_op(std::string_view line, int n, const Module& m, const LocDefs& defs) {
+std::optional<Op> read_op(std::string_view line, int n, const Module& m, const LocDefs& defs, std::string& raw_loc) {
   static const std::regex operand(R"(%([\w#]+))"), int_attr(R"((\w+)\s*=\s*(-?\d+)\s*:\s*i\d+)");
   Op op;
   op.line = n;
@@ -99,11 +114,15 @@ std::optional<Op> read_op(std::string_view line, int n, const Module& m, const L
     for (std::string_view r : split_top(line.substr(0, eq), ",")) op.results.emplace_back(r.substr(1, r.find(':') - 1));
     line = trim(line.substr(eq + 3));
   }
-  const size_t sp = line.find_first_of(" ({");
-  op.name = std::string(line.substr(0, sp));
+  const bool generic = line.starts_with("\"");  // `"tt.reduce"(%x) <{axis = 1 : i32}> ({`: the name quoted
+  const size_t q = generic ? line.find('"', 1) : std::string_view::npos;
+  if (generic && q == std::string_view::npos) return std::nullopt;
+  const size_t sp = generic ? q + 1 : line.find_first_of(" ({");
+  op.name = std::string(generic ? line.substr(1, q - 1) : line.substr(0, sp));
   if (op.name.find('.') == std::string::npos) return std::nullopt;
   std::string_view rest = sp == std::string_view::npos ? "" : line.substr(sp);
-  op.loc = resolve_loc(take_loc(rest), defs);
+  raw_loc = take_loc(rest);
+  op.loc = resolve_loc(raw_loc, defs);
   const size_t colon = find_top(rest, " : ");
   const std::string head(rest.substr(0, colon));
   for (std::sregex_iterator it(head.begin(), head.end(), operand), end; it != end; ++it) op.operands.push_back((*it)[1]);
@@ -134,6 +153,18 @@ std::optional<Op> read_op(std::string_view line, int n, const Module& m, const L
   return op;
 }
 
+// The line closing an op's regions: its end, and for an op printed in generic form (`"tt.reduce"(%x)
+// <{axis = 1 : i32}> ({ ... }) : (TYPES) -> TYPES loc(...)`) the types and location it gives last.
+void close_regions(std::string_view l, int n, Op& op, const Module& m, const LocDefs& defs, std::string& raw_loc) {
+  op.end_line = n;
+  if (!l.starts_with("})") || !op.in_types.empty()) return;
+  std::string_view rest = l.substr(2);
+  const std::string raw = take_loc(rest);
+  if (op.loc.empty()) op.loc = resolve_loc(raw, defs), raw_loc = raw;
+  const size_t colon = find_top(rest, " : ");
+  if (colon != std::string_view::npos) read_types(trim(rest.substr(colon + 3)), op, m);
+}
+
 LocDefs read_loc_defs(const std::vector<std::string_view>& lines) {
   LocDefs defs;
   for (std::string_view l : lines)
@@ -158,7 +189,7 @@ void read_alias(std::string_view l, int n, Module& m) {
 bool known_op(std::string_view name) {
   static const std::set<std::string_view> known = {
       "tt.func", "tt.return", "tt.get_program_id", "tt.make_range", "tt.splat", "tt.broadcast", "tt.expand_dims", "tt.addptr",
-      "tt.load", "tt.store", "tt.dot", "tt.reduce", "tt.reduce.return", "ttg.local_alloc", "ttg.local_load", "ttg.local_store",
+      "tt.load", "tt.store", "tt.dot", "tt.reduce", "tt.reduce.return", "tt.scan", "tt.scan.return", "ttg.local_alloc", "ttg.local_load", "ttg.local_store",
       "ttg.local_dealloc", "ttg.async_copy_global_to_local", "ttg.async_commit_group", "ttg.async_wait", "ttg.convert_layout",
       "ttg.memdesc_index", "ttg.memdesc_subslice", "ttng.warp_group_dot", "ttng.warp_group_dot_wait", "ttng.fence_async_shared"};
   return known.count(name) > 0;
@@ -173,13 +204,14 @@ Module read_ttgir(std::string_view text) {
   }
   const LocDefs defs = read_loc_defs(lines);
   Module m;
+  std::vector<std::string> raw_locs;  // each op's loc(...) as written, resolved again once the kernel's file is known
   std::vector<std::ptrdiff_t> open;  // the ops whose regions are open (-1: a line that is no op)
   size_t func_depth = 0;              // open.size() inside the tt.func
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string_view l = lines[i];
     const int n = static_cast<int>(i + 1);
     if (l.starts_with("}") && !l.ends_with("{") && !open.empty()) {  // `} else {` continues the op's regions
-      if (open.back() >= 0) m.ops[static_cast<size_t>(open.back())].end_line = n;
+      if (open.back() >= 0) close_regions(l, n, m.ops[static_cast<size_t>(open.back())], m, defs, raw_locs[static_cast<size_t>(open.back())]);
       open.pop_back();
       if (open.size() + 1 == func_depth && m.loc.empty()) {  // the tt.func's closing `} loc(...)`: the kernel's location
         std::string_view rest = l;
@@ -192,17 +224,20 @@ Module read_ttgir(std::string_view text) {
     if (l.starts_with("#")) read_alias(l, n, m);
     else if (l.starts_with("module attributes")) read_module_attributes(l, m);
     else if (l.starts_with("tt.func")) read_function(l, n, m, defs);
-    else if (auto op = read_op(l, n, m, defs)) {
+    else if (std::string raw; auto op = read_op(l, n, m, defs, raw)) {
       const std::string& d = op->name;
       if ((d.starts_with("tt.") || d.starts_with("ttg.") || d.starts_with("ttng.")) && !known_op(d))
         m.unknown.push_back("line " + std::to_string(n) + ": " + d + " (op not read)");
       op->end_line = n;
       m.ops.push_back(std::move(*op));
+      raw_locs.push_back(raw);
       if (opens) open.push_back(static_cast<std::ptrdiff_t>(m.ops.size() - 1)), pushed = true;
     }
     if (!pushed) open.push_back(-1);
     if (l.starts_with("tt.func") && opens) func_depth = open.size();
   }
+  if (!m.loc.empty())  // §1.3: call sites resolved toward the kernel's own file
+    for (size_t i = 0; i < m.ops.size(); ++i) m.ops[i].loc = resolve_loc(raw_locs[i], defs, file_of(m.loc));
   if (m.num_warps == 0)
     fail(rule::kTritonInput, "TTGIR (§1): no `module attributes {... \"ttg.num-warps\" = N ...}` line: is this the ttgir stage (compiled.asm[\"ttgir\"])?");
   return m;

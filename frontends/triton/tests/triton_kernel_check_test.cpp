@@ -103,6 +103,12 @@ TEST(TtgirReader, UnknownOpsAndEncodingsAreListedAndBadTextRefused) {
 // strided dim there), so each copy is 32-bit: access j reads n = 4t + j of one k row, 32 words 16
 // bytes apart over 512 bytes: 16 sectors for 128 bytes (4 ideal); a warp's 8 rows x 4 accesses:
 // 512 sectors for 128.
+// And one more, derived: matmul_colsum (A's columns summed inside the matmul's loop) on sm80. A's
+// pipelined buffer is read twice, by the mma operand's ldmatrix and by a blocked local_load for the
+// sum, and Triton 3.9 gives it no swizzle (`swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1}>`):
+// 64 x 32 halves, 64-byte rows, so an ldmatrix phase's rows r = 0..7 at byte 64 r + 16 c sit in slot
+// (4 r + c) % 8: rows 0, 2, 4, 6 share one: 4-way, min(8, 64 / 16), at each A operand load (kernels.py
+// line 110, prologue and loop). On sm90 wgmma reads its operands by descriptor and the kernel passes.
 TEST(TritonKernels, TritonsOwnChoicesPassEveryCheckButTheTransposedTf32Operand) {
   int kernels = 0;
   for (const auto& e : std::filesystem::directory_iterator(kFixtures)) {
@@ -124,12 +130,18 @@ TEST(TritonKernels, TritonsOwnChoicesPassEveryCheckButTheTransposedTf32Operand) 
         }
         continue;
       }
+      if (name == "matmul_colsum_64x64x32_w4_s3.sm80.ttgir" && f.outcome == Outcome::Violation) {
+        EXPECT_EQ(f.check, "banks");
+        EXPECT_EQ(f.loc, "kernels.py:110:13");
+        EXPECT_EQ(f.detail["degree"], 4) << f.message;
+        continue;
+      }
       EXPECT_NE(f.outcome, Outcome::Violation) << f.check << " " << f.subject << " at " << f.loc << ": " << f.message;
     }
     EXPECT_LT(r.seconds, 1.0);
     ++kernels;
   }
-  EXPECT_EQ(kernels, 26);  // kernels.py's 12 and the fused-attention tutorial's forward kernel, each for sm80 and sm90
+  EXPECT_EQ(kernels, 28);  // kernels.py's 13 and the fused-attention tutorial's forward kernel, each for sm80 and sm90
 }
 
 // Planted: both buffers without their swizzle (maxPhase = 1). The local_loads into the mma

@@ -13,7 +13,7 @@
 
 namespace tfspec::kernel {
 
-enum class MoveKind { SharedLoad, SharedStore, AsyncCopy, Convert, GlobalLoad, GlobalStore, Dot, Alloc };
+enum class MoveKind { SharedLoad, SharedStore, AsyncCopy, Convert, GlobalLoad, GlobalStore, Dot, Alloc, Reduce, Scan };
 
 // What the IR says about a global pointer tensor (§3.4): the dim along which consecutive elements
 // are consecutive addresses (-1: none known), how many of them are (contiguity), and the alignment
@@ -75,6 +75,10 @@ struct Move {
   // A convert's scratch to check instead of the one Triton 3.9 builds (§3.2.1): a planted fault, or
   // another compiler's choice. Its bases must span the tile.
   std::optional<ConvertScratch> scratch;
+  // A tt.reduce (§3.5.1) or tt.scan (§3.5.2): `regs` is its operands' layout, `axis` the dim it reduces, and
+  // `operand_bits` each operand's element width (a pointer: 64).
+  int axis = -1;
+  std::vector<int64_t> operand_bits;
 };
 
 struct LayoutProgram {
@@ -122,6 +126,28 @@ struct TritonConvertPath {
 TritonConvertPath triton_convert_path(const LinearLayout& src, const LinearLayout& dst);
 // `sm`: the target's compute capability (ldmatrix from 75, stmatrix from 90; 0: neither).
 std::optional<ConvertScratch> triton_convert_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits, int sm, std::string& why_not);
+// spec/TRITON.md §3.5.1: the shared-memory scratch Triton 3.9 takes for a tt.reduce whose reduced
+// axis spans several warps (reduce_scratch.cpp). After each thread folds its registers and each warp
+// its lanes along the axis, the partial results cross warps in rounds: each round a convert through
+// shared memory (ld.shared / st.shared only) that moves the axis' warp bits into lanes. `bytes`: the
+// largest round, each operand's scratch side by side; `round_bytes` each round's; `warps_on_axis`:
+// the warps with distinct data along the axis (1: no scratch, no round). Several CTAs along the
+// axis or any block bases: none, with the reason.
+struct ReduceScratch {
+  int64_t bytes = 0, warps_on_axis = 1;
+  std::vector<int64_t> round_bytes;
+};
+std::optional<ReduceScratch> triton_reduce_scratch(const LinearLayout& src, int axis, const std::vector<int64_t>& operand_bits, std::string& why_not);
+// The scratch of Triton's ld.shared / st.shared path for a convert (§3.2.1), without matrix
+// instructions; none when its bases do not span the tile.
+std::optional<ConvertScratch> triton_ld_st_scratch(const LinearLayout& src, const LinearLayout& dst, int64_t elem_bits);
+// spec/TRITON.md §3.5.2: the scratch Triton 3.9 takes for a tt.scan (of a blocked layout) whose axis
+// spans several warps: each operand's element for every (warp, the lanes and run positions off the
+// axis, the layout's repeats along and off the axis); 0 within warps. None with block bases.
+std::optional<int64_t> triton_scan_scratch(const LinearLayout& src, int axis, const std::vector<int64_t>& operand_bits, std::string& why_not);
+// §3.5.1, §3.5.2: a tt.reduce's or tt.scan's finding (its scratch, or that it stays within warps).
+void check_layout_reduce(const LayoutProgram& p, const Move& m, std::vector<Finding>& out);
+
 // A side moved by ldmatrix / stmatrix (§3.2.1): each phase is one 8x8 matrix, eight 16-byte rows
 // (its first row's vector, XORed with the span of `rows`), served in one wavefront when no two
 // rows share a 16-byte slot of the 128-byte line; a phase costs its most rows in one slot. Rows are
