@@ -100,6 +100,23 @@ TEST(CuteDslReader, NotADumpIsAnInputError) {
   }
 }
 
+// A hostile edit found by mutating the fixtures (a stray quote inside a type of the A copy's
+// partition_S): the op then types fewer operands than the pipeline mapping reads. It was a
+// segfault; now the pipeline is not mapped, saying so with the rule, and the op-by-op checks run.
+TEST(CuteDslReader, AnOpWithFewerTypesThanOperandsIsNamedNotACrash) {
+  const std::string from = "(!copy_ldgsts, !memref_gmem_f16_2, !cute.coord<\"?\">) -> !memref_gmem_f16_4";
+  const std::string text = replaced(fixture("gemm_f16_64x64x32_atoms2x2.mlir"), from, "(!copy_ldgsts, !memref_g\"mem_f16_2, !cute.coord<\"?\">) -> !memref_gmem_f16_4");
+  ASSERT_NE(text, fixture("gemm_f16_64x64x32_atoms2x2.mlir"));
+  const kernel::KernelReport r = cute_dsl::check_module(cute_dsl::read_cute_ir(text));
+  bool named = false;
+  for (const auto& f : r.findings)
+    if (f.check == "pipeline") {
+      EXPECT_EQ(f.outcome, kernel::Outcome::Skipped) << f.message;
+      named = f.message.find("cute-dsl-input") != std::string::npos;
+    }
+  EXPECT_TRUE(named);
+}
+
 // §2 on every fixture: every static layout op the DSL compiled agrees with the reference. The
 // GEMM's TV layout step is right_inverse((32,(8,4)):(4,(128,1))) = (4,256):(256,1) (offset
 // 4a + 128b + c of (row a, (val b, col c)) inverted), then composition with (128,8):(1,128).

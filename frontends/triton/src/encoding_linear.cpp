@@ -22,6 +22,7 @@ struct Bases {
   // `count` more bits along dim d (count a power of two): e_d * 2^covered[d], 2^(covered[d]+1), ...
   void walk(std::vector<Basis>& in, size_t d, int64_t count) {
     for (int64_t k = 1; k < count; k *= 2) {
+      if (covered[d] >= 62) fail(rule::kTritonInput, "triton encoding (§2): a layout reaching past 2^62 elements along dim " + std::to_string(d));
       Basis b(covered.size(), 0);
       b[d] = int64_t{1} << covered[d]++;
       in.push_back(b);
@@ -41,6 +42,17 @@ void require_pow2(const Encoding& e, const std::vector<int64_t>& v, const char* 
 void require_rank(const Encoding& e, const std::vector<int64_t>& v, size_t rank, const char* what) {
   if (v.size() != rank)
     fail(rule::kTritonInput, std::string("triton encoding (§2): ") + what + " has " + std::to_string(v.size()) + " entries for a rank-" + std::to_string(rank) + " tensor: " + e.text);
+}
+
+// `order` names each dim once (a permutation of 0 .. rank-1).
+void require_order(const Encoding& e, const std::vector<int64_t>& order, size_t rank) {
+  require_rank(e, order, rank, "order");
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : order) {
+    if (d < 0 || d >= static_cast<int64_t>(rank) || seen[static_cast<size_t>(d)])
+      fail(rule::kTritonInput, "triton encoding (§2): order must name each of the " + std::to_string(rank) + " dims once: " + e.text);
+    seen[static_cast<size_t>(d)] = true;
+  }
 }
 
 // §2.1: repeat the tile in registers along each dim (in `order`, fastest first) up to the shape,
@@ -72,6 +84,7 @@ Bases blocked(const Encoding& e, const std::vector<int64_t>& shape) {
   const auto spt = e.get_ints("sizePerThread"), tpw = e.get_ints("threadsPerWarp"), wpc = e.get_ints("warpsPerCTA"), order = e.get_ints("order");
   for (const auto* v : {&spt, &tpw, &wpc, &order}) require_rank(e, *v, shape.size(), "a blocked parameter");
   for (const auto* v : {&spt, &tpw, &wpc}) require_pow2(e, *v, "a blocked parameter");
+  require_order(e, order, shape.size());
   Bases b(shape.size());
   for (int64_t d : order) b.walk(b.reg, static_cast<size_t>(d), spt[d]);
   for (int64_t d : order) b.walk(b.lane, static_cast<size_t>(d), tpw[d]);
@@ -97,7 +110,11 @@ Bases mma(const Encoding& e, const std::vector<int64_t>& shape) {
   b.walk(b.lane, 1, 4);  // lane % 4: n / 2
   b.walk(b.lane, 0, 8);  // lane / 4: m
   b.walk(b.reg, 0, 2);   // m + 8
-  if (version == 3) b.walk(b.reg, 1, instr.at(1) / 8);  // wgmma: the N / 8 column blocks of one warp
+  if (version == 3) {
+    if (instr.size() != 3 || instr[1] < 8 || !std::has_single_bit(static_cast<uint64_t>(instr[1])))
+      fail(rule::kTritonInput, "triton encoding (§2.3): a version-3 instrShape is [M, N, K] with N a power of two >= 8: " + e.text);
+    b.walk(b.reg, 1, instr[1] / 8);  // wgmma: the N / 8 column blocks of one warp
+  }  // wgmma: the N / 8 column blocks of one warp
   for (int64_t d : warp_order(version)) b.walk(b.warp, static_cast<size_t>(d), wpc[d]);
   fit(b, shape, matrix_order(2), false);
   return b;
@@ -112,6 +129,8 @@ Bases dot_operand(const Encoding& e, const std::vector<int64_t>& shape) {
     fail(rule::kTritonEncoding, "triton encoding (§2.4): tfspec derives dot_op with an nvidia_mma version 2 parent (or version 3 for A, wgmma's register operand) on rank-2 tensors, not " + e.text);
   require_pow2(e, {kw}, "kWidth");
   const auto wpc = parent.get_ints("warpsPerCTA");
+  require_rank(parent, wpc, 2, "warpsPerCTA");
+  require_pow2(parent, wpc, "warpsPerCTA");
   const size_t k = idx == 0 ? 1 : 0, other = 1 - k;
   Bases b(2);
   b.walk(b.reg, k, kw);
@@ -188,7 +207,8 @@ Bases shared(const Encoding& e, const std::vector<int64_t>& shape) {
   Bases b(2);
   if (e.kind == "swizzled_shared") {
     const auto order = e.get_ints("order");
-    require_rank(e, order, 2, "order");
+    require_order(e, order, 2);
+    require_pow2(e, {e.get_int("vec"), e.get_int("perPhase"), e.get_int("maxPhase")}, "vec, perPhase or maxPhase");
     const size_t col = static_cast<size_t>(order[0]), row = static_cast<size_t>(order[1]);
     swizzled_rows(b, col, row, shape[col], shape[row], e.get_int("vec"), e.get_int("perPhase"), e.get_int("maxPhase"));
     return b;
@@ -197,6 +217,8 @@ Bases shared(const Encoding& e, const std::vector<int64_t>& shape) {
     fail(rule::kTritonEncoding, "triton encoding (§2): tfspec does not derive #ttg." + e.kind + " (listed, not guessed): " + e.text);
   // §2.6: rows of swizzlingByteWidth bytes, swizzled in 16-byte groups, tiled along the contiguous dim.
   const int64_t swizzle = e.get_int("swizzlingByteWidth"), bits = e.get_int("elementBitWidth");
+  if (!(swizzle == 0 || swizzle == 32 || swizzle == 64 || swizzle == 128) || !(bits == 8 || bits == 16 || bits == 32 || bits == 64))
+    fail(rule::kTritonInput, "triton encoding (§2.6): swizzlingByteWidth is 0, 32, 64 or 128 and elementBitWidth 8, 16, 32 or 64: " + e.text);
   const size_t col = e.params.count("transposed") && e.get_int("transposed") ? 0 : 1, row = 1 - col;
   const int64_t tile = swizzle == 0 ? shape[col] : std::min(shape[col], swizzle * 8 / bits);
   if (swizzle == 0) swizzled_rows(b, col, row, tile, shape[row], 1, 1, 1);

@@ -210,6 +210,7 @@ Module read_ttgir(std::string_view text) {
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string_view l = lines[i];
     const int n = static_cast<int>(i + 1);
+    try {  // a line the reader cannot take apart is an input error naming it, never an internal one
     if (l.starts_with("}") && !l.ends_with("{") && !open.empty()) {  // `} else {` continues the op's regions
       if (open.back() >= 0) close_regions(l, n, m.ops[static_cast<size_t>(open.back())], m, defs, raw_locs[static_cast<size_t>(open.back())]);
       open.pop_back();
@@ -235,6 +236,11 @@ Module read_ttgir(std::string_view text) {
     }
     if (!pushed) open.push_back(-1);
     if (l.starts_with("tt.func") && opens) func_depth = open.size();
+    } catch (const SpecError&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail(rule::kTritonInput, "triton (§1): line " + std::to_string(n) + " does not read: " + e.what());
+    }
   }
   if (!m.loc.empty())  // §1.3: call sites resolved toward the kernel's own file
     for (size_t i = 0; i < m.ops.size(); ++i) m.ops[i].loc = resolve_loc(raw_locs[i], defs, file_of(m.loc));

@@ -101,3 +101,29 @@ TEST(EncodingDerivation, UnknownEncodingsAreRefusedNotGuessed) {
     EXPECT_NE(std::string(e.what()).find("column"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+// Parameters Triton never writes (found by mutating the fixtures; each was a crash or an internal
+// error): §2's blocked `order` is a permutation of the dims, a swizzled_shared's vec / perPhase /
+// maxPhase are powers of two, nvmma_shared's widths are those of §2.6, wgmma's instrShape is
+// [M, N, K], a dot operand's parent has two warpsPerCTA. Each is an input error naming the rule.
+TEST(EncodingDerivation, ParametersTritonNeverWritesAreInputErrors) {
+  const std::pair<const char*, std::vector<int64_t>> bad[] = {
+      {"#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [-1, 0]}>", {64, 64}},
+      {"#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [0, 0]}>", {64, 64}},
+      {"#ttg.swizzled_shared<{vec = 8, perPhase = 0, maxPhase = 4, order = [1, 0]}>", {64, 64}},
+      {"#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 0}>", {64, 64}},
+      {"#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16]}>", {64, 64}},
+      {"#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4], instrShape = [16, 8]}>, kWidth = 2}>", {64, 64}},
+  };
+  for (const auto& [text, shape] : bad) {
+    try {
+      tfspec::triton::to_linear(*tfspec::triton::parse_encoding(text, {}), shape);
+      ADD_FAILURE() << "derived " << text;
+    } catch (const tfspec::SpecError& e) {
+      EXPECT_EQ(e.rule(), "triton-input") << text << ": " << e.what();
+    }
+  }
+}
+}  // namespace
+

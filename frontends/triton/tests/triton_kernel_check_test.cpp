@@ -91,6 +91,21 @@ TEST(TtgirReader, UnknownOpsAndEncodingsAreListedAndBadTextRefused) {
   }
 }
 
+// A number past int64 in a kernel argument's divisibility, or a line cut short: an input error
+// naming the line (each was an internal error: std::stoll, string_view::substr).
+TEST(TtgirReader, ALineThatDoesNotReadIsNamed) {
+  const std::string text = fixture("softmax_1024_w4.sm80.ttgir");
+  const std::string big = replaced(text, "%out_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32}", "%out_ptr: !tt.ptr<f32> {tt.divisibility = 99999999999999999999 : i32}");
+  ASSERT_NE(big, text);
+  try {
+    triton::read_ttgir(big);
+    FAIL() << "read a divisibility past int64";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.rule(), "triton-input");
+    EXPECT_NE(std::string(e.what()).find("line 16"), std::string::npos) << e.what();
+  }
+}
+
 // Every fixture Triton compiled: its own choices are conflict-free, coalesced and fit, each dot's
 // operands agree; the checks take well under a second. One exception, derived: the fp32 (tf32)
 // matmul on sm90. wgmma reads tf32 operands K-major only, so Triton stores the N-contiguous B
