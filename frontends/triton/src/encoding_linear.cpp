@@ -249,9 +249,16 @@ LinearLayout to_linear(const Encoding& e, const std::vector<int64_t>& shape, int
   require_pow2(e, shape, "the tensor shape");
   if (e.shared()) {
     const Bases b = shared(e, shape);
+    if (b.offset.size() > 24)
+      fail(rule::kResourceLimit, "triton encoding (§2): a shared allocation of 2^" + std::to_string(b.offset.size()) + " elements: past the 2^24 a CTA's buffer is checked at: " + e.text);
     return LinearLayout({{"offset", b.offset}, {"block", {}}}, outs);
   }
   const Bases b = distributed(e, shape);
+  // what the checks enumerate: a layout past 2^24 (thread, value) pairs, or past 64 warps, is no
+  // CTA's tile (Triton's num-warps is at most 32)
+  if (b.warp.size() > 6 || b.reg.size() + b.lane.size() + b.warp.size() > 24)
+    fail(rule::kResourceLimit, "triton encoding (§2): " + std::to_string(b.reg.size()) + " register, " + std::to_string(b.lane.size()) + " lane and " +
+                                   std::to_string(b.warp.size()) + " warp bits: past the 64 warps and 2^24 elements a CTA's tile is checked at: " + e.text);
   if (int64_t{1} << b.lane.size() != threads_per_warp)
     fail(rule::kTritonInput, "triton encoding (§2): " + std::to_string(int64_t{1} << b.lane.size()) + " lanes per warp, the module has " + std::to_string(threads_per_warp) + ": " + e.text);
   return LinearLayout({{"register", b.reg}, {"lane", b.lane}, {"warp", b.warp}, {"block", {}}}, outs);
