@@ -65,12 +65,18 @@ int check_triton(const KernelState& st, const Json& args) {
   meta.replace_extension(".json");
   if (st.file != "-" && std::filesystem::exists(meta)) {
     Json j;
+    std::string why;
     try {
       j = parse_json_text(read_input_file(meta.string(), "metadata"), "the kernel's metadata (" + meta.string() + ")");
-    } catch (const Json::exception&) {
-      j = Json();  // not Triton's metadata: the footprint is then compared with the limit only
+    } catch (const std::exception& e) {
+      why = e.what();
     }
     if (j.is_object() && j.contains("shared") && j["shared"].is_number_integer()) op_args["shared"] = j["shared"];
+    else if (why.empty()) why = "no integer \"shared\" member";
+    // not Triton's metadata: the footprint is then compared with the limit only, and the user is told
+    if (!why.empty())
+      std::cerr << "warning: " << meta.string() << " beside the TTGIR is not Triton's metadata (" << why
+                << "): the shared-memory footprint is compared with the architecture's limit only, not with metadata.shared\n";
   }
   // One code path with `tfspec serve` and the Python module: kernel.check given the TTGIR.
   const protocol::Op* op = protocol::OpRegistry::instance().find("kernel", "check");

@@ -42,4 +42,21 @@ TEST(KernelCheckFromTriton, ExitCodesJsonAndLocations) {
   EXPECT_EQ(other.rc, 3) << other.out;
 }
 
+// A KERNEL.json beside the TTGIR that is not Triton's metadata (no integer "shared", or not JSON)
+// is said so on stderr: the footprint is then compared with the limit only, never silently.
+TEST(KernelCheckFromTriton, MetadataThatDoesNotReadIsSaid) {
+  const std::string dir = ::testing::TempDir() + "/meta_warn";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(kFixtures + "softmax_1024_w4.sm80.ttgir", dir + "/k.ttgir", std::filesystem::copy_options::overwrite_existing);
+  for (const char* meta : {"{\"shared\": \"16\"}", "not json"}) {
+    std::ofstream(dir + "/k.json") << meta;
+    auto r = run_tfspec("kernel check --from triton " + dir + "/k.ttgir");
+    EXPECT_EQ(r.rc, 0) << r.out;
+    EXPECT_NE(r.out.find("is not Triton's metadata"), std::string::npos) << meta << ": " << r.out;
+  }
+  std::ofstream(dir + "/k.json") << "{\"shared\": 16}";
+  auto good = run_tfspec("kernel check --from triton " + dir + "/k.ttgir");
+  EXPECT_EQ(good.out.find("is not Triton's metadata"), std::string::npos) << good.out;
+}
+
 }  // namespace
