@@ -4,10 +4,20 @@
 // tests feed fixtures edited this way to their readers and checks: every outcome is a report or a
 // SpecError with an input rule, never a crash, another exception or an internal error.
 #pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <regex>
 #include <string>
 #include <vector>
+
+#include "release_only.hpp"
+#include "tfspec/reference/catalogue.hpp"
+#include "tfspec/reference/error.hpp"
 
 namespace tfspec::testing {
 
@@ -70,6 +80,45 @@ inline std::string mutate_text(std::string s, std::mt19937_64& rng) {
       std::swap(lines[pick(lines.size())], lines[pick(lines.size())]);
       return joined();
   }
+}
+
+// Every file of `dir` ending in `ext`, edited 1 to 3 times, `per_file` times each (seeded), given to
+// `check` (reads and checks the text; its result is dropped): a report, or a SpecError whose rule
+// is not internal. Anything else fails the test, naming the file and the edit.
+#if defined(TFSPEC_ASAN)
+inline constexpr int kEditsPerFile = 4;  // ASan: a few each, for the memory errors only it sees
+#else
+inline constexpr int kEditsPerFile = 24;
+#endif
+template <class Check>
+void expect_edits_are_reports_or_input_errors(const std::string& dir, const std::string& ext, Check check, int per_file = kEditsPerFile) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ext) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  ASSERT_GE(names.size(), 4u) << dir;
+  std::mt19937_64 rng(20261206);
+  int reports = 0, refusals = 0;
+  for (const auto& name : names) {
+    std::stringstream whole;
+    whole << std::ifstream(dir + "/" + name).rdbuf();
+    for (int k = 0; k < per_file; ++k) {
+      std::string text = whole.str();
+      for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) text = mutate_text(text, rng);
+      try {
+        check(text);
+        ++reports;
+      } catch (const SpecError& e) {
+        EXPECT_NE(e.kind(), RuleKind::Internal) << name << " edit " << k << ": " << e.what();
+        ++refusals;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << name << " edit " << k << ": " << e.what();
+        if (const char* keep = std::getenv("TFSPEC_KEEP_MUTANT")) std::ofstream(keep) << text;  // to reproduce it
+      }
+    }
+  }
+  EXPECT_GT(reports, 0);
+  EXPECT_GT(refusals, 0);
 }
 
 }  // namespace tfspec::testing

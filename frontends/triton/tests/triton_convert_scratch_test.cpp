@@ -3,6 +3,8 @@
 // compiled by fixtures/convert_cases.py), and one case derived by hand, bases and wavefronts.
 #include <gtest/gtest.h>
 
+#include "file_text.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -18,10 +20,8 @@ namespace convert_scratch_test {
 const std::string kDir = std::string(TFSPEC_SOURCE_DIR) + "/frontends/triton/tests/fixtures/";
 
 std::string text_of(const std::string& name) {
-  std::ifstream in(kDir + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  const std::string text = tfspec::testing::file_text(kDir + name);
+  return text;
 }
 
 // A module whose only op is the convert of an M x N tile between the two encodings.

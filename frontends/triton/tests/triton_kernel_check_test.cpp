@@ -3,13 +3,10 @@
 // numbers derived by hand in each test.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <filesystem>
-#include <random>
+#include "file_text.hpp"
 
 #include "mutate_text.hpp"
 #include "release_only.hpp"
-#include "tfspec/reference/catalogue.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -29,10 +26,8 @@ namespace {
 const std::string kFixtures = std::string(TFSPEC_SOURCE_DIR) + "/frontends/triton/tests/fixtures/";
 
 std::string fixture(const std::string& name) {
-  std::ifstream in(kFixtures + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  const std::string text = tfspec::testing::file_text(kFixtures + name);
+  return text;
 }
 
 std::string replaced(std::string text, const std::string& from, const std::string& to) {
@@ -59,35 +54,7 @@ const std::string kMatmul = "matmul_fp16_128x128x32_w4_s3.sm80.ttgir";
 // times, read and checked. Each outcome is a report or a SpecError whose rule is an input rule,
 // never a crash, another exception or an internal error (a mutation run found three internal errors and a free() of a bad pointer; fixed).
 TEST(TtgirReader, EditedDumpsAreReportsOrInputErrorsNeverCrashes) {
-#if defined(TFSPEC_ASAN)
-  const int per_fixture = 4;  // ASan: a few each, for the memory errors only it sees
-#else
-  const int per_fixture = 24;
-#endif
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(kFixtures))
-    if (e.path().extension() == ".ttgir") names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  ASSERT_GE(names.size(), 4u);
-  std::mt19937_64 rng(20261206);
-  int reports = 0, refusals = 0;
-  for (const auto& name : names)
-    for (int k = 0; k < per_fixture; ++k) {
-      std::string text = fixture(name);
-      for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) text = tfspec::testing::mutate_text(text, rng);
-      try {
-        (void)check(text);
-        ++reports;
-      } catch (const SpecError& e) {
-        EXPECT_NE(e.kind(), RuleKind::Internal) << name << " edit " << k << ": " << e.what();
-        ++refusals;
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << name << " edit " << k << ": " << e.what();
-        if (getenv("DUMP_MUTANT")) std::ofstream(getenv("DUMP_MUTANT")) << text;
-      }
-    }
-  EXPECT_GT(reports, 0);
-  EXPECT_GT(refusals, 0);
+  tfspec::testing::expect_edits_are_reports_or_input_errors(kFixtures, ".ttgir", [](const std::string& text) { (void)check(text); });
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // fixtures/reduce_cases.py; CI needs no Triton), and cases derived by hand.
 #include <gtest/gtest.h>
 
+#include "file_text.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -17,10 +19,8 @@ namespace reduce_scratch_test {
 const std::string kDir = std::string(TFSPEC_SOURCE_DIR) + "/frontends/triton/tests/fixtures/";
 
 std::string text_of(const std::string& name) {
-  std::ifstream in(kDir + name);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  const std::string text = tfspec::testing::file_text(kDir + name);
+  return text;
 }
 
 kernel::KernelReport check_reduce(const std::string& ttgir, std::optional<int64_t> shared = std::nullopt) {
