@@ -302,6 +302,31 @@ std::optional<Z3Decider::Relaxed> Z3Decider::linear_part(const std::vector<SymPr
     for (const auto& [term, factors] : products_)
       for (int64_t c : used.count(term) ? moduli : std::set<int64_t>{})
         for (const auto& f : factors) out.lemmas.push_back(z3::mod(enc_.dim(f), ctx_.int_val(c)) != 0 || z3::mod(enc_.symbol(term), ctx_.int_val(c)) == 0);
+    // `c % f == 0` with c a constant: f is one of c's divisors (or their negations); and a product
+    // of f and one other factor g is d*g where f is d, for each such divisor d
+    std::map<std::string, std::vector<int64_t>> candidates;  // a factor's text -> its possible values
+    for (const auto& [term, cm] : const_mods_) {
+      if (!used.count(term)) continue;
+      const auto& [c, f] = cm;
+      std::vector<int64_t> ds;
+      for (int64_t d = 1; d * d <= c; ++d)
+        if (c % d == 0) ds.push_back(d), ds.push_back(c / d);
+      z3::expr any = ctx_.bool_val(false);
+      for (int64_t d : ds) any = any || enc_.dim(f) == ctx_.int_val(d) || enc_.dim(f) == ctx_.int_val(-d);
+      out.lemmas.push_back(enc_.symbol(term) != 0 || any);
+      auto& cand = candidates[to_string(f)];
+      cand.insert(cand.end(), ds.begin(), ds.end());
+    }
+    for (const auto& [term, factors] : products_) {
+      if (!used.count(term) || factors.size() != 2) continue;
+      for (size_t i = 0; i < 2; ++i) {
+        const auto it = candidates.find(to_string(factors[i]));
+        if (it == candidates.end()) continue;
+        for (int64_t d : it->second)
+          for (int64_t v : {d, -d})
+            out.lemmas.push_back(enc_.dim(factors[i]) != ctx_.int_val(v) || enc_.symbol(term) == ctx_.int_val(v) * enc_.dim(factors[1 - i]));
+      }
+    }
     return out;
   } catch (const SpecError&) {  // a fixed value makes a divisor 0: the case is left to the whole context
     return std::nullopt;
@@ -331,6 +356,9 @@ ShapeDim Z3Decider::abstracted(const ShapeDim& e) {
         }
         products_[it->second] = std::move(factors);
       }
+      // `c % f` with a constant c of few divisors: remembered for the divisor lemma (linear_part)
+      if (e->op == ExprNode::Op::Mod && is_const(e->lhs) && *const_value(e->lhs) >= 1 && *const_value(e->lhs) <= (int64_t{1} << 20))
+        const_mods_[it->second] = {*const_value(e->lhs), abstracted(e->rhs)};
     }
     return dim_var(it->second);
   }

@@ -101,5 +101,14 @@ TEST(Obligations, AProductReadAsOneUnknownDecidesALinearFact) {
   EXPECT_EQ(d.classify(g, pred("64*((M*N+63)//64)-1", SymRel::Lt, "M*N")).status, "refuted");
 }
 
+// 32 % M == 0 with 4 < M < 32 leaves M = 8 or 16 (32's divisors), and then M*N = 8N or 16N; with
+// N % 4 == 0 that is a multiple of 32, against the guard M*N % 32 != 0: the condition fails at
+// every instance of the case (logical_divide (M,N):(N,1) (4,8):(1,4), N % 4 == 0).
+TEST(Obligations, AConstantModuloASymbolLeavesItsDivisors) {
+  Z3Decider d({"N % 4 == 0", "N >= 8"}, {"M", "N"});
+  const std::vector<SymPred> g{pred("M*N%32", SymRel::Ne, "0"), pred("4", SymRel::Lt, "M"), pred("8", SymRel::Gt, "M//4")};
+  EXPECT_EQ(d.classify(g, pred("32%M", SymRel::Eq, "0")).status, "refuted");
+}
+
 }  // namespace
 }  // namespace tfspec::solver

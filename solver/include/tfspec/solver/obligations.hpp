@@ -74,6 +74,7 @@ class Z3Decider : public Decider {
   static constexpr const char* kAbstractPrefix = "nonlinear_term_";
   std::map<std::string, std::string> abstractions_;  // a nonlinear term's text -> its fresh symbol
   std::map<std::string, std::vector<ShapeDim>> products_;  // a fresh symbol of a product -> its factors
+  std::map<std::string, std::pair<int64_t, ShapeDim>> const_mods_;  // a fresh symbol of `c % f` -> c, f
   std::map<std::string, int64_t> lower_bounds(const std::vector<SymPred>& path) const;
   std::optional<Bindings> model_bindings(const z3::model& m);
   std::optional<Bindings> side(const QueryOutcome& q, const std::vector<SymPred>& context, const SymPred& p, bool want);
