@@ -15,8 +15,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <map>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <functional>
 #include <type_traits>
 
@@ -203,6 +204,10 @@ class MpiExecutor final : public Executor {
   std::string name() const override { return opts_ == ExecutorOptions{} ? "MPI" : "MPI (" + to_string(opts_) + ")"; }
   int64_t device() const override { return w_.rank(); }
   DeviceBytes moved() const override { return {moved_.sent * t_.bytes, moved_.received * t_.bytes}; }
+  std::optional<DeviceBytes> own_bytes() const override {
+    if (!fused_.active || fused_.bytes == fused_.planned) return std::nullopt;
+    return fused_.bytes;
+  }
   std::vector<unsigned char> dst() override {
     finish();
     return buf(Buffer::Dst);
@@ -237,10 +242,15 @@ class MpiExecutor final : public Executor {
       if (const auto* c = std::get_if<Collective>(&plan.steps[i])) io_[i] = step_io(*c, i);
     if (opts_.datatypes) plan_types(plan);
     if (opts_.receives_first) plan_early(plan);
+    plan_fused(plan);
   }
 
   void run(const Plan& plan, size_t index) override {
     if (&plan != plan_) fail(rule::kInternal, "the MPI executor runs the plan it loaded; load() this one first");
+    if (fused_.active) {
+      if (index == 0) post_fused();
+      return;
+    }
     if (const auto* lc = std::get_if<LocalCopy>(&plan.steps[index])) {
       if (lc->device != device()) return;
       if (early_at_[index] != SIZE_MAX) post_collective(plan, early_at_[index], true);
@@ -352,6 +362,120 @@ class MpiExecutor final : public Executor {
     for (auto* m : {&send_types_, &recv_types_})
       for (auto& [key, t] : *m) MPI_Type_free(&t.type);
     send_types_.clear(), recv_types_.clear();
+    for (auto* v : {&fused_.sends, &fused_.recvs})
+      for (auto& x : *v) MPI_Type_free(&x.type);
+    fused_ = {};
+  }
+
+  // ExecutorOptions::one_round / one_round_always: the plan composed (compose_one_round) into this
+  // rank's part of one exchange (Fused), when it applies; else the steps run as they are.
+  void plan_fused(const Plan& plan) {
+    if (plan.steps.empty() || !(opts_.one_round_always || (opts_.one_round && plan.one_round))) return;
+    const OneRound r = compose_one_round(plan);
+    if (!r.refused.empty()) return;
+    const int64_t me = device();
+    fused_.active = true;
+    fused_.bytes = r.bytes.count(me) ? r.bytes.at(me) : DeviceBytes{};
+    fused_.planned = plan.bytes.count(me) ? plan.bytes.at(me) : DeviceBytes{};
+    std::map<int64_t, std::vector<MPI_Aint>> to, from;  // peer -> SRC offsets it gets / addresses its elements land at
+    for (const auto& [d, cd] : r.dst)
+      if (d != me)
+        for (const Leaf& l : cd.leaves)
+          if (l.device == me) to[d].push_back(static_cast<MPI_Aint>(l.offset * t_.bytes));
+    if (r.dst.count(me)) receive_plan(r.dst.at(me), from);
+    for (auto& [d, disps] : to) fused_.sends.push_back({static_cast<int>(d), static_cast<int64_t>(disps.size()), typed_runs(disps)});
+    for (auto& [s, addrs] : from) fused_.recvs.push_back({static_cast<int>(s), static_cast<int64_t>(addrs.size()), typed_runs(addrs)});
+  }
+  // This rank's DST elements: one leaf here -> a local copy SRC -> DST; one leaf elsewhere -> its
+  // sender's message lands in DST; several (a reduction) -> each leaf into a row of a scratch block
+  // of the elements with as many leaves (leaf k of element i at base + k*count + i), row 0 then
+  // reduced with rows 1, 2, ... and copied to DST.
+  void receive_plan(const ComposedDst& cd, std::map<int64_t, std::vector<MPI_Aint>>& from) {
+    const int64_t me = device(), n = static_cast<int64_t>(cd.op.size());
+    std::map<std::pair<char, int64_t>, int64_t> index;  // (op, leaves) -> group
+    std::vector<int64_t> slot(static_cast<size_t>(n), -1);
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t m = cd.start[static_cast<size_t>(j) + 1] - cd.start[static_cast<size_t>(j)];
+      if (m < 2) continue;
+      auto [it, fresh] = index.try_emplace({cd.op[static_cast<size_t>(j)], m}, static_cast<int64_t>(fused_.groups.size()));
+      if (fresh) fused_.groups.push_back({cd.op[static_cast<size_t>(j)], m, 0, 0});
+      slot[static_cast<size_t>(j)] = fused_.groups[static_cast<size_t>(it->second)].count++;
+      group_of_.push_back(it->second);
+    }
+    int64_t base = 0;
+    for (auto& g : fused_.groups) g.base = base, base += g.m * g.count;
+    fused_.scratch.assign(static_cast<size_t>(base) * eb_, 0);
+    MPI_Aint dst0 = 0, scr0 = 0;
+    MPI_Get_address(buf(Buffer::Dst).data(), &dst0);
+    MPI_Get_address(fused_.scratch.data(), &scr0);
+    std::vector<Run> local_dst, local_scratch, unpack;
+    size_t reduced = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t a = cd.start[static_cast<size_t>(j)], m = cd.start[static_cast<size_t>(j) + 1] - a;
+      if (m == 1) {
+        const Leaf& l = cd.leaves[static_cast<size_t>(a)];
+        if (l.device == me) local_dst.push_back({l.offset, j, 1});
+        else from[l.device].push_back(MPI_Aint_add(dst0, static_cast<MPI_Aint>(j * t_.bytes)));
+      }
+      if (m < 2) continue;
+      const auto& g = fused_.groups[static_cast<size_t>(group_of_[reduced++])];
+      for (int64_t k = 0; k < m; ++k) {
+        const Leaf& l = cd.leaves[static_cast<size_t>(a + k)];
+        const int64_t at = g.base + k * g.count + slot[static_cast<size_t>(j)];
+        if (l.device == me) local_scratch.push_back({l.offset, at, 1});
+        else from[l.device].push_back(MPI_Aint_add(scr0, static_cast<MPI_Aint>(at * t_.bytes)));
+      }
+      unpack.push_back({g.base + slot[static_cast<size_t>(j)], j, 1});
+    }
+    group_of_.clear();
+    fused_.src_to_dst = pack::compile_runs(merged(local_dst));
+    fused_.src_to_scratch = pack::compile_runs(merged(local_scratch));
+    fused_.scratch_to_dst = pack::compile_runs(merged(unpack));
+  }
+  static std::vector<Run> merged(const std::vector<Run>& runs) {
+    std::vector<Run> out;
+    for (const Run& r : runs)
+      if (!out.empty() && out.back().from + out.back().len == r.from && out.back().to + out.back().len == r.to) out.back().len += r.len;
+      else out.push_back(r);
+    return out;
+  }
+  // One committed type over elements at the given byte displacements (consecutive ones merged).
+  MPI_Datatype typed_runs(const std::vector<MPI_Aint>& disps) {
+    std::vector<int> lens;
+    std::vector<MPI_Aint> starts;
+    for (MPI_Aint d : disps)
+      if (!starts.empty() && MPI_Aint_add(starts.back(), static_cast<MPI_Aint>(lens.back()) * t_.bytes) == d) ++lens.back();
+      else starts.push_back(d), lens.push_back(1);
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    check(MPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), starts.data(), type_, &type), "MPI_Type_create_hindexed", 0);
+    check(MPI_Type_commit(&type), "MPI_Type_commit", 0);
+    return type;
+  }
+  // The one exchange (at the plan's first step): receives, sends, this rank's own copies while
+  // they move, and the reductions when everything is in.
+  void post_fused() {
+    finish();
+    Posted p = fresh(0, {});
+    for (const auto& x : fused_.recvs) {
+      p.requests.emplace_back(), p.block_of.push_back(-1);
+      check(MPI_Irecv(MPI_BOTTOM, 1, x.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Irecv", 0);
+      moved_.received += x.count;
+    }
+    for (const auto& x : fused_.sends) {
+      p.requests.emplace_back(), p.block_of.push_back(-1);
+      check(MPI_Isend(buf(Buffer::Src).data(), 1, x.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Isend", 0);
+      moved_.sent += x.count;
+    }
+    pack::run(fused_.src_to_dst, eb_, buf(Buffer::Src).data(), buf(Buffer::Dst).data());
+    pack::run(fused_.src_to_scratch, eb_, buf(Buffer::Src).data(), fused_.scratch.data());
+    if (!fused_.groups.empty())
+      p.then = [this](Posted&) {
+        unsigned char* s = fused_.scratch.data();
+        for (const auto& g : fused_.groups)
+          for (int64_t k = 1; k < g.m; ++k) reduce_into(t_, s + static_cast<size_t>(g.base) * eb_, s + static_cast<size_t>(g.base + k * g.count) * eb_, g.count, g.op);
+        pack::run(fused_.scratch_to_dst, eb_, s, buf(Buffer::Dst).data());
+      };
+    post(std::move(p));
   }
 
   // ExecutorOptions::datatypes: for each collective whose SEND ranges one LocalCopy SRC->SEND
@@ -687,6 +811,27 @@ class MpiExecutor final : public Executor {
   std::vector<size_t> early_at_;      // by step: the collective whose receives this local copy posts first (SIZE_MAX: none)
   std::map<size_t, Posted> early_;    // receives posted early, by step, until their step runs
   std::map<std::pair<size_t, int64_t>, Typed> send_types_, recv_types_;  // by (step, SEND / RECV offset of the block)
+  // One-round execution: a message per peer (its type over SRC, or over DST and the scratch by
+  // address), the local copies, and the scratch's blocks of reductions (op, leaves m, elements, base).
+  struct Message {
+    int peer;
+    int64_t count;
+    MPI_Datatype type;
+  };
+  struct Group {
+    char op;
+    int64_t m, count, base;
+  };
+  struct Fused {
+    bool active = false;
+    DeviceBytes bytes, planned;  // this rank's bytes in the exchange, and in the plan's steps
+    std::vector<Message> sends, recvs;
+    pack::CopyProgram src_to_dst, src_to_scratch, scratch_to_dst;
+    std::vector<Group> groups;
+    std::vector<unsigned char> scratch;
+  } fused_;
+  std::vector<int64_t> group_of_;  // receive_plan's scratch: the group of each reduced element
+  static constexpr int kFusedTag = 32100;
 };
 
 // ncclAllGather: rank pos's block goes to every other rank of the group, whose blocks land at
@@ -885,9 +1030,11 @@ ExecutorOptions parse_executor_options(const std::string& text) {
     else if (word == "reduce-arrival") o.reduce_on_arrival = true;
     else if (word == "datatypes") o.datatypes = true;
     else if (word == "stagger") o.staggered = true;
+    else if (word == "one-round") o.one_round = true;
+    else if (word == "one-round-always") o.one_round_always = true;
     else
       fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
-                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
+                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
     start = end + 1;
   }
   return o;
@@ -895,7 +1042,8 @@ ExecutorOptions parse_executor_options(const std::string& text) {
 
 std::string to_string(const ExecutorOptions& o) {
   std::string s;
-  for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"}})
+  for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"},
+                            std::pair{o.one_round, "one-round"}, std::pair{o.one_round_always, "one-round-always"}})
     if (on) s += (s.empty() ? "" : "+") + std::string(word);
   return s.empty() ? "base" : s;
 }
