@@ -385,49 +385,64 @@ class MpiExecutor final : public Executor {
     if (r.dst.count(me)) receive_plan(r.dst.at(me), from);
     for (auto& [d, disps] : to) fused_.sends.push_back({static_cast<int>(d), static_cast<int64_t>(disps.size()), typed_runs(disps)});
     for (auto& [s, addrs] : from) fused_.recvs.push_back({static_cast<int>(s), static_cast<int64_t>(addrs.size()), typed_runs(addrs)});
+    // ExecutorOptions::alltoallw: the same messages as one MPI_Ialltoallw (one count of one type per peer).
+    auto& w = fused_.w;
+    for (int side = 0; side < 2; ++side) w.counts[side].assign(static_cast<size_t>(w_.size()), 0), w.types[side].assign(static_cast<size_t>(w_.size()), MPI_BYTE);
+    w.displs.assign(static_cast<size_t>(w_.size()), 0);
+    for (const auto& x : fused_.sends) w.counts[0][static_cast<size_t>(x.peer)] = 1, w.types[0][static_cast<size_t>(x.peer)] = x.type;
+    for (const auto& x : fused_.recvs) w.counts[1][static_cast<size_t>(x.peer)] = 1, w.types[1][static_cast<size_t>(x.peer)] = x.type;
   }
   // This rank's DST elements: one leaf here -> a local copy SRC -> DST; one leaf elsewhere -> its
-  // sender's message lands in DST; several (a reduction) -> each leaf into a row of a scratch block
-  // of the elements with as many leaves (leaf k of element i at base + k*count + i), row 0 then
-  // reduced with rows 1, 2, ... and copied to DST.
+  // sender's message lands in DST; several (a reduction) -> the elements with as many leaves form
+  // a group, leaf k of its element i in row k (row 0 reduced with rows 1, 2, ... in order). Where
+  // the group's elements are consecutive in DST, row 0 is DST itself (reduced in place), else every
+  // row is in a scratch and row 0 is copied to DST after the reduction.
   void receive_plan(const ComposedDst& cd, std::map<int64_t, std::vector<MPI_Aint>>& from) {
     const int64_t me = device(), n = static_cast<int64_t>(cd.op.size());
-    std::map<std::pair<char, int64_t>, int64_t> index;  // (op, leaves) -> group
+    auto leaves = [&](int64_t j) { return cd.start[static_cast<size_t>(j) + 1] - cd.start[static_cast<size_t>(j)]; };
+    std::map<std::pair<char, int64_t>, size_t> index;  // (op, leaves) -> group
+    std::vector<std::vector<int64_t>> targets;           // by group: its elements' DST offsets
     std::vector<int64_t> slot(static_cast<size_t>(n), -1);
+    std::vector<size_t> group_of(static_cast<size_t>(n));
     for (int64_t j = 0; j < n; ++j) {
-      const int64_t m = cd.start[static_cast<size_t>(j) + 1] - cd.start[static_cast<size_t>(j)];
-      if (m < 2) continue;
-      auto [it, fresh] = index.try_emplace({cd.op[static_cast<size_t>(j)], m}, static_cast<int64_t>(fused_.groups.size()));
-      if (fresh) fused_.groups.push_back({cd.op[static_cast<size_t>(j)], m, 0, 0});
-      slot[static_cast<size_t>(j)] = fused_.groups[static_cast<size_t>(it->second)].count++;
-      group_of_.push_back(it->second);
+      if (leaves(j) < 2) continue;
+      auto [it, fresh] = index.try_emplace({cd.op[static_cast<size_t>(j)], leaves(j)}, fused_.groups.size());
+      if (fresh) fused_.groups.push_back({cd.op[static_cast<size_t>(j)], leaves(j), 0, 0, -1}), targets.emplace_back();
+      group_of[static_cast<size_t>(j)] = it->second;
+      slot[static_cast<size_t>(j)] = fused_.groups[it->second].count++;
+      targets[it->second].push_back(j);
     }
     int64_t base = 0;
-    for (auto& g : fused_.groups) g.base = base, base += g.m * g.count;
+    for (size_t g = 0; g < targets.size(); ++g) {
+      auto& gr = fused_.groups[g];
+      const auto& t = targets[g];
+      bool direct = true;
+      for (size_t i = 0; i < t.size(); ++i) direct = direct && t[i] == t[0] + static_cast<int64_t>(i);
+      gr.dst = direct ? t[0] : -1;
+      gr.base = base, base += (direct ? gr.m - 1 : gr.m) * gr.count;
+    }
     fused_.scratch.assign(static_cast<size_t>(base) * eb_, 0);
     MPI_Aint dst0 = 0, scr0 = 0;
     MPI_Get_address(buf(Buffer::Dst).data(), &dst0);
     MPI_Get_address(fused_.scratch.data(), &scr0);
     std::vector<Run> local_dst, local_scratch, unpack;
-    size_t reduced = 0;
+    auto place = [&](const Leaf& l, bool in_dst, int64_t at) {  // leaf l lands at DST / scratch element `at`
+      if (l.device == me) (in_dst ? local_dst : local_scratch).push_back({l.offset, at, 1});
+      else from[l.device].push_back(MPI_Aint_add(in_dst ? dst0 : scr0, static_cast<MPI_Aint>(at * t_.bytes)));
+    };
     for (int64_t j = 0; j < n; ++j) {
-      const int64_t a = cd.start[static_cast<size_t>(j)], m = cd.start[static_cast<size_t>(j) + 1] - a;
-      if (m == 1) {
-        const Leaf& l = cd.leaves[static_cast<size_t>(a)];
-        if (l.device == me) local_dst.push_back({l.offset, j, 1});
-        else from[l.device].push_back(MPI_Aint_add(dst0, static_cast<MPI_Aint>(j * t_.bytes)));
-      }
+      const int64_t a = cd.start[static_cast<size_t>(j)], m = leaves(j);
+      if (m == 1) place(cd.leaves[static_cast<size_t>(a)], true, j);
       if (m < 2) continue;
-      const auto& g = fused_.groups[static_cast<size_t>(group_of_[reduced++])];
+      const auto& g = fused_.groups[group_of[static_cast<size_t>(j)]];
+      const int64_t i = slot[static_cast<size_t>(j)];
       for (int64_t k = 0; k < m; ++k) {
         const Leaf& l = cd.leaves[static_cast<size_t>(a + k)];
-        const int64_t at = g.base + k * g.count + slot[static_cast<size_t>(j)];
-        if (l.device == me) local_scratch.push_back({l.offset, at, 1});
-        else from[l.device].push_back(MPI_Aint_add(scr0, static_cast<MPI_Aint>(at * t_.bytes)));
+        if (g.dst >= 0) place(l, k == 0, k == 0 ? j : g.base + (k - 1) * g.count + i);
+        else place(l, false, g.base + k * g.count + i);
       }
-      unpack.push_back({g.base + slot[static_cast<size_t>(j)], j, 1});
+      if (g.dst < 0) unpack.push_back({g.base + i, j, 1});
     }
-    group_of_.clear();
     fused_.src_to_dst = pack::compile_runs(merged(local_dst));
     fused_.src_to_scratch = pack::compile_runs(merged(local_scratch));
     fused_.scratch_to_dst = pack::compile_runs(merged(unpack));
@@ -456,12 +471,27 @@ class MpiExecutor final : public Executor {
   void post_fused() {
     finish();
     Posted p = fresh(0, {});
+    if (opts_.alltoallw) {
+      auto& w = fused_.w;
+      p.requests.emplace_back(), p.block_of.push_back(-1);
+      check(MPI_Ialltoallw(buf(Buffer::Src).data(), w.counts[0].data(), w.displs.data(), w.types[0].data(), MPI_BOTTOM, w.counts[1].data(), w.displs.data(),
+                           w.types[1].data(), w_.comm(), &p.requests.back()),
+            "MPI_Ialltoallw", 0);
+    }
     for (const auto& x : fused_.recvs) {
+      if (opts_.alltoallw) {
+        moved_.received += x.count;
+        continue;
+      }
       p.requests.emplace_back(), p.block_of.push_back(-1);
       check(MPI_Irecv(MPI_BOTTOM, 1, x.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Irecv", 0);
       moved_.received += x.count;
     }
     for (const auto& x : fused_.sends) {
+      if (opts_.alltoallw) {
+        moved_.sent += x.count;
+        continue;
+      }
       p.requests.emplace_back(), p.block_of.push_back(-1);
       check(MPI_Isend(buf(Buffer::Src).data(), 1, x.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Isend", 0);
       moved_.sent += x.count;
@@ -471,8 +501,11 @@ class MpiExecutor final : public Executor {
     if (!fused_.groups.empty())
       p.then = [this](Posted&) {
         unsigned char* s = fused_.scratch.data();
-        for (const auto& g : fused_.groups)
-          for (int64_t k = 1; k < g.m; ++k) reduce_into(t_, s + static_cast<size_t>(g.base) * eb_, s + static_cast<size_t>(g.base + k * g.count) * eb_, g.count, g.op);
+        for (const auto& g : fused_.groups) {
+          const bool direct = g.dst >= 0;
+          unsigned char* acc = direct ? buf(Buffer::Dst).data() + static_cast<size_t>(g.dst) * eb_ : s + static_cast<size_t>(g.base) * eb_;
+          for (int64_t k = 1; k < g.m; ++k) reduce_into(t_, acc, s + static_cast<size_t>(g.base + (direct ? k - 1 : k) * g.count) * eb_, g.count, g.op);
+        }
         pack::run(fused_.scratch_to_dst, eb_, s, buf(Buffer::Dst).data());
       };
     post(std::move(p));
@@ -821,6 +854,7 @@ class MpiExecutor final : public Executor {
   struct Group {
     char op;
     int64_t m, count, base;
+    int64_t dst;  // row 0's first DST element where row 0 is DST itself, else -1
   };
   struct Fused {
     bool active = false;
@@ -829,8 +863,11 @@ class MpiExecutor final : public Executor {
     pack::CopyProgram src_to_dst, src_to_scratch, scratch_to_dst;
     std::vector<Group> groups;
     std::vector<unsigned char> scratch;
+    struct {
+      std::vector<int> counts[2], displs;  // [0] sends, [1] receives
+      std::vector<MPI_Datatype> types[2];
+    } w;
   } fused_;
-  std::vector<int64_t> group_of_;  // receive_plan's scratch: the group of each reduced element
   static constexpr int kFusedTag = 32100;
 };
 
@@ -1032,9 +1069,10 @@ ExecutorOptions parse_executor_options(const std::string& text) {
     else if (word == "stagger") o.staggered = true;
     else if (word == "one-round") o.one_round = true;
     else if (word == "one-round-always") o.one_round_always = true;
+    else if (word == "alltoallw") o.alltoallw = true;
     else
       fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
-                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
+                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
     start = end + 1;
   }
   return o;
@@ -1043,7 +1081,8 @@ ExecutorOptions parse_executor_options(const std::string& text) {
 std::string to_string(const ExecutorOptions& o) {
   std::string s;
   for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"},
-                            std::pair{o.one_round, "one-round"}, std::pair{o.one_round_always, "one-round-always"}})
+                            std::pair{o.one_round, "one-round"}, std::pair{o.one_round_always, "one-round-always"},
+                            std::pair{o.alltoallw, "alltoallw"}})
     if (on) s += (s.empty() ? "" : "+") + std::string(word);
   return s.empty() ? "base" : s;
 }
