@@ -192,6 +192,22 @@ struct CompiledCopy {
   std::string error;
 };
 
+// One-round execution (ExecutorOptions::one_round): a message of the one exchange, and a block of
+// reductions in the scratch (op, leaves m, elements, base).
+struct Message {
+  int peer;
+  int64_t count;
+  MPI_Datatype type;   // over SRC's base (a send) or absolute addresses (a receive)
+  unsigned char* ptr;  // where the elements are one run: sent / received there as `count` elements
+  int64_t packed;      // ExecutorOptions::pack: the message's first element in sendbuf / recvbuf (-1: not packed)
+  pack::CopyProgram program[2];  // pack: SRC -> sendbuf; or recvbuf -> DST and recvbuf -> scratch
+};
+struct Group {
+  char op;
+  int64_t m, count, base;
+  int64_t dst;  // row 0's first DST element where row 0 is DST itself, else -1
+};
+
 class MpiExecutor final : public Executor {
  public:
   MpiExecutor(World& w, const Dtype& t, const ExecutorOptions& o) : w_(w), t_(t), type_(mpi_type(t)), eb_(static_cast<size_t>(t.bytes)), opts_(o) {}
@@ -377,14 +393,18 @@ class MpiExecutor final : public Executor {
     fused_.active = true;
     fused_.bytes = r.bytes.count(me) ? r.bytes.at(me) : DeviceBytes{};
     fused_.planned = plan.bytes.count(me) ? plan.bytes.at(me) : DeviceBytes{};
-    std::map<int64_t, std::vector<MPI_Aint>> to, from;  // peer -> SRC offsets it gets / addresses its elements land at
+    std::map<int64_t, std::vector<int64_t>> to;  // peer -> the SRC elements it gets, in order
+    std::map<int64_t, std::vector<std::pair<bool, int64_t>>> from;  // peer -> where its elements land (in DST?, element)
     for (const auto& [d, cd] : r.dst)
       if (d != me)
         for (const Leaf& l : cd.leaves)
-          if (l.device == me) to[d].push_back(static_cast<MPI_Aint>(l.offset * t_.bytes));
+          if (l.device == me) to[d].push_back(l.offset);
     if (r.dst.count(me)) receive_plan(r.dst.at(me), from);
-    for (auto& [d, disps] : to) fused_.sends.push_back({static_cast<int>(d), static_cast<int64_t>(disps.size()), typed_runs(disps)});
-    for (auto& [s, addrs] : from) fused_.recvs.push_back({static_cast<int>(s), static_cast<int64_t>(addrs.size()), typed_runs(addrs)});
+    int64_t packed = 0;
+    for (auto& [d, at] : to) fused_.sends.push_back(send_message(static_cast<int>(d), at, packed));
+    fused_.sendbuf.assign(static_cast<size_t>(packed) * eb_, 0), packed = 0;
+    for (auto& [s, at] : from) fused_.recvs.push_back(recv_message(static_cast<int>(s), at, packed));
+    fused_.recvbuf.assign(static_cast<size_t>(packed) * eb_, 0);
     // ExecutorOptions::alltoallw: the same messages as one MPI_Ialltoallw (one count of one type per peer).
     auto& w = fused_.w;
     for (int side = 0; side < 2; ++side) w.counts[side].assign(static_cast<size_t>(w_.size()), 0), w.types[side].assign(static_cast<size_t>(w_.size()), MPI_BYTE);
@@ -397,7 +417,7 @@ class MpiExecutor final : public Executor {
   // a group, leaf k of its element i in row k (row 0 reduced with rows 1, 2, ... in order). Where
   // the group's elements are consecutive in DST, row 0 is DST itself (reduced in place), else every
   // row is in a scratch and row 0 is copied to DST after the reduction.
-  void receive_plan(const ComposedDst& cd, std::map<int64_t, std::vector<MPI_Aint>>& from) {
+  void receive_plan(const ComposedDst& cd, std::map<int64_t, std::vector<std::pair<bool, int64_t>>>& from) {
     const int64_t me = device(), n = static_cast<int64_t>(cd.op.size());
     auto leaves = [&](int64_t j) { return cd.start[static_cast<size_t>(j) + 1] - cd.start[static_cast<size_t>(j)]; };
     std::map<std::pair<char, int64_t>, size_t> index;  // (op, leaves) -> group
@@ -422,13 +442,10 @@ class MpiExecutor final : public Executor {
       gr.base = base, base += (direct ? gr.m - 1 : gr.m) * gr.count;
     }
     fused_.scratch.assign(static_cast<size_t>(base) * eb_, 0);
-    MPI_Aint dst0 = 0, scr0 = 0;
-    MPI_Get_address(buf(Buffer::Dst).data(), &dst0);
-    MPI_Get_address(fused_.scratch.data(), &scr0);
     std::vector<Run> local_dst, local_scratch, unpack;
     auto place = [&](const Leaf& l, bool in_dst, int64_t at) {  // leaf l lands at DST / scratch element `at`
       if (l.device == me) (in_dst ? local_dst : local_scratch).push_back({l.offset, at, 1});
-      else from[l.device].push_back(MPI_Aint_add(in_dst ? dst0 : scr0, static_cast<MPI_Aint>(at * t_.bytes)));
+      else from[l.device].push_back({in_dst, at});
     };
     for (int64_t j = 0; j < n; ++j) {
       const int64_t a = cd.start[static_cast<size_t>(j)], m = leaves(j);
@@ -453,6 +470,42 @@ class MpiExecutor final : public Executor {
       if (!out.empty() && out.back().from + out.back().len == r.from && out.back().to + out.back().len == r.to) out.back().len += r.len;
       else out.push_back(r);
     return out;
+  }
+  // A message to `peer` of the SRC elements `at`: one run -> straight from SRC; several -> a
+  // derived datatype over SRC, or (ExecutorOptions::pack) packed into sendbuf at `packed` first.
+  Message send_message(int peer, const std::vector<int64_t>& at, int64_t& packed) {
+    std::vector<MPI_Aint> disps;
+    for (int64_t o : at) disps.push_back(static_cast<MPI_Aint>(o * t_.bytes));
+    Message m{peer, static_cast<int64_t>(at.size()), typed_runs(disps), nullptr, -1, {}};
+    if (runs_of(disps) == 1) m.ptr = buf(Buffer::Src).data() + disps[0];
+    if (m.ptr || !opts_.pack) return m;
+    std::vector<Run> runs;
+    for (size_t i = 0; i < at.size(); ++i) runs.push_back({at[i], packed + static_cast<int64_t>(i), 1});
+    m.program[0] = pack::compile_runs(merged(runs));
+    m.packed = packed, packed += m.count;
+    return m;
+  }
+  // A message from `peer` landing at DST / scratch elements: one run -> straight there; several ->
+  // a derived datatype over their addresses, or (pack) into recvbuf at `packed`, unpacked after.
+  Message recv_message(int peer, const std::vector<std::pair<bool, int64_t>>& at, int64_t& packed) {
+    MPI_Aint dst0 = 0, scr0 = 0;
+    MPI_Get_address(buf(Buffer::Dst).data(), &dst0);
+    MPI_Get_address(fused_.scratch.data(), &scr0);
+    std::vector<MPI_Aint> addrs;
+    for (auto [in_dst, e] : at) addrs.push_back(MPI_Aint_add(in_dst ? dst0 : scr0, static_cast<MPI_Aint>(e * t_.bytes)));
+    Message m{peer, static_cast<int64_t>(at.size()), typed_runs(addrs), nullptr, -1, {}};
+    if (runs_of(addrs) == 1) m.ptr = (at[0].first ? buf(Buffer::Dst).data() : fused_.scratch.data()) + static_cast<size_t>(at[0].second) * eb_;
+    if (m.ptr || !opts_.pack) return m;
+    std::vector<Run> runs[2];
+    for (size_t i = 0; i < at.size(); ++i) runs[at[i].first ? 0 : 1].push_back({packed + static_cast<int64_t>(i), at[i].second, 1});
+    for (int k = 0; k < 2; ++k) m.program[k] = pack::compile_runs(merged(runs[k]));
+    m.packed = packed, packed += m.count;
+    return m;
+  }
+  size_t runs_of(const std::vector<MPI_Aint>& disps) const {
+    size_t n = 0;
+    for (size_t i = 0; i < disps.size(); ++i) n += i == 0 || MPI_Aint_add(disps[i - 1], static_cast<MPI_Aint>(t_.bytes)) != disps[i];
+    return n;
   }
   // One committed type over elements at the given byte displacements (consecutive ones merged).
   MPI_Datatype typed_runs(const std::vector<MPI_Aint>& disps) {
@@ -484,7 +537,10 @@ class MpiExecutor final : public Executor {
         continue;
       }
       p.requests.emplace_back(), p.block_of.push_back(-1);
-      check(MPI_Irecv(MPI_BOTTOM, 1, x.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Irecv", 0);
+      void* at = x.ptr ? x.ptr : x.packed >= 0 ? fused_.recvbuf.data() + static_cast<size_t>(x.packed) * eb_ : MPI_BOTTOM;
+      check(MPI_Irecv(at, x.ptr || x.packed >= 0 ? as_int(x.count, "a receive") : 1, x.ptr || x.packed >= 0 ? type_ : x.type, x.peer, kFusedTag, w_.comm(),
+                      &p.requests.back()),
+            "MPI_Irecv", 0);
       moved_.received += x.count;
     }
     for (const auto& x : fused_.sends) {
@@ -492,14 +548,25 @@ class MpiExecutor final : public Executor {
         moved_.sent += x.count;
         continue;
       }
+      unsigned char* from = x.ptr ? x.ptr : buf(Buffer::Src).data();
+      if (x.packed >= 0) {
+        from = fused_.sendbuf.data() + static_cast<size_t>(x.packed) * eb_;
+        pack::run(x.program[0], eb_, buf(Buffer::Src).data(), fused_.sendbuf.data());
+      }
       p.requests.emplace_back(), p.block_of.push_back(-1);
-      check(MPI_Isend(buf(Buffer::Src).data(), 1, x.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Isend", 0);
+      const bool plain = x.ptr || x.packed >= 0;
+      check(MPI_Isend(from, plain ? as_int(x.count, "a send") : 1, plain ? type_ : x.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Isend", 0);
       moved_.sent += x.count;
     }
     pack::run(fused_.src_to_dst, eb_, buf(Buffer::Src).data(), buf(Buffer::Dst).data());
     pack::run(fused_.src_to_scratch, eb_, buf(Buffer::Src).data(), fused_.scratch.data());
-    if (!fused_.groups.empty())
+    if (!fused_.groups.empty() || !fused_.recvbuf.empty())
       p.then = [this](Posted&) {
+        for (const auto& x : fused_.recvs)
+          if (x.packed >= 0 && !opts_.alltoallw) {
+            pack::run(x.program[0], eb_, fused_.recvbuf.data(), buf(Buffer::Dst).data());
+            pack::run(x.program[1], eb_, fused_.recvbuf.data(), fused_.scratch.data());
+          }
         unsigned char* s = fused_.scratch.data();
         for (const auto& g : fused_.groups) {
           const bool direct = g.dst >= 0;
@@ -846,23 +913,13 @@ class MpiExecutor final : public Executor {
   std::map<std::pair<size_t, int64_t>, Typed> send_types_, recv_types_;  // by (step, SEND / RECV offset of the block)
   // One-round execution: a message per peer (its type over SRC, or over DST and the scratch by
   // address), the local copies, and the scratch's blocks of reductions (op, leaves m, elements, base).
-  struct Message {
-    int peer;
-    int64_t count;
-    MPI_Datatype type;
-  };
-  struct Group {
-    char op;
-    int64_t m, count, base;
-    int64_t dst;  // row 0's first DST element where row 0 is DST itself, else -1
-  };
   struct Fused {
     bool active = false;
     DeviceBytes bytes, planned;  // this rank's bytes in the exchange, and in the plan's steps
     std::vector<Message> sends, recvs;
     pack::CopyProgram src_to_dst, src_to_scratch, scratch_to_dst;
     std::vector<Group> groups;
-    std::vector<unsigned char> scratch;
+    std::vector<unsigned char> scratch, sendbuf, recvbuf;
     struct {
       std::vector<int> counts[2], displs;  // [0] sends, [1] receives
       std::vector<MPI_Datatype> types[2];
@@ -1070,9 +1127,10 @@ ExecutorOptions parse_executor_options(const std::string& text) {
     else if (word == "one-round") o.one_round = true;
     else if (word == "one-round-always") o.one_round_always = true;
     else if (word == "alltoallw") o.alltoallw = true;
+    else if (word == "pack") o.pack = true;
     else
       fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
-                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
+                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw / pack joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
     start = end + 1;
   }
   return o;
@@ -1082,7 +1140,7 @@ std::string to_string(const ExecutorOptions& o) {
   std::string s;
   for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"},
                             std::pair{o.one_round, "one-round"}, std::pair{o.one_round_always, "one-round-always"},
-                            std::pair{o.alltoallw, "alltoallw"}})
+                            std::pair{o.alltoallw, "alltoallw"}, std::pair{o.pack, "pack"}})
     if (on) s += (s.empty() ? "" : "+") + std::string(word);
   return s.empty() ? "base" : s;
 }

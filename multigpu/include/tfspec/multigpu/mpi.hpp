@@ -86,13 +86,17 @@ class World {
 //    all-reduce at small rank counts); the bytes it moves are then its own, not the plan's.
 //  - alltoallw (with one-round / one-round-always): the one exchange as a single MPI_Ialltoallw
 //    (each peer's message one count of its derived datatype) instead of MPI_Isend / MPI_Irecv pairs.
+//  - pack (with one-round / one-round-always, not alltoallw): a message whose elements are not one
+//    run is packed into a contiguous buffer by the packing core before its send / received into one
+//    and unpacked after, instead of a derived datatype (so MPI sees contiguous messages only; a
+//    message of one run is always sent and received in place).
 struct ExecutorOptions {
   bool receives_first = false, reduce_on_arrival = false, datatypes = false, staggered = false;
-  bool one_round = false, one_round_always = false, alltoallw = false;
+  bool one_round = false, one_round_always = false, alltoallw = false, pack = false;
   friend bool operator==(const ExecutorOptions&, const ExecutorOptions&) = default;
 };
 // "default" (the kept default), "base" (none), or names joined by '+': recv-first, reduce-arrival,
-// datatypes, stagger, one-round, one-round-always, alltoallw; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
+// datatypes, stagger, one-round, one-round-always, alltoallw, pack; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
 ExecutorOptions parse_executor_options(const std::string& text);
 std::string to_string(const ExecutorOptions& options);
 // The options the executor uses when none are given (the kept default of issue 47's experiments).
