@@ -380,6 +380,7 @@ class MpiExecutor final : public Executor {
     send_types_.clear(), recv_types_.clear();
     for (auto* v : {&fused_.sends, &fused_.recvs})
       for (auto& x : *v) MPI_Type_free(&x.type);
+    for (MPI_Request& r : fused_.persistent) MPI_Request_free(&r);
     fused_ = {};
   }
 
@@ -405,6 +406,7 @@ class MpiExecutor final : public Executor {
     fused_.sendbuf.assign(static_cast<size_t>(packed) * eb_, 0), packed = 0;
     for (auto& [s, at] : from) fused_.recvs.push_back(recv_message(static_cast<int>(s), at, packed));
     fused_.recvbuf.assign(static_cast<size_t>(packed) * eb_, 0);
+    if (opts_.persistent && !opts_.alltoallw) make_persistent();
     // ExecutorOptions::alltoallw: the same messages as one MPI_Ialltoallw (one count of one type per peer).
     auto& w = fused_.w;
     for (int side = 0; side < 2; ++side) w.counts[side].assign(static_cast<size_t>(w_.size()), 0), w.types[side].assign(static_cast<size_t>(w_.size()), MPI_BYTE);
@@ -519,6 +521,28 @@ class MpiExecutor final : public Executor {
     check(MPI_Type_commit(&type), "MPI_Type_commit", 0);
     return type;
   }
+  // A message's buffer, count and type: in place (one run), packed, or through its datatype.
+  struct Args {
+    void* data;
+    int count;
+    MPI_Datatype type;
+  };
+  Args args_of(const Message& x, bool send) {
+    if (x.ptr) return {x.ptr, as_int(x.count, "a message"), type_};
+    if (x.packed >= 0) return {(send ? fused_.sendbuf : fused_.recvbuf).data() + static_cast<size_t>(x.packed) * eb_, as_int(x.count, "a message"), type_};
+    return {send ? static_cast<void*>(buf(Buffer::Src).data()) : MPI_BOTTOM, 1, x.type};
+  }
+  // ExecutorOptions::persistent: every message of the exchange as a persistent request, made once.
+  void make_persistent() {
+    for (int side = 0; side < 2; ++side)
+      for (const auto& x : side == 0 ? fused_.recvs : fused_.sends) {
+        const Args a = args_of(x, side == 1);
+        fused_.persistent.emplace_back();
+        if (side == 0) check(MPI_Recv_init(a.data, a.count, a.type, x.peer, kFusedTag, w_.comm(), &fused_.persistent.back()), "MPI_Recv_init", 0);
+        else check(MPI_Send_init(a.data, a.count, a.type, x.peer, kFusedTag, w_.comm(), &fused_.persistent.back()), "MPI_Send_init", 0);
+      }
+  }
+
   // The one exchange (at the plan's first step): receives, sends, this rank's own copies while
   // they move, and the reductions when everything is in.
   void post_fused() {
@@ -532,31 +556,24 @@ class MpiExecutor final : public Executor {
             "MPI_Ialltoallw", 0);
     }
     for (const auto& x : fused_.recvs) {
-      if (opts_.alltoallw) {
-        moved_.received += x.count;
-        continue;
-      }
-      p.requests.emplace_back(), p.block_of.push_back(-1);
-      void* at = x.ptr ? x.ptr : x.packed >= 0 ? fused_.recvbuf.data() + static_cast<size_t>(x.packed) * eb_ : MPI_BOTTOM;
-      check(MPI_Irecv(at, x.ptr || x.packed >= 0 ? as_int(x.count, "a receive") : 1, x.ptr || x.packed >= 0 ? type_ : x.type, x.peer, kFusedTag, w_.comm(),
-                      &p.requests.back()),
-            "MPI_Irecv", 0);
       moved_.received += x.count;
+      if (opts_.alltoallw || opts_.persistent) continue;
+      const Args a = args_of(x, false);
+      p.requests.emplace_back(), p.block_of.push_back(-1);
+      check(MPI_Irecv(a.data, a.count, a.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Irecv", 0);
     }
     for (const auto& x : fused_.sends) {
-      if (opts_.alltoallw) {
-        moved_.sent += x.count;
-        continue;
-      }
-      unsigned char* from = x.ptr ? x.ptr : buf(Buffer::Src).data();
-      if (x.packed >= 0) {
-        from = fused_.sendbuf.data() + static_cast<size_t>(x.packed) * eb_;
-        pack::run(x.program[0], eb_, buf(Buffer::Src).data(), fused_.sendbuf.data());
-      }
-      p.requests.emplace_back(), p.block_of.push_back(-1);
-      const bool plain = x.ptr || x.packed >= 0;
-      check(MPI_Isend(from, plain ? as_int(x.count, "a send") : 1, plain ? type_ : x.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Isend", 0);
       moved_.sent += x.count;
+      if (opts_.alltoallw) continue;
+      if (x.packed >= 0) pack::run(x.program[0], eb_, buf(Buffer::Src).data(), fused_.sendbuf.data());
+      if (opts_.persistent) continue;
+      const Args a = args_of(x, true);
+      p.requests.emplace_back(), p.block_of.push_back(-1);
+      check(MPI_Isend(a.data, a.count, a.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Isend", 0);
+    }
+    if (opts_.persistent && !opts_.alltoallw && !fused_.persistent.empty()) {
+      check(MPI_Startall(static_cast<int>(fused_.persistent.size()), fused_.persistent.data()), "MPI_Startall", 0);
+      p.requests = fused_.persistent, p.block_of.assign(p.requests.size(), -1);
     }
     pack::run(fused_.src_to_dst, eb_, buf(Buffer::Src).data(), buf(Buffer::Dst).data());
     pack::run(fused_.src_to_scratch, eb_, buf(Buffer::Src).data(), fused_.scratch.data());
@@ -920,6 +937,7 @@ class MpiExecutor final : public Executor {
     pack::CopyProgram src_to_dst, src_to_scratch, scratch_to_dst;
     std::vector<Group> groups;
     std::vector<unsigned char> scratch, sendbuf, recvbuf;
+    std::vector<MPI_Request> persistent;  // ExecutorOptions::persistent: the receives', then the sends' requests
     struct {
       std::vector<int> counts[2], displs;  // [0] sends, [1] receives
       std::vector<MPI_Datatype> types[2];
@@ -1128,9 +1146,10 @@ ExecutorOptions parse_executor_options(const std::string& text) {
     else if (word == "one-round-always") o.one_round_always = true;
     else if (word == "alltoallw") o.alltoallw = true;
     else if (word == "pack") o.pack = true;
+    else if (word == "persistent") o.persistent = true;
     else
       fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
-                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw / pack joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
+                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw / pack / persistent joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
     start = end + 1;
   }
   return o;
@@ -1140,7 +1159,7 @@ std::string to_string(const ExecutorOptions& o) {
   std::string s;
   for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"},
                             std::pair{o.one_round, "one-round"}, std::pair{o.one_round_always, "one-round-always"},
-                            std::pair{o.alltoallw, "alltoallw"}, std::pair{o.pack, "pack"}})
+                            std::pair{o.alltoallw, "alltoallw"}, std::pair{o.pack, "pack"}, std::pair{o.persistent, "persistent"}})
     if (on) s += (s.empty() ? "" : "+") + std::string(word);
   return s.empty() ? "base" : s;
 }

@@ -90,13 +90,16 @@ class World {
 //    run is packed into a contiguous buffer by the packing core before its send / received into one
 //    and unpacked after, instead of a derived datatype (so MPI sees contiguous messages only; a
 //    message of one run is always sent and received in place).
+//  - persistent (with one-round / one-round-always, not alltoallw): the exchange's messages as
+//    persistent requests (MPI_Send_init / MPI_Recv_init) made in load(), started together
+//    (MPI_Startall) at each run.
 struct ExecutorOptions {
   bool receives_first = false, reduce_on_arrival = false, datatypes = false, staggered = false;
-  bool one_round = false, one_round_always = false, alltoallw = false, pack = false;
+  bool one_round = false, one_round_always = false, alltoallw = false, pack = false, persistent = false;
   friend bool operator==(const ExecutorOptions&, const ExecutorOptions&) = default;
 };
 // "default" (the kept default), "base" (none), or names joined by '+': recv-first, reduce-arrival,
-// datatypes, stagger, one-round, one-round-always, alltoallw, pack; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
+// datatypes, stagger, one-round, one-round-always, alltoallw, pack, persistent; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
 ExecutorOptions parse_executor_options(const std::string& text);
 std::string to_string(const ExecutorOptions& options);
 // The options the executor uses when none are given (the kept default of issue 47's experiments).
