@@ -1168,9 +1168,14 @@ std::string to_string(const ExecutorOptions& o) {
 // datatypes alone lowered the all-to-all and point-to-point rows at 4 ranks and the all-gather,
 // reduce-scatter and point-to-point rows at 8, and hurt none beyond the noise; the other three
 // moved no row beyond it (stagger raised the 8-rank all-to-all), so they stay off.
+// The one-round exchange with persistent requests (bench/RESULTS.md, "one-round execution")
+// lowered every row where the plan chooses it and changes none where it does not (the steps then
+// run with derived datatypes as before), so it is on too.
 ExecutorOptions default_executor_options() {
   ExecutorOptions o;
   o.datatypes = true;
+  o.one_round = true;
+  o.persistent = true;
   return o;
 }
 
