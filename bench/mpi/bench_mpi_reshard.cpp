@@ -1,8 +1,9 @@
 // Reshard plans on MPI against one naive MPI_Alltoallv (issues 24, 35; bench/RESULTS.md). Run under
 // mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps] [--executor=LIST]`;
 // --executor=LIST (issue 47): the executor variants to time, comma-separated (each `base`, `default`,
-// `all` or names joined by '+': recv-first, reduce-arrival, datatypes, stagger; spec/MULTIGPU.md "Executor
-// variants"), default base,recv-first,reduce-arrival,stagger,datatypes,datatypes+recv-first,datatypes+reduce-arrival,all: one row per pattern and variant,
+// `all` or names joined by '+': recv-first, reduce-arrival, datatypes, stagger, one-round, one-round-always,
+// alltoallw, pack, persistent; spec/MULTIGPU.md "Executor variants"), default
+// datatypes,default,one-round-always+persistent,datatypes+one-round+pack+persistent: one row per pattern and variant,
 // each checked, their repetitions alternating with the naive exchange's;
 // --json prints one object per row (pattern: the row, executor: the variant, plan: the plan's pattern, ranks, plan_ms,
 // naive_ms, plan_bytes, naive_bytes, lower_bound_bytes: the Plan's own figure, checked: values
@@ -195,7 +196,7 @@ std::vector<int> shared_counts(mpi::World& world, const mpi::RunSpec& spec, int 
 int main(int argc, char** argv) {
   int reps = 50;
   bool json = false, steps = false;
-  std::string variants = "base,recv-first,reduce-arrival,stagger,datatypes,datatypes+recv-first,datatypes+reduce-arrival,all";
+  std::string variants = "datatypes,default,one-round-always+persistent,datatypes+one-round+pack+persistent";
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--steps") steps = true;
     if (std::string(argv[i]).starts_with("--executor=")) variants = std::string(argv[i]).substr(11);

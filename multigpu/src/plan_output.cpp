@@ -175,6 +175,8 @@ std::string to_text(const Plan& plan) {
   for (const auto& [d, b] : plan.bytes) o << "device " << d << ": sends " << b.sent << " B, receives " << b.received << " B\n";
   o << "total: " << plan.total_bytes() << " B moved between devices\n";
   o << "lower bound: " << plan.lower_bound_bytes << " B (spec/MULTIGPU.md): " << bound_text(plan) << "\n";
+  if (plan.one_round) o << "one round: chosen, " << plan.one_round_bytes << " B in one exchange (spec/MULTIGPU.md \"One-round execution\")\n";
+  else o << "one round: not chosen: " << plan.one_round_because << "\n";
   return o.str();
 }
 
@@ -244,6 +246,8 @@ Json to_json(const Plan& plan) {
   j["at_lower_bound"] = plan.total_bytes() <= plan.lower_bound_bytes;
   j["above_bound_because"] = plan.above_bound_because.empty() ? Json(nullptr) : Json(plan.above_bound_because);
   if (!plan.stages.empty()) j["stages"] = plan.stages;
+  j["one_round"] = Json{{"chosen", plan.one_round}, {"bytes", plan.one_round_bytes},
+                        {"because", plan.one_round ? Json(nullptr) : Json(plan.one_round_because)}};
   return j;
 }
 

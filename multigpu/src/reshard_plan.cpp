@@ -256,6 +256,7 @@ Plan plan_reshard(const ShardLayout& src_in, const ShardLayout& dst_in, const st
   Plan plan = staged.searched ? std::move(*staged.plan) : Planner(s, sv, d, dv, elem_bytes, src == dst).run();
   Planner bound(s, sv, d, dv, elem_bytes, false);
   plan.lower_bound_bytes = checked_mul(bound.lower_bound_messages(), elem_bytes);
+  decide_one_round(plan);
   // Above the bound: the planner's notes on what it chose (replicated groups, reductions before
   // moving, ...), and what the bound assumed that the plan did not.
   std::string& why = plan.above_bound_because;

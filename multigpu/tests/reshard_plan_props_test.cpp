@@ -344,6 +344,47 @@ RC_GTEST_PROP(ReshardPlanProps, SimulatedPlanEqualsTheReferenceReshard, ()) {
   check_bound(plan, src, dst, c.shape);
 }
 
+// One-round execution (issue 47, spec/MULTIGPU.md "One-round execution"): where the steps
+// compose, each DST element evaluated from its leaves (the SRC values they name, reduced in order,
+// zero where none) equals what the simulator computes by running the steps; a chosen one round
+// moves no more on any device, and the plan's figure is the composition's total.
+RC_GTEST_PROP(ReshardPlanProps, OneRoundCompositionEqualsTheSimulatedSteps, ()) {
+  const PlanCase c = *gen_plan_case();
+  RC_PRE(c.src.find("; D") == std::string::npos && c.dst.find("; D") == std::string::npos);
+  const Plan plan = plan_reshard(parse_shard_layout(c.src), parse_shard_layout(c.dst), c.shape, 4);
+  const ShardLayout src = materialize_for_devices(parse_shard_layout(c.src), c.shape);
+  std::vector<int64_t> data;
+  for (int64_t i = 0; i < product(c.shape); ++i) data.push_back(*rc::gen::inRange<int64_t>(-1000, 1000));
+  const Engines in = c.partition ? partition(Tensor{c.shape, data}, src, Storage::Rmem, [] { return *rc::gen::inRange<int64_t>(-50, 50); })
+                                 : distribute(Tensor{c.shape, data}, src, Storage::Rmem);
+  const OneRound r = compose_one_round(plan);
+  RC_CLASSIFY(!r.refused.empty(), "does not compose");
+  RC_CLASSIFY(plan.one_round, "one round chosen");
+  if (!r.refused.empty()) return RC_ASSERT(!plan.one_round);
+  const DeviceBuffers out = simulate(plan, in.buffers);
+  for (const auto& [d, cd] : r.dst) {
+    std::vector<int64_t> got;
+    for (size_t j = 0; j + 1 < cd.start.size(); ++j) {
+      int64_t v = 0;
+      for (int64_t k = cd.start[j]; k < cd.start[j + 1]; ++k) {
+        const Leaf& l = cd.leaves[static_cast<size_t>(k)];
+        const int64_t x = in.buffers.at(l.device)[static_cast<size_t>(l.offset)];
+        const char op = cd.op[j];
+        v = k == cd.start[j] ? x : op == 'M' ? std::max(v, x) : op == 'm' ? std::min(v, x) : v + x;
+      }
+      got.push_back(v);
+    }
+    RC_ASSERT(got == out.at(d));
+  }
+  int64_t total = 0;
+  for (const auto& [d, b] : r.bytes) total += b.sent;
+  RC_ASSERT(plan.one_round_bytes == total);
+  for (int64_t d : plan.devices) {
+    const DeviceBytes mine = r.bytes.count(d) ? r.bytes.at(d) : DeviceBytes{}, steps = plan.bytes.count(d) ? plan.bytes.at(d) : DeviceBytes{};
+    if (plan.one_round) RC_ASSERT(mine.sent <= steps.sent && mine.received <= steps.received);
+  }
+}
+
 }  // namespace
 }  // namespace tfspec::multigpu
 

@@ -414,6 +414,61 @@ TEST(ReshardPlan, TwoPartialAxesAllReduceHierarchically) {
   }
 }
 
+// One-round execution (issue 47, spec/MULTIGPU.md "One-round execution"), composed by hand. The
+// all-gather of SplitToBroadcastIsOneAllGather: DST element j of every device is SRC element j % 2
+// of device j / 2; each device receives the 6 it lacks and sends its 2 to 3 peers: 24 B each way
+// at 4 B, the steps' own bytes, so the plan chooses it (96 B in all).
+TEST(ReshardPlan, AnAllGatherComposesToOneRound) {
+  Plan p = plan_reshard(shard("shard((4,2):(0,1); S(0); device(4)|x=4)"), shard("shard((4,2):(2,1); B; device(4)|x=4)"), {8}, 4);
+  const OneRound r = compose_one_round(p);
+  ASSERT_EQ(r.refused, "");
+  const ComposedDst& d3 = r.dst.at(3);
+  ASSERT_EQ(d3.op.size(), 8u);
+  for (int64_t j = 0; j < 8; ++j) {
+    EXPECT_EQ(d3.start[static_cast<size_t>(j) + 1] - d3.start[static_cast<size_t>(j)], 1) << j;
+    EXPECT_EQ(d3.leaves[static_cast<size_t>(d3.start[static_cast<size_t>(j)])], (Leaf{j / 2, j % 2})) << j;
+    EXPECT_EQ(d3.op[static_cast<size_t>(j)], 0) << j;
+  }
+  for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(r.bytes.at(d), (DeviceBytes{24, 24}));
+  EXPECT_TRUE(p.one_round);
+  EXPECT_EQ(p.one_round_bytes, 96);
+  EXPECT_NE(to_text(p).find("one round: chosen, 96 B in one exchange"), std::string::npos) << to_text(p);
+}
+
+// The reduce-scatter of PartialToSplitIsOneReduceScatter: device q's DST element j is the sum of
+// SRC element 2q + j of devices 0, 1, 2, 3 in that order; each device receives 3 * 2 = 6 and sends
+// 2 to each of 3 peers = 6, the ring's bytes: chosen.
+TEST(ReshardPlan, AReduceScatterComposesToSumsOfEveryRanksBlock) {
+  Plan p = plan_reshard(shard("shard((8):(1); P(); device(4)|x=4)"), shard("shard((4,2):(0,1); S(0); device(4)|x=4)"), {8}, 1);
+  const OneRound r = compose_one_round(p);
+  ASSERT_EQ(r.refused, "");
+  const ComposedDst& d3 = r.dst.at(3);
+  EXPECT_EQ(d3.start, (std::vector<int64_t>{0, 4, 8}));
+  EXPECT_EQ(d3.op, (std::vector<char>{'s', 's'}));
+  EXPECT_EQ(d3.leaves, (std::vector<Leaf>{{0, 6}, {1, 6}, {2, 6}, {3, 6}, {0, 7}, {1, 7}, {2, 7}, {3, 7}}));
+  for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(r.bytes.at(d), (DeviceBytes{6, 6}));
+  EXPECT_TRUE(p.one_round);
+}
+
+// The all-reduce of PartialToBroadcastIsOneAllReduce in one round: every device receives the 8
+// elements of each of 3 peers (24 B at 1 B) where the ring moves 12: not chosen, and the plan says
+// why. Two Partial axes of different reductions (max of sums) do not compose into one reduction.
+TEST(ReshardPlan, OneRoundIsNotChosenWhereItMovesMoreOrDoesNotCompose) {
+  Plan p = plan_reshard(shard("shard((8):(1); P(); device(4)|x=4)"), shard("shard((8):(1); B; device(4)|x=4)"), {8}, 1);
+  const OneRound r = compose_one_round(p);
+  ASSERT_EQ(r.refused, "");
+  for (int64_t d = 0; d < 4; ++d) EXPECT_EQ(r.bytes.at(d), (DeviceBytes{24, 24}));
+  EXPECT_FALSE(p.one_round);
+  EXPECT_EQ(p.one_round_bytes, 96);
+  EXPECT_EQ(p.one_round_because, "device 0 would send 24 B and receive 24 B in one round; the steps move 12 B and 12 B");
+  EXPECT_NE(to_text(p).find("one round: not chosen: device 0 would send 24 B"), std::string::npos) << to_text(p);
+  const ShardLayout s = read_shard_layout(Json("(16,16) where x=P(\"max\"),y=P(\"sum\") on x=2,y=2"));
+  const Plan mixed = plan_reshard(s, read_shard_layout(Json("(16,16) on x=2,y=2")), {16, 16}, 4);
+  EXPECT_FALSE(mixed.one_round);
+  EXPECT_EQ(mixed.one_round_because, "the steps do not compose: a reduction of one operation takes the result of another");
+  EXPECT_EQ(to_json(mixed)["one_round"]["chosen"], false);
+}
+
 // Issue 25: `--dtype` takes the short names users type; each is one NCCL type's size in bytes
 // (bf16 and fp16 are 16-bit, f32 32-bit, f64 64-bit, the integer widths as named).
 TEST(ReshardPlan, DtypeShortNames) {

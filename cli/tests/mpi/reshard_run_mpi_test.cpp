@@ -133,7 +133,8 @@ TEST(ReshardRunMpi, ABadFaultSpecOrTimeoutIsAUsageError) {
 // against the reference, bytes against the plan: the 48 B each way per rank of
 // ReportsTheBytesDerivedByHand), and a word that names no variant is a usage error (exit 3).
 TEST(ReshardRunMpi, EveryMpiVariantRunsCheckedAndABadOneIsAUsageError) {
-  for (const char* v : {"base", "recv-first", "reduce-arrival", "datatypes", "stagger", "all", "datatypes+stagger"}) {
+  for (const char* v : {"base", "recv-first", "reduce-arrival", "datatypes", "stagger", "all", "datatypes+stagger", "one-round", "one-round-always+pack",
+                        "datatypes+one-round+persistent", "one-round+alltoallw"}) {
     const Timed run = mpirun(4, kRun + " --mpi-variant " + v);
     EXPECT_EQ(run.r.rc, 0) << v << "\n" << run.r.out;
     EXPECT_NE(run.r.out.find("rank 3: DST 16 elements; sent 48 B, received 48 B (plan: 48 B, 48 B)"), std::string::npos) << v << "\n" << run.r.out;

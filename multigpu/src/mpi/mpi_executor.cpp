@@ -15,8 +15,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
-#include <map>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <functional>
 #include <type_traits>
 
@@ -191,6 +192,22 @@ struct CompiledCopy {
   std::string error;
 };
 
+// One-round execution (ExecutorOptions::one_round): a message of the one exchange, and a block of
+// reductions in the scratch (op, leaves m, elements, base).
+struct Message {
+  int peer;
+  int64_t count;
+  MPI_Datatype type;   // over SRC's base (a send) or absolute addresses (a receive)
+  unsigned char* ptr;  // where the elements are one run: sent / received there as `count` elements
+  int64_t packed;      // ExecutorOptions::pack: the message's first element in sendbuf / recvbuf (-1: not packed)
+  pack::CopyProgram program[2];  // pack: SRC -> sendbuf; or recvbuf -> DST and recvbuf -> scratch
+};
+struct Group {
+  char op;
+  int64_t m, count, base;
+  int64_t dst;  // row 0's first DST element where row 0 is DST itself, else -1
+};
+
 class MpiExecutor final : public Executor {
  public:
   MpiExecutor(World& w, const Dtype& t, const ExecutorOptions& o) : w_(w), t_(t), type_(mpi_type(t)), eb_(static_cast<size_t>(t.bytes)), opts_(o) {}
@@ -203,6 +220,10 @@ class MpiExecutor final : public Executor {
   std::string name() const override { return opts_ == ExecutorOptions{} ? "MPI" : "MPI (" + to_string(opts_) + ")"; }
   int64_t device() const override { return w_.rank(); }
   DeviceBytes moved() const override { return {moved_.sent * t_.bytes, moved_.received * t_.bytes}; }
+  std::optional<DeviceBytes> own_bytes() const override {
+    if (!fused_.active || fused_.bytes == fused_.planned) return std::nullopt;
+    return fused_.bytes;
+  }
   std::vector<unsigned char> dst() override {
     finish();
     return buf(Buffer::Dst);
@@ -237,10 +258,15 @@ class MpiExecutor final : public Executor {
       if (const auto* c = std::get_if<Collective>(&plan.steps[i])) io_[i] = step_io(*c, i);
     if (opts_.datatypes) plan_types(plan);
     if (opts_.receives_first) plan_early(plan);
+    plan_fused(plan);
   }
 
   void run(const Plan& plan, size_t index) override {
     if (&plan != plan_) fail(rule::kInternal, "the MPI executor runs the plan it loaded; load() this one first");
+    if (fused_.active) {
+      if (index == 0) post_fused();
+      return;
+    }
     if (const auto* lc = std::get_if<LocalCopy>(&plan.steps[index])) {
       if (lc->device != device()) return;
       if (early_at_[index] != SIZE_MAX) post_collective(plan, early_at_[index], true);
@@ -352,6 +378,221 @@ class MpiExecutor final : public Executor {
     for (auto* m : {&send_types_, &recv_types_})
       for (auto& [key, t] : *m) MPI_Type_free(&t.type);
     send_types_.clear(), recv_types_.clear();
+    for (auto* v : {&fused_.sends, &fused_.recvs})
+      for (auto& x : *v) MPI_Type_free(&x.type);
+    for (MPI_Request& r : fused_.persistent) MPI_Request_free(&r);
+    fused_ = {};
+  }
+
+  // ExecutorOptions::one_round / one_round_always: the plan composed (compose_one_round) into this
+  // rank's part of one exchange (Fused), when it applies; else the steps run as they are.
+  void plan_fused(const Plan& plan) {
+    if (plan.steps.empty() || !(opts_.one_round_always || (opts_.one_round && plan.one_round))) return;
+    const OneRound r = compose_one_round(plan);
+    if (!r.refused.empty()) return;
+    const int64_t me = device();
+    fused_.active = true;
+    fused_.bytes = r.bytes.count(me) ? r.bytes.at(me) : DeviceBytes{};
+    fused_.planned = plan.bytes.count(me) ? plan.bytes.at(me) : DeviceBytes{};
+    std::map<int64_t, std::vector<int64_t>> to;  // peer -> the SRC elements it gets, in order
+    std::map<int64_t, std::vector<std::pair<bool, int64_t>>> from;  // peer -> where its elements land (in DST?, element)
+    for (const auto& [d, cd] : r.dst)
+      if (d != me)
+        for (const Leaf& l : cd.leaves)
+          if (l.device == me) to[d].push_back(l.offset);
+    if (r.dst.count(me)) receive_plan(r.dst.at(me), from);
+    int64_t packed = 0;
+    for (auto& [d, at] : to) fused_.sends.push_back(send_message(static_cast<int>(d), at, packed));
+    fused_.sendbuf.assign(static_cast<size_t>(packed) * eb_, 0), packed = 0;
+    for (auto& [s, at] : from) fused_.recvs.push_back(recv_message(static_cast<int>(s), at, packed));
+    fused_.recvbuf.assign(static_cast<size_t>(packed) * eb_, 0);
+    if (opts_.persistent && !opts_.alltoallw) make_persistent();
+    // ExecutorOptions::alltoallw: the same messages as one MPI_Ialltoallw (one count of one type per peer).
+    auto& w = fused_.w;
+    for (int side = 0; side < 2; ++side) w.counts[side].assign(static_cast<size_t>(w_.size()), 0), w.types[side].assign(static_cast<size_t>(w_.size()), MPI_BYTE);
+    w.displs.assign(static_cast<size_t>(w_.size()), 0);
+    for (const auto& x : fused_.sends) w.counts[0][static_cast<size_t>(x.peer)] = 1, w.types[0][static_cast<size_t>(x.peer)] = x.type;
+    for (const auto& x : fused_.recvs) w.counts[1][static_cast<size_t>(x.peer)] = 1, w.types[1][static_cast<size_t>(x.peer)] = x.type;
+  }
+  // This rank's DST elements: one leaf here -> a local copy SRC -> DST; one leaf elsewhere -> its
+  // sender's message lands in DST; several (a reduction) -> the elements with as many leaves form
+  // a group, leaf k of its element i in row k (row 0 reduced with rows 1, 2, ... in order). Where
+  // the group's elements are consecutive in DST, row 0 is DST itself (reduced in place), else every
+  // row is in a scratch and row 0 is copied to DST after the reduction.
+  void receive_plan(const ComposedDst& cd, std::map<int64_t, std::vector<std::pair<bool, int64_t>>>& from) {
+    const int64_t me = device(), n = static_cast<int64_t>(cd.op.size());
+    auto leaves = [&](int64_t j) { return cd.start[static_cast<size_t>(j) + 1] - cd.start[static_cast<size_t>(j)]; };
+    std::map<std::pair<char, int64_t>, size_t> index;  // (op, leaves) -> group
+    std::vector<std::vector<int64_t>> targets;           // by group: its elements' DST offsets
+    std::vector<int64_t> slot(static_cast<size_t>(n), -1);
+    std::vector<size_t> group_of(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      if (leaves(j) < 2) continue;
+      auto [it, fresh] = index.try_emplace({cd.op[static_cast<size_t>(j)], leaves(j)}, fused_.groups.size());
+      if (fresh) fused_.groups.push_back({cd.op[static_cast<size_t>(j)], leaves(j), 0, 0, -1}), targets.emplace_back();
+      group_of[static_cast<size_t>(j)] = it->second;
+      slot[static_cast<size_t>(j)] = fused_.groups[it->second].count++;
+      targets[it->second].push_back(j);
+    }
+    int64_t base = 0;
+    for (size_t g = 0; g < targets.size(); ++g) {
+      auto& gr = fused_.groups[g];
+      const auto& t = targets[g];
+      bool direct = true;
+      for (size_t i = 0; i < t.size(); ++i) direct = direct && t[i] == t[0] + static_cast<int64_t>(i);
+      gr.dst = direct ? t[0] : -1;
+      gr.base = base, base += (direct ? gr.m - 1 : gr.m) * gr.count;
+    }
+    fused_.scratch.assign(static_cast<size_t>(base) * eb_, 0);
+    std::vector<Run> local_dst, local_scratch, unpack;
+    auto place = [&](const Leaf& l, bool in_dst, int64_t at) {  // leaf l lands at DST / scratch element `at`
+      if (l.device == me) (in_dst ? local_dst : local_scratch).push_back({l.offset, at, 1});
+      else from[l.device].push_back({in_dst, at});
+    };
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t a = cd.start[static_cast<size_t>(j)], m = leaves(j);
+      if (m == 1) place(cd.leaves[static_cast<size_t>(a)], true, j);
+      if (m < 2) continue;
+      const auto& g = fused_.groups[group_of[static_cast<size_t>(j)]];
+      const int64_t i = slot[static_cast<size_t>(j)];
+      for (int64_t k = 0; k < m; ++k) {
+        const Leaf& l = cd.leaves[static_cast<size_t>(a + k)];
+        if (g.dst >= 0) place(l, k == 0, k == 0 ? j : g.base + (k - 1) * g.count + i);
+        else place(l, false, g.base + k * g.count + i);
+      }
+      if (g.dst < 0) unpack.push_back({g.base + i, j, 1});
+    }
+    fused_.src_to_dst = pack::compile_runs(merged(local_dst));
+    fused_.src_to_scratch = pack::compile_runs(merged(local_scratch));
+    fused_.scratch_to_dst = pack::compile_runs(merged(unpack));
+  }
+  static std::vector<Run> merged(const std::vector<Run>& runs) {
+    std::vector<Run> out;
+    for (const Run& r : runs)
+      if (!out.empty() && out.back().from + out.back().len == r.from && out.back().to + out.back().len == r.to) out.back().len += r.len;
+      else out.push_back(r);
+    return out;
+  }
+  // A message to `peer` of the SRC elements `at`: one run -> straight from SRC; several -> a
+  // derived datatype over SRC, or (ExecutorOptions::pack) packed into sendbuf at `packed` first.
+  Message send_message(int peer, const std::vector<int64_t>& at, int64_t& packed) {
+    std::vector<MPI_Aint> disps;
+    for (int64_t o : at) disps.push_back(static_cast<MPI_Aint>(o * t_.bytes));
+    Message m{peer, static_cast<int64_t>(at.size()), typed_runs(disps), nullptr, -1, {}};
+    if (runs_of(disps) == 1) m.ptr = buf(Buffer::Src).data() + disps[0];
+    if (m.ptr || !opts_.pack) return m;
+    std::vector<Run> runs;
+    for (size_t i = 0; i < at.size(); ++i) runs.push_back({at[i], packed + static_cast<int64_t>(i), 1});
+    m.program[0] = pack::compile_runs(merged(runs));
+    m.packed = packed, packed += m.count;
+    return m;
+  }
+  // A message from `peer` landing at DST / scratch elements: one run -> straight there; several ->
+  // a derived datatype over their addresses, or (pack) into recvbuf at `packed`, unpacked after.
+  Message recv_message(int peer, const std::vector<std::pair<bool, int64_t>>& at, int64_t& packed) {
+    MPI_Aint dst0 = 0, scr0 = 0;
+    MPI_Get_address(buf(Buffer::Dst).data(), &dst0);
+    MPI_Get_address(fused_.scratch.data(), &scr0);
+    std::vector<MPI_Aint> addrs;
+    for (auto [in_dst, e] : at) addrs.push_back(MPI_Aint_add(in_dst ? dst0 : scr0, static_cast<MPI_Aint>(e * t_.bytes)));
+    Message m{peer, static_cast<int64_t>(at.size()), typed_runs(addrs), nullptr, -1, {}};
+    if (runs_of(addrs) == 1) m.ptr = (at[0].first ? buf(Buffer::Dst).data() : fused_.scratch.data()) + static_cast<size_t>(at[0].second) * eb_;
+    if (m.ptr || !opts_.pack) return m;
+    std::vector<Run> runs[2];
+    for (size_t i = 0; i < at.size(); ++i) runs[at[i].first ? 0 : 1].push_back({packed + static_cast<int64_t>(i), at[i].second, 1});
+    for (int k = 0; k < 2; ++k) m.program[k] = pack::compile_runs(merged(runs[k]));
+    m.packed = packed, packed += m.count;
+    return m;
+  }
+  size_t runs_of(const std::vector<MPI_Aint>& disps) const {
+    size_t n = 0;
+    for (size_t i = 0; i < disps.size(); ++i) n += i == 0 || MPI_Aint_add(disps[i - 1], static_cast<MPI_Aint>(t_.bytes)) != disps[i];
+    return n;
+  }
+  // One committed type over elements at the given byte displacements (consecutive ones merged).
+  MPI_Datatype typed_runs(const std::vector<MPI_Aint>& disps) {
+    std::vector<int> lens;
+    std::vector<MPI_Aint> starts;
+    for (MPI_Aint d : disps)
+      if (!starts.empty() && MPI_Aint_add(starts.back(), static_cast<MPI_Aint>(lens.back()) * t_.bytes) == d) ++lens.back();
+      else starts.push_back(d), lens.push_back(1);
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    check(MPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), starts.data(), type_, &type), "MPI_Type_create_hindexed", 0);
+    check(MPI_Type_commit(&type), "MPI_Type_commit", 0);
+    return type;
+  }
+  // A message's buffer, count and type: in place (one run), packed, or through its datatype.
+  struct Args {
+    void* data;
+    int count;
+    MPI_Datatype type;
+  };
+  Args args_of(const Message& x, bool send) {
+    if (x.ptr) return {x.ptr, as_int(x.count, "a message"), type_};
+    if (x.packed >= 0) return {(send ? fused_.sendbuf : fused_.recvbuf).data() + static_cast<size_t>(x.packed) * eb_, as_int(x.count, "a message"), type_};
+    return {send ? static_cast<void*>(buf(Buffer::Src).data()) : MPI_BOTTOM, 1, x.type};
+  }
+  // ExecutorOptions::persistent: every message of the exchange as a persistent request, made once.
+  void make_persistent() {
+    for (int side = 0; side < 2; ++side)
+      for (const auto& x : side == 0 ? fused_.recvs : fused_.sends) {
+        const Args a = args_of(x, side == 1);
+        fused_.persistent.emplace_back();
+        if (side == 0) check(MPI_Recv_init(a.data, a.count, a.type, x.peer, kFusedTag, w_.comm(), &fused_.persistent.back()), "MPI_Recv_init", 0);
+        else check(MPI_Send_init(a.data, a.count, a.type, x.peer, kFusedTag, w_.comm(), &fused_.persistent.back()), "MPI_Send_init", 0);
+      }
+  }
+
+  // The one exchange (at the plan's first step): receives, sends, this rank's own copies while
+  // they move, and the reductions when everything is in.
+  void post_fused() {
+    finish();
+    Posted p = fresh(0, {});
+    if (opts_.alltoallw) {
+      auto& w = fused_.w;
+      p.requests.emplace_back(), p.block_of.push_back(-1);
+      check(MPI_Ialltoallw(buf(Buffer::Src).data(), w.counts[0].data(), w.displs.data(), w.types[0].data(), MPI_BOTTOM, w.counts[1].data(), w.displs.data(),
+                           w.types[1].data(), w_.comm(), &p.requests.back()),
+            "MPI_Ialltoallw", 0);
+    }
+    for (const auto& x : fused_.recvs) {
+      moved_.received += x.count;
+      if (opts_.alltoallw || opts_.persistent) continue;
+      const Args a = args_of(x, false);
+      p.requests.emplace_back(), p.block_of.push_back(-1);
+      check(MPI_Irecv(a.data, a.count, a.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Irecv", 0);
+    }
+    for (const auto& x : fused_.sends) {
+      moved_.sent += x.count;
+      if (opts_.alltoallw) continue;
+      if (x.packed >= 0) pack::run(x.program[0], eb_, buf(Buffer::Src).data(), fused_.sendbuf.data());
+      if (opts_.persistent) continue;
+      const Args a = args_of(x, true);
+      p.requests.emplace_back(), p.block_of.push_back(-1);
+      check(MPI_Isend(a.data, a.count, a.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Isend", 0);
+    }
+    if (opts_.persistent && !opts_.alltoallw && !fused_.persistent.empty()) {
+      check(MPI_Startall(static_cast<int>(fused_.persistent.size()), fused_.persistent.data()), "MPI_Startall", 0);
+      p.requests = fused_.persistent, p.block_of.assign(p.requests.size(), -1);
+    }
+    pack::run(fused_.src_to_dst, eb_, buf(Buffer::Src).data(), buf(Buffer::Dst).data());
+    pack::run(fused_.src_to_scratch, eb_, buf(Buffer::Src).data(), fused_.scratch.data());
+    if (!fused_.groups.empty() || !fused_.recvbuf.empty())
+      p.then = [this](Posted&) {
+        for (const auto& x : fused_.recvs)
+          if (x.packed >= 0 && !opts_.alltoallw) {
+            pack::run(x.program[0], eb_, fused_.recvbuf.data(), buf(Buffer::Dst).data());
+            pack::run(x.program[1], eb_, fused_.recvbuf.data(), fused_.scratch.data());
+          }
+        unsigned char* s = fused_.scratch.data();
+        for (const auto& g : fused_.groups) {
+          const bool direct = g.dst >= 0;
+          unsigned char* acc = direct ? buf(Buffer::Dst).data() + static_cast<size_t>(g.dst) * eb_ : s + static_cast<size_t>(g.base) * eb_;
+          for (int64_t k = 1; k < g.m; ++k) reduce_into(t_, acc, s + static_cast<size_t>(g.base + (direct ? k - 1 : k) * g.count) * eb_, g.count, g.op);
+        }
+        pack::run(fused_.scratch_to_dst, eb_, s, buf(Buffer::Dst).data());
+      };
+    post(std::move(p));
   }
 
   // ExecutorOptions::datatypes: for each collective whose SEND ranges one LocalCopy SRC->SEND
@@ -687,6 +928,22 @@ class MpiExecutor final : public Executor {
   std::vector<size_t> early_at_;      // by step: the collective whose receives this local copy posts first (SIZE_MAX: none)
   std::map<size_t, Posted> early_;    // receives posted early, by step, until their step runs
   std::map<std::pair<size_t, int64_t>, Typed> send_types_, recv_types_;  // by (step, SEND / RECV offset of the block)
+  // One-round execution: a message per peer (its type over SRC, or over DST and the scratch by
+  // address), the local copies, and the scratch's blocks of reductions (op, leaves m, elements, base).
+  struct Fused {
+    bool active = false;
+    DeviceBytes bytes, planned;  // this rank's bytes in the exchange, and in the plan's steps
+    std::vector<Message> sends, recvs;
+    pack::CopyProgram src_to_dst, src_to_scratch, scratch_to_dst;
+    std::vector<Group> groups;
+    std::vector<unsigned char> scratch, sendbuf, recvbuf;
+    std::vector<MPI_Request> persistent;  // ExecutorOptions::persistent: the receives', then the sends' requests
+    struct {
+      std::vector<int> counts[2], displs;  // [0] sends, [1] receives
+      std::vector<MPI_Datatype> types[2];
+    } w;
+  } fused_;
+  static constexpr int kFusedTag = 32100;
 };
 
 // ncclAllGather: rank pos's block goes to every other rank of the group, whose blocks land at
@@ -885,9 +1142,14 @@ ExecutorOptions parse_executor_options(const std::string& text) {
     else if (word == "reduce-arrival") o.reduce_on_arrival = true;
     else if (word == "datatypes") o.datatypes = true;
     else if (word == "stagger") o.staggered = true;
+    else if (word == "one-round") o.one_round = true;
+    else if (word == "one-round-always") o.one_round_always = true;
+    else if (word == "alltoallw") o.alltoallw = true;
+    else if (word == "pack") o.pack = true;
+    else if (word == "persistent") o.persistent = true;
     else
       fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
-                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
+                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw / pack / persistent joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
     start = end + 1;
   }
   return o;
@@ -895,7 +1157,9 @@ ExecutorOptions parse_executor_options(const std::string& text) {
 
 std::string to_string(const ExecutorOptions& o) {
   std::string s;
-  for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"}})
+  for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"},
+                            std::pair{o.one_round, "one-round"}, std::pair{o.one_round_always, "one-round-always"},
+                            std::pair{o.alltoallw, "alltoallw"}, std::pair{o.pack, "pack"}, std::pair{o.persistent, "persistent"}})
     if (on) s += (s.empty() ? "" : "+") + std::string(word);
   return s.empty() ? "base" : s;
 }
@@ -904,9 +1168,14 @@ std::string to_string(const ExecutorOptions& o) {
 // datatypes alone lowered the all-to-all and point-to-point rows at 4 ranks and the all-gather,
 // reduce-scatter and point-to-point rows at 8, and hurt none beyond the noise; the other three
 // moved no row beyond it (stagger raised the 8-rank all-to-all), so they stay off.
+// The one-round exchange with persistent requests (bench/RESULTS.md, "one-round execution")
+// lowered every row where the plan chooses it and changes none where it does not (the steps then
+// run with derived datatypes as before), so it is on too.
 ExecutorOptions default_executor_options() {
   ExecutorOptions o;
   o.datatypes = true;
+  o.one_round = true;
+  o.persistent = true;
   return o;
 }
 

@@ -210,7 +210,8 @@ RunOutcome run_plan(World& world, Executor& ex, const RunSpec& spec, const Fault
   RunOutcome out;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   inject(world, fault, spec.plan.steps.size(), "the gather to rank 0");
-  RankReport r{ex.moved(), spec.expected.count(me) ? spec.expected.at(me) : DeviceBytes{}, decode(spec.dtype, ex.dst())};
+  const DeviceBytes planned = ex.own_bytes().value_or(spec.expected.count(me) ? spec.expected.at(me) : DeviceBytes{});
+  RankReport r{ex.moved(), planned, decode(spec.dtype, ex.dst())};
   const auto all = world.gather(serialize(r), "the gather of DST buffers to rank 0 (after the plan)");
   int64_t code = 0;
   if (me == 0) {

@@ -6,6 +6,7 @@
 // holds the element codec; and the byte model an executor counts its calls with.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,10 @@ class Executor {
   virtual std::vector<unsigned char> dst() = 0;  // this device's DST buffer
   // Bytes this device moved to and from other devices, counted from the calls it issued.
   virtual DeviceBytes moved() const = 0;
+  // Where the executor ran the plan as another exchange that moves other bytes than its steps (a
+  // one-round exchange the plan did not choose): the bytes that exchange plans for this device,
+  // which moved() is checked against instead of the plan's.
+  virtual std::optional<DeviceBytes> own_bytes() const { return std::nullopt; }
 };
 
 // A step's name for messages: "step 2 (ncclAllGather along x, groups [[0,1] [2,3]])".

@@ -75,12 +75,31 @@ class World {
 //  - staggered (not one of issue 35's three; tried beside them): each rank posts its sends to
 //    pos+1, pos+2, ... and its receives from pos-1, pos-2, ... (modulo the group) instead of all
 //    ranks starting with rank 0, as MPI libraries' linear all-to-all schedules do.
+//  - one_round (one-round): where the plan chose one-round execution (Plan::one_round, spec/MULTIGPU.md
+//    "One-round execution"), the whole plan as one exchange at its first step: each rank sends
+//    every peer, in one message through a derived datatype over SRC, the SRC elements that end in
+//    the peer's DST (compose_one_round) and receives its own straight into DST, or, for elements
+//    that reduce several, into a scratch reduced in the steps' order when all are in; elsewhere the
+//    steps as the other options run them.
+//  - one_round_always (one-round-always): the same wherever the steps compose, whatever it moves
+//    (an all-reduce as every rank sending its whole block to every other: issue 47's one-round
+//    all-reduce at small rank counts); the bytes it moves are then its own, not the plan's.
+//  - alltoallw (with one-round / one-round-always): the one exchange as a single MPI_Ialltoallw
+//    (each peer's message one count of its derived datatype) instead of MPI_Isend / MPI_Irecv pairs.
+//  - pack (with one-round / one-round-always, not alltoallw): a message whose elements are not one
+//    run is packed into a contiguous buffer by the packing core before its send / received into one
+//    and unpacked after, instead of a derived datatype (so MPI sees contiguous messages only; a
+//    message of one run is always sent and received in place).
+//  - persistent (with one-round / one-round-always, not alltoallw): the exchange's messages as
+//    persistent requests (MPI_Send_init / MPI_Recv_init) made in load(), started together
+//    (MPI_Startall) at each run.
 struct ExecutorOptions {
   bool receives_first = false, reduce_on_arrival = false, datatypes = false, staggered = false;
+  bool one_round = false, one_round_always = false, alltoallw = false, pack = false, persistent = false;
   friend bool operator==(const ExecutorOptions&, const ExecutorOptions&) = default;
 };
 // "default" (the kept default), "base" (none), or names joined by '+': recv-first, reduce-arrival,
-// datatypes, stagger; "all" = the four. Anything else: SpecError (rule usage) naming the accepted words.
+// datatypes, stagger, one-round, one-round-always, alltoallw, pack, persistent; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
 ExecutorOptions parse_executor_options(const std::string& text);
 std::string to_string(const ExecutorOptions& options);
 // The options the executor uses when none are given (the kept default of issue 47's experiments).

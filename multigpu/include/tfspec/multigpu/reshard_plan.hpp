@@ -87,6 +87,14 @@ struct Plan {
   // more, why (empty when total_bytes() == lower_bound_bytes).
   int64_t lower_bound_bytes = 0;
   std::string above_bound_because;
+  // One-round execution (issue 47; spec/MULTIGPU.md "One-round execution"): true where the steps
+  // compose into one exchange from SRC's holders straight to DST's owners (compose_one_round) in
+  // which no device sends or receives more than in the steps; an executor may then run that
+  // exchange instead. one_round_bytes: its total (0 where the steps do not compose);
+  // one_round_because: why not, where not.
+  bool one_round = false;
+  int64_t one_round_bytes = 0;
+  std::string one_round_because;
 };
 
 // NCCL datatype name -> bytes (int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32
@@ -127,6 +135,26 @@ void check_plan_limits(const ShardLayout& src, const ShardLayout& dst);
 // are reduced by the collective's reduction. Src buffers must have the plan's sizes.
 using DeviceBuffers = std::map<int64_t, std::vector<int64_t>>;
 DeviceBuffers simulate(const Plan& plan, const DeviceBuffers& src);
+
+// The plan's steps composed (spec/MULTIGPU.md "One-round execution"): each DST element of each
+// device as the SRC elements its value is made of, in the order the steps reduce them.
+struct Leaf {  // SRC element `offset` of `device`
+  int64_t device, offset;
+  friend bool operator==(const Leaf&, const Leaf&) = default;
+};
+struct ComposedDst {  // DST element j: leaves[start[j] .. start[j+1]), reduced by op[j] (0: none, one leaf or none)
+  std::vector<int64_t> start;
+  std::vector<Leaf> leaves;
+  std::vector<char> op;  // 's' sum, 'M' max, 'm' min
+};
+struct OneRound {
+  std::string refused;                    // why the steps do not compose ("" when they do)
+  std::map<int64_t, ComposedDst> dst;     // every device with a DST
+  std::map<int64_t, DeviceBytes> bytes;   // what each device sends / receives in the one exchange
+};
+OneRound compose_one_round(const Plan& plan);
+// Sets plan.one_round, one_round_bytes and one_round_because from the composition.
+void decide_one_round(Plan& plan);
 
 // Output: one line per collective / local step (text), and the JSON schema of spec/MULTIGPU.md.
 std::string to_text(const Plan& plan);
