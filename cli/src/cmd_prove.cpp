@@ -89,7 +89,7 @@ int run(const ProveState& st) {
     } catch (const SpecError& e) {
       // the prover found the case's guard and assumed conditions inconsistent, where the derivation's
       // satisfiability check could not tell: the same as a vacuous case, for this case only
-      if (e.rule() != "prove-assumptions-inconsistent") throw;
+      if (e.rule() != rule::kProveAssumptionsInconsistent.id) throw;
       if (!st.json) std::cout << derived.header << "  no instance: the case's guard and conditions cannot hold together (nothing to prove)\n";
       continue;
     }

@@ -645,8 +645,7 @@ std::vector<DerivedLayout> derive_layout(const std::string& of, const std::vecto
       const solver::Classified k = c.decided ? solver::Classified{"proved", std::nullopt} : dec.classify(a.when, c.pred);
       cc.conditions.push_back({c.pred, k.status});
       if (k.counterexample) cex.push_back(*k.counterexample);
-      // refuted inside its case (issue 46 item 2): the case's instances exist, but the formula is
-      // the reference's answer at none of them, so a proof of it would say nothing about them
+      // refuted in its case (issue 46 item 2): the formula is the answer at none of its instances
       if (k.status == "refuted" && d.dead.empty()) {
         d.dead = "[" + c.rule + " " + c.clause + "] " + to_string(c.pred);
         d.header += "  refuted  " + d.dead + "   (fails at every instance of this case: the formula above is the answer at none of them)\n";

@@ -291,45 +291,50 @@ std::optional<Z3Decider::Relaxed> Z3Decider::linear_part(const std::vector<SymPr
     if (!any) return std::nullopt;
     out.p = {abstracted(out.p.lhs), out.p.rel, abstracted(out.p.rhs)};
     for (auto& d : out.divisors) d = abstracted(d);
-    // what the fresh unknowns forget and a linear solver can still use: a product is a multiple of
-    // c wherever one of its factors is, for each constant modulus c of the relaxation
-    std::set<int64_t> moduli;
-    for (const auto& q : out.context) moduli_of(q.lhs, moduli), moduli_of(q.rhs, moduli);
-    moduli_of(out.p.lhs, moduli), moduli_of(out.p.rhs, moduli);
-    std::set<std::string> used;
-    for (const auto& q : out.context) collect_vars(q.lhs, used), collect_vars(q.rhs, used);
-    collect_vars(out.p.lhs, used), collect_vars(out.p.rhs, used);
-    for (const auto& [term, factors] : products_)
-      for (int64_t c : used.count(term) ? moduli : std::set<int64_t>{})
-        for (const auto& f : factors) out.lemmas.push_back(z3::mod(enc_.dim(f), ctx_.int_val(c)) != 0 || z3::mod(enc_.symbol(term), ctx_.int_val(c)) == 0);
-    // `c % f == 0` with c a constant: f is one of c's divisors (or their negations); and a product
-    // of f and one other factor g is d*g where f is d, for each such divisor d
-    std::map<std::string, std::vector<int64_t>> candidates;  // a factor's text -> its possible values
-    for (const auto& [term, cm] : const_mods_) {
-      if (!used.count(term)) continue;
-      const auto& [c, f] = cm;
-      std::vector<int64_t> ds;
-      for (int64_t d = 1; d * d <= c; ++d)
-        if (c % d == 0) ds.push_back(d), ds.push_back(c / d);
-      z3::expr any = ctx_.bool_val(false);
-      for (int64_t d : ds) any = any || enc_.dim(f) == ctx_.int_val(d) || enc_.dim(f) == ctx_.int_val(-d);
-      out.lemmas.push_back(enc_.symbol(term) != 0 || any);
-      auto& cand = candidates[to_string(f)];
-      cand.insert(cand.end(), ds.begin(), ds.end());
-    }
-    for (const auto& [term, factors] : products_) {
-      if (!used.count(term) || factors.size() != 2) continue;
-      for (size_t i = 0; i < 2; ++i) {
-        const auto it = candidates.find(to_string(factors[i]));
-        if (it == candidates.end()) continue;
-        for (int64_t d : it->second)
-          for (int64_t v : {d, -d})
-            out.lemmas.push_back(enc_.dim(factors[i]) != ctx_.int_val(v) || enc_.symbol(term) == ctx_.int_val(v) * enc_.dim(factors[1 - i]));
-      }
-    }
+    add_lemmas(out);
     return out;
   } catch (const SpecError&) {  // a fixed value makes a divisor 0: the case is left to the whole context
     return std::nullopt;
+  }
+}
+
+// What the fresh unknowns of a relaxation forget and a linear solver can still use (spec/ALGEBRA.md S5).
+void Z3Decider::add_lemmas(Relaxed& out) {
+  // what the fresh unknowns forget and a linear solver can still use: a product is a multiple of
+  // c wherever one of its factors is, for each constant modulus c of the relaxation
+  std::set<int64_t> moduli;
+  for (const auto& q : out.context) moduli_of(q.lhs, moduli), moduli_of(q.rhs, moduli);
+  moduli_of(out.p.lhs, moduli), moduli_of(out.p.rhs, moduli);
+  std::set<std::string> used;
+  for (const auto& q : out.context) collect_vars(q.lhs, used), collect_vars(q.rhs, used);
+  collect_vars(out.p.lhs, used), collect_vars(out.p.rhs, used);
+  for (const auto& [term, factors] : products_)
+    for (int64_t c : used.count(term) ? moduli : std::set<int64_t>{})
+      for (const auto& f : factors) out.lemmas.push_back(z3::mod(enc_.dim(f), ctx_.int_val(c)) != 0 || z3::mod(enc_.symbol(term), ctx_.int_val(c)) == 0);
+  // `c % f == 0` with c a constant: f is one of c's divisors (or their negations); and a product
+  // of f and one other factor g is d*g where f is d, for each such divisor d
+  std::map<std::string, std::vector<int64_t>> candidates;  // a factor's text -> its possible values
+  for (const auto& [term, cm] : const_mods_) {
+    if (!used.count(term)) continue;
+    const auto& [c, f] = cm;
+    std::vector<int64_t> ds;
+    for (int64_t d = 1; d * d <= c; ++d)
+      if (c % d == 0) ds.push_back(d), ds.push_back(c / d);
+    z3::expr any = ctx_.bool_val(false);
+    for (int64_t d : ds) any = any || enc_.dim(f) == ctx_.int_val(d) || enc_.dim(f) == ctx_.int_val(-d);
+    out.lemmas.push_back(enc_.symbol(term) != 0 || any);
+    auto& cand = candidates[to_string(f)];
+    cand.insert(cand.end(), ds.begin(), ds.end());
+  }
+  for (const auto& [term, factors] : products_) {
+    if (!used.count(term) || factors.size() != 2) continue;
+    for (size_t i = 0; i < 2; ++i) {
+      const auto it = candidates.find(to_string(factors[i]));
+      if (it == candidates.end()) continue;
+      for (int64_t d : it->second)
+        for (int64_t v : {d, -d})
+          out.lemmas.push_back(enc_.dim(factors[i]) != ctx_.int_val(v) || enc_.symbol(term) == ctx_.int_val(v) * enc_.dim(factors[1 - i]));
+    }
   }
 }
 

@@ -69,6 +69,7 @@ class Z3Decider : public Decider {
   };
   std::optional<Relaxed> linear_part(const std::vector<SymPred>& context, const SymPred& p);
   bool relaxed_unsat(const Relaxed& r, bool side);
+  void add_lemmas(Relaxed& out);
   bool relaxation_empty(const std::vector<SymPred>& context);
   ShapeDim abstracted(const ShapeDim& e);
   static constexpr const char* kAbstractPrefix = "nonlinear_term_";
