@@ -26,6 +26,10 @@
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/rules.hpp"
 
+// Byte displacements added as integers. OpenMPI's MPI_Aint_add casts its base to char* and adds
+// to it, undefined behaviour where the base is 0 (a relative displacement; UBSan reports it).
+inline MPI_Aint aint_add(MPI_Aint base, MPI_Aint disp) { return base + disp; }
+
 namespace tfspec::multigpu::mpi {
 namespace {
 
@@ -494,7 +498,7 @@ class MpiExecutor final : public Executor {
     MPI_Get_address(buf(Buffer::Dst).data(), &dst0);
     MPI_Get_address(fused_.scratch.data(), &scr0);
     std::vector<MPI_Aint> addrs;
-    for (auto [in_dst, e] : at) addrs.push_back(MPI_Aint_add(in_dst ? dst0 : scr0, static_cast<MPI_Aint>(e * t_.bytes)));
+    for (auto [in_dst, e] : at) addrs.push_back(aint_add(in_dst ? dst0 : scr0, static_cast<MPI_Aint>(e * t_.bytes)));
     Message m{peer, static_cast<int64_t>(at.size()), typed_runs(addrs), nullptr, -1, {}};
     if (runs_of(addrs) == 1) m.ptr = (at[0].first ? buf(Buffer::Dst).data() : fused_.scratch.data()) + static_cast<size_t>(at[0].second) * eb_;
     if (m.ptr || !opts_.pack) return m;
@@ -506,7 +510,7 @@ class MpiExecutor final : public Executor {
   }
   size_t runs_of(const std::vector<MPI_Aint>& disps) const {
     size_t n = 0;
-    for (size_t i = 0; i < disps.size(); ++i) n += i == 0 || MPI_Aint_add(disps[i - 1], static_cast<MPI_Aint>(t_.bytes)) != disps[i];
+    for (size_t i = 0; i < disps.size(); ++i) n += i == 0 || aint_add(disps[i - 1], static_cast<MPI_Aint>(t_.bytes)) != disps[i];
     return n;
   }
   // One committed type over elements at the given byte displacements (consecutive ones merged).
@@ -514,7 +518,7 @@ class MpiExecutor final : public Executor {
     std::vector<int> lens;
     std::vector<MPI_Aint> starts;
     for (MPI_Aint d : disps)
-      if (!starts.empty() && MPI_Aint_add(starts.back(), static_cast<MPI_Aint>(lens.back()) * t_.bytes) == d) ++lens.back();
+      if (!starts.empty() && aint_add(starts.back(), static_cast<MPI_Aint>(lens.back()) * t_.bytes) == d) ++lens.back();
       else starts.push_back(d), lens.push_back(1);
     MPI_Datatype type = MPI_DATATYPE_NULL;
     check(MPI_Type_create_hindexed(static_cast<int>(lens.size()), lens.data(), starts.data(), type_, &type), "MPI_Type_create_hindexed", 0);
