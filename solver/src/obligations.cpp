@@ -352,11 +352,11 @@ ShapeDim Z3Decider::abstracted(const ShapeDim& e) {
       it->second = std::string(kAbstractPrefix) + std::to_string(abstractions_.size());
       if (e->op == ExprNode::Op::Mul) {  // its non-constant factors, each abstracted in turn
         std::vector<ShapeDim> factors;
-        std::vector<ShapeDim> todo{e};
-        while (!todo.empty()) {
-          ShapeDim x = todo.back();
-          todo.pop_back();
-          if (x->op == ExprNode::Op::Mul) todo.push_back(x->lhs), todo.push_back(x->rhs);
+        std::vector<ShapeDim> pending{e};  // the product's nodes still to split
+        while (!pending.empty()) {
+          ShapeDim x = pending.back();
+          pending.pop_back();
+          if (x->op == ExprNode::Op::Mul) pending.push_back(x->lhs), pending.push_back(x->rhs);
           else if (!is_const(x)) factors.push_back(abstracted(x));
         }
         products_[it->second] = std::move(factors);
