@@ -254,6 +254,23 @@ OpResult finish(std::ostringstream& out, Json j, const ValidationStats& v, bool 
   return OpResult{j, out.str(), 2};
 }
 
+// A case one of whose conditions fails at every instance of its guard (`refuted` under the
+// guard) is the answer at none of its instances: it is a refusal case of that condition's rule,
+// printed as every other refusal is (issue 46 items 2 and 4), so that no formula is printed
+// over instances it does not describe. For the walk's ops the reference may answer past the
+// walk there (D17): validation finds such an instance and the case says so.
+std::optional<RefusalCase> dead_case(const CheckedCase& c, const std::vector<SymCondition>& conditions, const std::optional<Bindings>& witness) {
+  for (size_t j = 0; j < c.conditions.size() && j < conditions.size(); ++j) {
+    if (c.conditions[j].status != "refuted") continue;
+    Diagnostic d;
+    d.rule = conditions[j].rule;
+    d.clause = conditions[j].clause;
+    d.message = "the condition " + to_string(conditions[j].pred) + " fails at every instance of this case";
+    return RefusalCase{c.when, d, witness};
+  }
+  return std::nullopt;
+}
+
 template <class R>
 OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec, SymSummary<R> s,
                 const std::function<std::string(const R&)>& text_of, const std::function<Json(const R&)>& json_of, const Differs<R>& differs) {
@@ -261,34 +278,42 @@ OpResult report(const Concrete& concrete, const Json& args, BudgetedDecider& dec
   std::vector<std::vector<SymPred>> guards;
   for (const auto& a : s.answers) guards.push_back(a.when);
   const auto refusals = refusal_cases(dec, guards, refusing_paths(s));  // issue 46 item 4
-  const bool none = s.answers.empty();  // every path refuses: checked below before it is said
-  if (none && (!refusals || refusals->empty())) refused_everywhere(concrete, args, dec, *s.refusals.front().refusal, ValidationStats{});
+  if (s.answers.empty() && (!refusals || refusals->empty())) refused_everywhere(concrete, args, dec, *s.refusals.front().refusal, ValidationStats{});
   const size_t printed = s.answers.size() + (refusals ? refusals->size() : 0);
-  std::ostringstream out;
-  Json cases = Json::array();
   Everywhere ev(dec.assumptions().symbols, dec);
   std::vector<CheckedCase> checked(s.answers.size());
   std::vector<Bindings> found;
+  std::vector<PrintedCase> shown;  // every case, printed once validated: a refusal the reference contradicts says so
+  std::optional<Diagnostic> first_refusal;
+  size_t alive = 0;
   const Replay at = [&](const Bindings& b) { return replay(concrete, args, b); };
   for (size_t i = 0; i < s.answers.size(); ++i) {
     const auto& a = s.answers[i];
-    const PrintedCase p = print_answer(dec, ev, a.when, a.conditions, text_of(a.result), json_of(a.result), witnesses[i], printed > 1, at, checked[i], found);
-    out << p.text;
-    cases.push_back(p.json);
+    shown.push_back(print_answer(dec, ev, a.when, a.conditions, text_of(a.result), json_of(a.result), witnesses[i], printed > 1, at, checked[i], found));
+    if (auto dead = dead_case(checked[i], a.conditions, witnesses[i])) {
+      shown.back() = print_refusal(*dead);
+      checked[i] = CheckedCase{dead->when, {}, "refused", true};
+      if (!first_refusal) first_refusal = dead->refusal;
+    } else {
+      ++alive;
+    }
   }
-  std::vector<PrintedCase> refused;  // printed once validated: a refusal the reference contradicts says so
   for (const auto& r : refusals ? *refusals : std::vector<RefusalCase>{}) {
-    refused.push_back(print_refusal(r));
+    shown.push_back(print_refusal(r));
     checked.push_back(CheckedCase{r.when, {}, "refused", true});
   }
+  if (!s.refusals.empty()) first_refusal = *s.refusals.front().refusal;
+  const bool none = alive == 0;  // every case refuses: checked below before it is said
   const ValidationStats v = validate_cases(
       checked, walk_sufficient(concrete.op), refusals.has_value(), validation_instances(dec, checked, found),
       [&](const Bindings& b) { return concrete_at(concrete, args, b); },
       [&](size_t k, const Bindings& b, const Json& ref) { return differs(s.answers[k].result, b, ref); });
-  if (none && v.past_walk.empty()) refused_everywhere(concrete, args, dec, *s.refusals.front().refusal, v);
-  for (size_t i = 0; i < refused.size(); ++i) {
-    PrintedCase& p = refused[i];
-    if (auto pw = v.past_walk.find(s.answers.size() + i); pw != v.past_walk.end()) {
+  if (none && v.past_walk.empty()) refused_everywhere(concrete, args, dec, *first_refusal, v);
+  std::ostringstream out;
+  Json cases = Json::array();
+  for (size_t i = 0; i < shown.size(); ++i) {
+    PrintedCase& p = shown[i];
+    if (auto pw = v.past_walk.find(i); checked[i].refused && pw != v.past_walk.end()) {
       p.text += "  " + past_walk_note(pw->second) + "\n";
       p.json["refused"]["reference_answers"] = Json{{"at", pw->second.at}, {"answer", pw->second.answer}};
     }

@@ -468,11 +468,17 @@ TEST(SymbolicSoundness, TheZippedDivideOfItem1IsTheConcreteOneAtM4N2) {
 // Issue 46 items 2 to 4 by hand on logical_product((M-1):(4), 4:M). At M = 1 the extent M-1 is
 // 0: the reference refuses (extent-positive §3), and a refusal case says so (no gap). The case
 // whose guard is (3M^2-2M-1) % (4M-4) == 0 holds at M = 5 (64 % 16 == 0); since
-// 3M^2-2M-1 = (M-1)(3M+1), the guard means 4 | 3M+1, i.e. M % 4 == 1, so its condition M%4 == 0
-// fails at every instance of the case: refuted (the decider cancels the common factor M-1 of the
-// guard, solver/src/cancel.hpp, and the linear 4 | 3M+1 refutes 4 | M), never required (nor
-// proved). Its guard's divisor 4M-4 is 0 at M = 1: said non-zero first.
-TEST(SymbolicSoundness, ADeadConditionIsNotRequiredAndTheRefusalAtM1IsACase) {
+// 3M^2-2M-1 = (M-1)(3M+1), the guard means 4 | 3M+1, i.e. M % 4 == 1, so the walk's condition
+// M%4 == 0 fails at every instance of the case (the decider cancels the common factor M-1 of the
+// guard, solver/src/cancel.hpp, and the linear 4 | 3M+1 refutes 4 | M). The formula is the answer
+// at none of its instances, so the case is a refusal of CuTe's walk (composition-stride-divisibility
+// §3), never a formula with a `required` (or `refuted`) condition. The reference answers past the
+// walk there (D17), and the case says so at an instance with M % 4 == 1. By hand at M = 5:
+// A = 4:4, B = 4:5, cosize(B) = 16; complement(4:4, 64) = (4,4):(1,16); composed with 4:5 it
+// maps i to 5i = (i, i) in (4,4), i.e. i + 16i = 17i: the answer is (A, 4:17), written
+// ((4),4):((4),17) for the layout tiler 4:M (A's shape `(M-1)` keeps its parentheses).
+// The guard's divisor 4M-4 is 0 at M = 1: said non-zero first.
+TEST(SymbolicSoundness, ADeadCaseIsARefusalOfItsConditionAndTheRefusalAtM1IsACase) {
   if (kSanitized) GTEST_SKIP() << "runs in the release build only: 3 s of Z3 there, about 30 s under ASan";
   const Json r = ask("logical_product", {{"a", "(M-1):(4)"}, {"tiler", "4:M"}});
   ASSERT_TRUE(r.contains("result")) << r;
@@ -486,12 +492,16 @@ TEST(SymbolicSoundness, ADeadConditionIsNotRequiredAndTheRefusalAtM1IsACase) {
     if (guard_reading(c, {{"M", 5}}) != true) continue;
     const std::string g = c["when"].dump();
     EXPECT_LT(g.find("\"4*M-4 != 0\""), g.find("%(4*M-4)")) << g;
-    for (const auto& k : c["conditions"])
-      if (k["predicate"] == "M%4 == 0") {
-        EXPECT_EQ(k["status"], "refuted") << k;
-        EXPECT_EQ(k["counterexample"]["M"].get<int64_t>() % 4, 1) << k;  // a real instance of the case
-        ++dead;
-      }
+    ASSERT_TRUE(c.contains("refused")) << c;
+    EXPECT_EQ(c["refused"]["rule"], "composition-stride-divisibility") << c;
+    EXPECT_NE(c["refused"]["message"].get<std::string>().find("M%4 == 0"), std::string::npos) << c;
+    ASSERT_TRUE(c["refused"].contains("reference_answers")) << c;
+    const Json& past = c["refused"]["reference_answers"];
+    EXPECT_EQ(past["at"]["M"].get<int64_t>() % 4, 1) << past;  // a real instance of the case
+    if (past["at"]["M"] == 5) {
+      EXPECT_EQ(past["answer"], "((4),4):((4),17)") << past;
+    }
+    ++dead;
   }
   EXPECT_EQ(refusals_at_1, 1) << r;
   EXPECT_EQ(dead, 1) << r;
