@@ -34,6 +34,35 @@ std::map<std::string, int64_t> ones(const std::set<std::string>& symbols) {
   return m;
 }
 
+std::vector<SymPred> with_all(std::vector<SymPred> a, const std::vector<SymPred>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// issue 46 item 3: a condition whose divisor can be 0 in its case is printed, and so classified,
+// as `q != 0 and ... and C`, which is false where a divisor is 0 (`and` stops there). Classifying
+// `C` alone would read such an instance as undefined: neither side, and so `undecided` where the
+// printed condition plainly fails (complement (128,M//128):(1,128*N) at M < 128).
+solver::Classified classify_defined(BudgetedDecider& dec, const std::vector<SymPred>& when, const std::vector<SymPred>& first, const SymPred& p) {
+  if (first.empty()) return dec.classify(when, p);
+  std::optional<Bindings> fails;  // an instance of the case where a divisor is 0
+  bool nonzero = true;            // every divisor proved non-zero in the case
+  for (const auto& q : first) {
+    const solver::Classified k = dec.classify(when, q);
+    nonzero = nonzero && k.status == "proved";
+    if (k.counterexample && !fails) fails = k.counterexample;
+  }
+  const std::vector<SymPred> defined = with_all(when, first);
+  if (!fails) {
+    const solver::Classified k = dec.classify(defined, p);
+    if (nonzero || k.status == "refuted" || k.status == "required") return k;  // where every divisor is non-zero, it is C
+    return {"undecided", k.counterexample};
+  }
+  if (dec.instance(with_all(defined, {p}))) return {"required", fails};
+  if (dec.satisfiable(with_all(defined, {p})) == false) return {"refuted", fails};
+  return {"undecided", fails};
+}
+
 }  // namespace
 
 Everywhere::Everywhere(const std::set<std::string>& symbols, BudgetedDecider& dec) : dec_(dec), symbols_(symbols), folding_(ones(symbols)) {}
@@ -70,7 +99,9 @@ PrintedCase print_answer(BudgetedDecider& dec, Everywhere& ev, const std::vector
   for (const auto& c : conditions) {
     // `decided`: settled by the decider under this case's guard alone (S4); every other
     // condition is classified here under the assumptions and the guard, never the path.
-    const solver::Classified k = c.decided ? solver::Classified{"proved", std::nullopt} : dec.classify(when, c.pred);
+    // issue 46 item 3: a divisor that can be 0 in this case is said to be non-zero first
+    const std::vector<SymPred> first = c.decided ? std::vector<SymPred>{} : undefined_divisors(dec, when, c.pred);
+    const solver::Classified k = c.decided ? solver::Classified{"proved", std::nullopt} : classify_defined(dec, when, first, c.pred);
     checked.conditions.push_back({c.pred, k.status});
     if (k.counterexample) found.push_back(*k.counterexample);
     if (k.status == "proved" && ev.holds(when, c.pred)) {
@@ -80,8 +111,7 @@ PrintedCase print_answer(BudgetedDecider& dec, Everywhere& ev, const std::vector
     }
     std::string note;
     for (const auto& t : dec.assumptions().texts) note = t == to_string(c.pred) ? "   (assumed)" : note;
-    // issue 46 item 3: a divisor that can be 0 in this case is said to be non-zero first
-    const std::string text = defined_text(undefined_divisors(dec, when, c.pred), c.pred);
+    const std::string text = defined_text(first, c.pred);
     Json jc{{"rule", c.rule}, {"clause", c.clause}, {"predicate", text}, {"status", k.status}};
     if (k.status == "undecided") {
       // with a counterexample, an instance on the failing side was found: none where it holds

@@ -507,6 +507,27 @@ TEST(SymbolicSoundness, ADeadCaseIsARefusalOfItsConditionAndTheRefusalAtM1IsACas
   EXPECT_EQ(dead, 1) << r;
 }
 
+// Item 3 by hand: complement((128,M//128):(1,128*N), 4*M*N) without assumptions divides by
+// 32*(M//128), which is 0 for M < 128: the condition is printed as `32*(M//128) != 0 and
+// M//(32*(M//128)) >= 1`, and classified as printed. For M >= 128, q = M//128 >= 1 and
+// 32q <= M/4, so M//(32q) >= 4: it holds (M = 256); for M < 128 it is false (the divisor is 0):
+// `required`, with a counterexample M < 128 where the printed condition is false, never
+// `undecided` for want of an instance where the bare quotient is defined and false.
+TEST(SymbolicSoundness, AConditionWithAZeroDivisorIsClassifiedAsPrinted) {
+  const Json r = ask("complement", {{"layout", "(128,M//128):(1,128*N)"}, {"cotarget", "4*M*N"}});
+  ASSERT_TRUE(r.contains("result")) << r;
+  int seen = 0;
+  for (const auto& c : r["result"]["cases"])
+    for (const auto& k : c["conditions"])
+      if (k["predicate"] == "32*(M//128) != 0 and M//(32*(M//128)) >= 1") {
+        EXPECT_EQ(k["status"], "required") << k;
+        ASSERT_TRUE(k.contains("counterexample")) << k;
+        EXPECT_LT(k["counterexample"]["M"].get<int64_t>(), 128) << k;
+        ++seen;
+      }
+  EXPECT_GE(seen, 1) << r;
+}
+
 // Item 3 by hand: shape_div((M,N), N) with M % 32 == 0, M >= 256 and N even: where N % M != 0
 // the second mode is N // (N//M), and N//M is 0 at M = 4096, N = 6 (6 < 4096): the condition
 // N % (N//M) == 0 is printed after `N//M != 0`, and reads false (not undefined) there.

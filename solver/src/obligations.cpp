@@ -326,6 +326,7 @@ void Z3Decider::add_lemmas(Relaxed& out) {
     auto& cand = candidates[to_string(f)];
     cand.insert(cand.end(), ds.begin(), ds.end());
   }
+  add_quotient_lemmas(out, used);
   for (const auto& [term, factors] : products_) {
     if (!used.count(term) || factors.size() != 2) continue;
     for (size_t i = 0; i < 2; ++i) {
@@ -336,6 +337,26 @@ void Z3Decider::add_lemmas(Relaxed& out) {
           out.lemmas.push_back(enc_.dim(factors[i]) != ctx_.int_val(v) || enc_.symbol(term) == ctx_.int_val(v) * enc_.dim(factors[1 - i]));
     }
   }
+}
+
+// `c // f` and `c % f` with a small constant c >= 1 are piecewise linear in f >= 1: over each
+// block [lo, hi] of the f where c // f is one value q (the blocks partition [1, c], about 2*sqrt(c)
+// of them), `c // f` is q and `c % f` is c - q*f; past c they are 0 and c. So `64//M <= 2` tells
+// the linear solver M >= 22, which a fresh unknown for `64//M` forgets (spec/ALGEBRA.md S5).
+void Z3Decider::add_quotient_lemmas(Relaxed& out, const std::set<std::string>& used) {
+  auto blocks = [&](const std::string& term, int64_t c, const ShapeDim& divisor, bool quotient) {
+    if (!used.count(term) || c > kQuotientLemmaMax) return;
+    const z3::expr f = enc_.dim(divisor), t = enc_.symbol(term);
+    for (int64_t lo = 1, hi = 0; lo <= c; lo = hi + 1) {
+      const int64_t q = c / lo;
+      hi = c / q;
+      const z3::expr value = quotient ? ctx_.int_val(q) : ctx_.int_val(c) - ctx_.int_val(q) * f;
+      out.lemmas.push_back(f < ctx_.int_val(lo) || f > ctx_.int_val(hi) || t == value);
+    }
+    out.lemmas.push_back(f <= ctx_.int_val(c) || t == (quotient ? ctx_.int_val(0) : ctx_.int_val(c)));
+  };
+  for (const auto& [term, cf] : const_divs_) blocks(term, cf.first, cf.second, true);
+  for (const auto& [term, cf] : const_mods_) blocks(term, cf.first, cf.second, false);
 }
 
 // e with each nonlinear term (a product of two non-constants, a `//` or `%` by a non-constant)
@@ -364,6 +385,8 @@ ShapeDim Z3Decider::abstracted(const ShapeDim& e) {
       // `c % f` with a constant c of few divisors: remembered for the divisor lemma (linear_part)
       if (e->op == ExprNode::Op::Mod && is_const(e->lhs) && *const_value(e->lhs) >= 1 && *const_value(e->lhs) <= (int64_t{1} << 20))
         const_mods_[it->second] = {*const_value(e->lhs), abstracted(e->rhs)};
+      if (e->op == ExprNode::Op::FloorDiv && is_const(e->lhs) && *const_value(e->lhs) >= 1 && *const_value(e->lhs) <= kQuotientLemmaMax)
+        const_divs_[it->second] = {*const_value(e->lhs), abstracted(e->rhs)};
     }
     return dim_var(it->second);
   }

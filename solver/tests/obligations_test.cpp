@@ -110,5 +110,19 @@ TEST(Obligations, AConstantModuloASymbolLeavesItsDivisors) {
   EXPECT_EQ(d.classify(g, pred("32%M", SymRel::Eq, "0")).status, "refuted");
 }
 
+// 64//M <= 2 with M < 64: 64//M is 3 for M = 17..21 and larger below, so M >= 22; 64 % M == 0
+// there leaves M = 32, and then K*M*N is a multiple of 32, against the guard K*M*N % 32 != 0:
+// the condition fails at every instance of the case (tiled_divide ((M,2),N,K):((1,M*N*K),M,M*N)
+// 64:1). Instances of the case exist: M = 22, K = N = 1 (22 % 32 != 0, 64//22 = 2).
+TEST(Obligations, AConstantOverASymbolIsPiecewiseLinear) {
+  Z3Decider d({}, {"K", "M", "N"});
+  const std::vector<SymPred> g{pred("2*(K*M*N%32)", SymRel::Ne, "0"), pred("64", SymRel::Gt, "M"), pred("64//M", SymRel::Le, "2")};
+  EXPECT_EQ(d.classify(g, pred("64%M", SymRel::Eq, "0")).status, "refuted");
+  // and the other way: 64//M >= 3 with 64 % M == 0 leaves M <= 21, a divisor of 64: 1 .. 16,
+  // so 64 % M == 0 is not refuted where M = 16 is allowed (16*K*N % 32 != 0 at K = N = 1)
+  const std::vector<SymPred> h{pred("2*(K*M*N%32)", SymRel::Ne, "0"), pred("64", SymRel::Gt, "M"), pred("64//M", SymRel::Ge, "3")};
+  EXPECT_NE(d.classify(h, pred("64%M", SymRel::Eq, "0")).status, "refuted");
+}
+
 }  // namespace
 }  // namespace tfspec::solver

@@ -70,12 +70,15 @@ class Z3Decider : public Decider {
   std::optional<Relaxed> linear_part(const std::vector<SymPred>& context, const SymPred& p);
   bool relaxed_unsat(const Relaxed& r, bool side);
   void add_lemmas(Relaxed& out);
+  void add_quotient_lemmas(Relaxed& out, const std::set<std::string>& used);
   bool relaxation_empty(const std::vector<SymPred>& context);
   ShapeDim abstracted(const ShapeDim& e);
   static constexpr const char* kAbstractPrefix = "nonlinear_term_";
+  static constexpr int64_t kQuotientLemmaMax = 4096;  // `c // f`, `c % f`: about 2*sqrt(c) lemmas each
   std::map<std::string, std::string> abstractions_;  // a nonlinear term's text -> its fresh symbol
   std::map<std::string, std::vector<ShapeDim>> products_;  // a fresh symbol of a product -> its factors
   std::map<std::string, std::pair<int64_t, ShapeDim>> const_mods_;  // a fresh symbol of `c % f` -> c, f
+  std::map<std::string, std::pair<int64_t, ShapeDim>> const_divs_;  // a fresh symbol of `c // f` -> c, f
   std::map<std::string, int64_t> lower_bounds(const std::vector<SymPred>& path) const;
   std::optional<Bindings> model_bindings(const z3::model& m);
   std::optional<Bindings> side(const QueryOutcome& q, const std::vector<SymPred>& context, const SymPred& p, bool want);
