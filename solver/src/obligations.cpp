@@ -241,14 +241,9 @@ SymPred with_values(const SymPred& p, const Bindings& fixed) {
 }
 }  // namespace
 
-// A linear relaxation of the context, for what the whole (nonlinear) context could not decide:
-// the symbols a guard fixes (`N == 1`) take their value everywhere, then the linear predicates
-// are kept, a nonlinear one whose common factor cancels (cancel.hpp) is replaced by its cancelled
-// form, and the other nonlinear ones are dropped. Every instance of the context satisfies the
-// relaxation, and there `p` reads as `p` with the fixed values (`linear->p`), so a side the
-// relaxation rules out is ruled out for the case. nullopt where nothing was fixed or cancelled.
-std::optional<Z3Decider::Relaxed> Z3Decider::linear_part(const std::vector<SymPred>& context, const SymPred& p) {
-  // a symbol's bounds from the assumptions and from guards `S rel c` / `c rel S`; fixed where they meet
+// Each symbol's bounds from the assumptions and from guards `S rel c` / `c rel S` (INT64_MIN /
+// INT64_MAX where there is none); a symbol is fixed where they meet.
+std::map<std::string, std::pair<int64_t, int64_t>> Z3Decider::symbol_ranges(const std::vector<SymPred>& context) const {
   std::map<std::string, std::pair<int64_t, int64_t>> range;
   for (const auto& [name, b] : assumptions_.bounds) range[name] = {b.lo.value_or(INT64_MIN), b.hi.value_or(INT64_MAX)};
   auto bound = [&](const std::string& n, SymRel rel, int64_t c) {  // S rel c
@@ -266,6 +261,83 @@ std::optional<Z3Decider::Relaxed> Z3Decider::linear_part(const std::vector<SymPr
     if (q.lhs->op == ExprNode::Op::Var && is_const(q.rhs)) bound(q.lhs->name, q.rel, *const_value(q.rhs));
     if (q.rhs->op == ExprNode::Op::Var && is_const(q.lhs)) bound(q.rhs->name, kMirror[static_cast<int>(q.rel)], *const_value(q.lhs));
   }
+  return range;
+}
+
+namespace {
+void constants_in(const ShapeDim& e, std::set<int64_t>& out) {
+  if (e->op == ExprNode::Op::Var) return;
+  if (e->op == ExprNode::Op::Const) {
+    if (e->value >= 1 && e->value <= (int64_t{1} << 30)) out.insert(e->value);
+    return;
+  }
+  constants_in(e->lhs, out);
+  constants_in(e->rhs, out);
+}
+}  // namespace
+
+// An instance of the context where p holds, from a search of candidate values inside the bounds
+// the context sets on each symbol: small values, powers of two and their neighbours, the
+// context's constants c and c-1, c+1, 2c, and each bound and its neighbour. The pool's draw over
+// three symbols rarely lands in a case such as `K == 1 and 64 > M and 64//M <= 2 and
+// K*M*N%32 == 0` (M = 32, N = 2); this search does, deterministically, within kFocusedTries
+// combinations, each checked by `holds` (no solver call).
+std::optional<Bindings> Z3Decider::focused_instance(const std::vector<SymPred>& context, const SymPred& p) {
+  const auto range = symbol_ranges(context);
+  std::set<int64_t> constants;
+  for (const auto& q : context) constants_in(q.lhs, constants), constants_in(q.rhs, constants);
+  constants_in(p.lhs, constants), constants_in(p.rhs, constants);
+  std::vector<std::string> names(assumptions_.symbols.begin(), assumptions_.symbols.end());
+  std::vector<std::vector<int64_t>> values;
+  for (const auto& n : names) {
+    const auto it = range.find(n);
+    const int64_t lo = std::max<int64_t>(it == range.end() ? 1 : it->second.first, 1);
+    const int64_t hi = std::min<int64_t>(it == range.end() ? INT64_MAX : it->second.second, int64_t{1} << 40);
+    std::set<int64_t> v{lo, lo + 1, hi - 1, hi};
+    for (int64_t x = 1; x <= 17; ++x) v.insert(x);
+    for (int64_t x = 16; x <= 4096; x *= 2) v.insert({x - 1, x, x + 1, x + x / 2});
+    for (int64_t c : constants) v.insert({c - 1, c, c + 1, 2 * c});
+    std::vector<SymPred> own;  // the predicates of this symbol alone (`64//M <= 2`) filter its values
+    for (const auto& q : context) {
+      std::set<std::string> vars;
+      collect_vars(q.lhs, vars), collect_vars(q.rhs, vars);
+      if (vars.size() == 1 && *vars.begin() == n) own.push_back(q);
+    }
+    std::vector<int64_t> in;
+    for (int64_t x : v) {
+      bool ok = x >= lo && x <= hi;
+      for (size_t k = 0; ok && k < own.size(); ++k) ok = holds(own[k], Bindings{{n, x}});
+      if (ok) in.push_back(x);
+    }
+    if (in.empty()) return std::nullopt;
+    values.push_back(std::move(in));
+  }
+  std::vector<size_t> idx(names.size(), 0);
+  for (size_t tries = 0; tries < kFocusedTries; ++tries) {
+    Bindings b;
+    for (size_t i = 0; i < names.size(); ++i) b[names[i]] = values[i][idx[i]];
+    bool ok = holds(assumptions_, b) && holds(p, b);
+    for (size_t k = 0; ok && k < context.size(); ++k) ok = holds(context[k], b);
+    if (ok) return b;
+    size_t i = 0;  // the next combination, the last symbol fastest
+    for (; i < idx.size(); ++i) {
+      const size_t d = idx.size() - 1 - i;
+      if (++idx[d] < values[d].size()) break;
+      idx[d] = 0;
+    }
+    if (i == idx.size()) break;
+  }
+  return std::nullopt;
+}
+
+// A linear relaxation of the context, for what the whole (nonlinear) context could not decide:
+// the symbols a guard fixes (`N == 1`) take their value everywhere, then the linear predicates
+// are kept, a nonlinear one whose common factor cancels (cancel.hpp) is replaced by its cancelled
+// form, and the other nonlinear ones are dropped. Every instance of the context satisfies the
+// relaxation, and there `p` reads as `p` with the fixed values (`linear->p`), so a side the
+// relaxation rules out is ruled out for the case. nullopt where nothing was fixed or cancelled.
+std::optional<Z3Decider::Relaxed> Z3Decider::linear_part(const std::vector<SymPred>& context, const SymPred& p) {
+  const auto range = symbol_ranges(context);
   Bindings fixed;
   for (const auto& [name, r] : range)
     if (r.first == r.second) fixed[name] = r.first;
@@ -327,6 +399,19 @@ void Z3Decider::add_lemmas(Relaxed& out) {
     cand.insert(cand.end(), ds.begin(), ds.end());
   }
   add_quotient_lemmas(out, used);
+  // a product of factors >= 1 is at least each factor, and equal to one only where the others are 1
+  for (const auto& [term, factors] : products_) {
+    if (!used.count(term) || factors.size() > 4) continue;
+    z3::expr positive = ctx_.bool_val(true);
+    for (const auto& f : factors) positive = positive && enc_.dim(f) >= 1;
+    for (size_t i = 0; i < factors.size(); ++i) {
+      z3::expr others_one = ctx_.bool_val(true);
+      for (size_t j = 0; j < factors.size(); ++j)
+        if (j != i) others_one = others_one && enc_.dim(factors[j]) == 1;
+      out.lemmas.push_back(!positive || enc_.symbol(term) >= enc_.dim(factors[i]));
+      out.lemmas.push_back(!positive || enc_.symbol(term) != enc_.dim(factors[i]) || others_one);
+    }
+  }
   for (const auto& [term, factors] : products_) {
     if (!used.count(term) || factors.size() != 2) continue;
     for (size_t i = 0; i < 2; ++i) {
@@ -364,33 +449,45 @@ void Z3Decider::add_quotient_lemmas(Relaxed& out, const std::set<std::string>& u
 // wherever e is, with each fresh symbol taking its term's value there.
 ShapeDim Z3Decider::abstracted(const ShapeDim& e) {
   if (e->op == ExprNode::Op::Const || e->op == ExprNode::Op::Var) return e;
-  const bool nonlin = e->op == ExprNode::Op::Mul ? !is_const(e->lhs) && !is_const(e->rhs)
-                      : (e->op == ExprNode::Op::FloorDiv || e->op == ExprNode::Op::Mod) ? !is_const(e->rhs)
-                                                                                           : false;
-  if (nonlin) {
-    auto [it, fresh] = abstractions_.try_emplace(to_string(e), "");
-    if (fresh) {
-      it->second = std::string(kAbstractPrefix) + std::to_string(abstractions_.size());
-      if (e->op == ExprNode::Op::Mul) {  // its non-constant factors, each abstracted in turn
-        std::vector<ShapeDim> factors;
-        std::vector<ShapeDim> pending{e};  // the product's nodes still to split
-        while (!pending.empty()) {
-          ShapeDim x = pending.back();
-          pending.pop_back();
-          if (x->op == ExprNode::Op::Mul) pending.push_back(x->lhs), pending.push_back(x->rhs);
-          else if (!is_const(x)) factors.push_back(abstracted(x));
-        }
-        products_[it->second] = std::move(factors);
-      }
-      // `c % f` with a constant c of few divisors: remembered for the divisor lemma (linear_part)
-      if (e->op == ExprNode::Op::Mod && is_const(e->lhs) && *const_value(e->lhs) >= 1 && *const_value(e->lhs) <= (int64_t{1} << 20))
-        const_mods_[it->second] = {*const_value(e->lhs), abstracted(e->rhs)};
-      if (e->op == ExprNode::Op::FloorDiv && is_const(e->lhs) && *const_value(e->lhs) >= 1 && *const_value(e->lhs) <= kQuotientLemmaMax)
-        const_divs_[it->second] = {*const_value(e->lhs), abstracted(e->rhs)};
-    }
-    return dim_var(it->second);
+  if (e->op == ExprNode::Op::Mul) return abstracted_product(e);
+  const bool nonlin = (e->op == ExprNode::Op::FloorDiv || e->op == ExprNode::Op::Mod) && !is_const(e->rhs);
+  if (!nonlin) return dim_binary(e->op, abstracted(e->lhs), abstracted(e->rhs));
+  auto [it, fresh] = abstractions_.try_emplace(to_string(e), "");
+  if (fresh) {
+    it->second = std::string(kAbstractPrefix) + std::to_string(abstractions_.size());
+    // `c % f` / `c // f` with a constant c: remembered for the divisor and quotient lemmas
+    if (e->op == ExprNode::Op::Mod && is_const(e->lhs) && *const_value(e->lhs) >= 1 && *const_value(e->lhs) <= (int64_t{1} << 20))
+      const_mods_[it->second] = {*const_value(e->lhs), abstracted(e->rhs)};
+    if (e->op == ExprNode::Op::FloorDiv && is_const(e->lhs) && *const_value(e->lhs) >= 1 && *const_value(e->lhs) <= kQuotientLemmaMax)
+      const_divs_[it->second] = {*const_value(e->lhs), abstracted(e->rhs)};
   }
-  return dim_binary(e->op, abstracted(e->lhs), abstracted(e->rhs));
+  return dim_var(it->second);
+}
+
+// A product: its constant coefficient times one fresh symbol for the product of its non-constant
+// factors, each abstracted in turn and taken in one order, so that `2*K*M*N`, `K*M*N` and
+// `N*(K*M)` share the symbol of K*M*N and the relaxation keeps `2*K*M*N == 2*(K*M*N)`.
+ShapeDim Z3Decider::abstracted_product(const ShapeDim& e) {
+  int64_t coefficient = 1;
+  std::vector<ShapeDim> factors;
+  std::vector<ShapeDim> pending{e};  // the product's nodes still to split
+  while (!pending.empty()) {
+    ShapeDim x = pending.back();
+    pending.pop_back();
+    if (x->op == ExprNode::Op::Mul) pending.push_back(x->lhs), pending.push_back(x->rhs);
+    else if (int64_t c = 0; is_const(x) && !__builtin_mul_overflow(coefficient, *const_value(x), &c)) coefficient = c;
+    else factors.push_back(abstracted(x));
+  }
+  std::sort(factors.begin(), factors.end(), [](const ShapeDim& a, const ShapeDim& b) { return to_string(a) < to_string(b); });
+  if (factors.size() < 2) return dim_binary(ExprNode::Op::Mul, dim_const(coefficient), factors.empty() ? dim_const(1) : factors[0]);
+  std::string key;
+  for (const auto& f : factors) key += (key.empty() ? "" : " * ") + to_string(f);
+  auto [it, fresh] = abstractions_.try_emplace("product " + key, "");
+  if (fresh) {
+    it->second = std::string(kAbstractPrefix) + std::to_string(abstractions_.size());
+    products_[it->second] = factors;
+  }
+  return coefficient == 1 ? dim_var(it->second) : dim_binary(ExprNode::Op::Mul, dim_const(coefficient), dim_var(it->second));
 }
 
 // Whether the relaxation rules out p holding (`side` true) or failing (false) at every instance:
@@ -437,6 +534,8 @@ Classified Z3Decider::classify(const std::vector<SymPred>& context, const SymPre
     holds_at = side(q, context, p, true);
     if (!holds_at && linear && relaxed_unsat(*linear, true)) return {"refuted", fails};
   }
+  if (!fails) fails = focused_instance(context, not_p);
+  if (!holds_at) holds_at = focused_instance(context, p);
   if (fails && holds_at) return {"required", fails};
   return {"undecided", fails};
 }

@@ -124,5 +124,34 @@ TEST(Obligations, AConstantOverASymbolIsPiecewiseLinear) {
   EXPECT_NE(d.classify(h, pred("64%M", SymRel::Eq, "0")).status, "refuted");
 }
 
+// M == K*M*N with factors >= 1 leaves K = N = 1, so 2*K*M*N is 2*M (the relaxation reads
+// 2*K*M*N as 2 times the one unknown of K*M*N, and a product equal to one factor has the others
+// 1). 64*ceil(2M/64) - 1 < 2M holds exactly where 64 | 2M, i.e. 32 | M, against the guard
+// K*M*N % 32 != 0, i.e. M % 32 != 0: it fails at every instance of the case (M = 2, K = N = 1 is one).
+TEST(Obligations, AProductEqualToOneFactorHasTheOthersOne) {
+  Z3Decider d({}, {"K", "M", "N"});
+  const std::vector<SymPred> g{pred("2*(K*M*N%32)", SymRel::Ne, "0"), pred("M", SymRel::Ne, "1"), pred("M", SymRel::Eq, "K*M*N")};
+  EXPECT_EQ(d.classify(g, pred("64*((2*K*M*N+63)//64)-1", SymRel::Lt, "2*M")).status, "refuted");
+}
+
+// With K == 1, 64 > M and 64//M <= 2 (M in 22..63) and K*M*N % 32 == 0, 64 % M == 0 holds at
+// M = 32, N = 2 (64 % 32 == 0; 32*2 = 64, a multiple of 32, 64//32 = 2 != 1, 32 != 64) and fails
+// at M = 24, N = 4 (64 % 24 = 16; 96 % 32 == 0, 96//32 = 3, 24 != 96): `required`, the instances
+// found by the search inside each symbol's bounds where the pool's draw over three symbols misses.
+TEST(Obligations, InstancesInsideTheBoundsOfTheCaseMakeAConditionRequired) {
+  Z3Decider d({}, {"K", "M", "N"});
+  const std::vector<SymPred> g{pred("2*(K*M*N%32)", SymRel::Eq, "0"), pred("K*M*N//32", SymRel::Ne, "1"), pred("M", SymRel::Ne, "1"), pred("M", SymRel::Ne, "K*M*N"),
+                               pred("N", SymRel::Ne, "1"), pred("K", SymRel::Eq, "1"), pred("64", SymRel::Gt, "M"), pred("64//M", SymRel::Le, "2")};
+  const Classified k = d.classify(g, pred("64%M", SymRel::Eq, "0"));
+  EXPECT_EQ(k.status, "required");
+  ASSERT_TRUE(k.counterexample.has_value());
+  const Bindings& x = *k.counterexample;  // a real instance of the case where 64 % M != 0
+  EXPECT_EQ(x.at("K"), 1);
+  EXPECT_GE(x.at("M"), 22);
+  EXPECT_LT(x.at("M"), 64);
+  EXPECT_NE(64 % x.at("M"), 0);
+  EXPECT_EQ(x.at("M") * x.at("N") % 32, 0);
+}
+
 }  // namespace
 }  // namespace tfspec::solver

@@ -68,11 +68,15 @@ class Z3Decider : public Decider {
     std::vector<z3::expr> lemmas;   // facts about the abstracted terms, true at every instance
   };
   std::optional<Relaxed> linear_part(const std::vector<SymPred>& context, const SymPred& p);
+  std::map<std::string, std::pair<int64_t, int64_t>> symbol_ranges(const std::vector<SymPred>& context) const;
+  std::optional<Bindings> focused_instance(const std::vector<SymPred>& context, const SymPred& p);
+  static constexpr size_t kFocusedTries = 20000;
   bool relaxed_unsat(const Relaxed& r, bool side);
   void add_lemmas(Relaxed& out);
   void add_quotient_lemmas(Relaxed& out, const std::set<std::string>& used);
   bool relaxation_empty(const std::vector<SymPred>& context);
   ShapeDim abstracted(const ShapeDim& e);
+  ShapeDim abstracted_product(const ShapeDim& e);
   static constexpr const char* kAbstractPrefix = "nonlinear_term_";
   static constexpr int64_t kQuotientLemmaMax = 4096;  // `c // f`, `c % f`: about 2*sqrt(c) lemmas each
   std::map<std::string, std::string> abstractions_;  // a nonlinear term's text -> its fresh symbol
