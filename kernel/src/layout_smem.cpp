@@ -292,8 +292,11 @@ void check_layout_reduce(const LayoutProgram&, const Move& m, std::vector<Findin
 void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std::vector<Finding>& out) {
   int64_t allocs = 0, scratch = 0, reduce_scratch = 0;  // reduce_scratch: the largest of a reduce's or a scan's
   std::vector<std::pair<const Move*, int64_t>> scratches;  // each convert through shared memory and each reduce or scan across warps, its bytes
+  const Move* unknown = nullptr;  // a convert, reduce or scan whose layouts were not derived: its scratch is not counted
   for (const Move& m : p.moves) {
     allocs += m.kind == MoveKind::Alloc ? m.alloc_bytes : 0;
+    const bool scratchy = m.kind == MoveKind::Convert || m.kind == MoveKind::Reduce || m.kind == MoveKind::Scan;
+    if (scratchy && (!m.regs || (m.kind == MoveKind::Convert && !m.regs_to)) && !unknown) unknown = &m;
     if (m.kind == MoveKind::Convert && m.regs && m.regs_to && !(*m.regs == *m.regs_to)) {
       std::vector<Finding> c;
       check_layout_convert(p, m, c);
@@ -335,6 +338,12 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
   if (limit) f.detail["limit_bytes"] = *limit;
   if (limit && used > *limit) f.outcome = Outcome::Violation, f.rule = &rule::kKernelSmemFootprint, f.message += " > the limit " + std::to_string(*limit) + " B";
   else if (limit) f.message += " <= the limit " + std::to_string(*limit) + " B";
+  // a scratch not counted leaves the peak a lower bound: ok only on Triton's own allocation
+  if (unknown && f.outcome == Outcome::Ok && !p.declared_shared) {
+    f.outcome = Outcome::Undecided;
+    f.message += "; but the scratch of " + unknown->subject + " is not counted (its layouts were not derived), so " + std::to_string(need) +
+                 " B is only a lower bound and no Triton metadata gives the allocation";
+  }
   out.push_back(std::move(f));
 }
 

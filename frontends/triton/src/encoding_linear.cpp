@@ -231,12 +231,29 @@ Bases shared(const Encoding& e, const std::vector<int64_t>& shape) {
 
 }  // namespace
 
+// §2.7: a CTA layout over more than one CTA of a cluster (`CTAsPerCGA` or `CTASplitNum` past 1,
+// Triton's num_ctas > 1; a `#ttg.linear` with `block` bases) splits the tensor across CTAs, which
+// the derivations of one CTA's layout do not model: such an encoding is listed, never read as if
+// one CTA held the whole tensor.
+bool one_cta(const Encoding& e) {
+  for (const char* key : {"CTAsPerCGA", "CTASplitNum"}) {
+    const auto it = e.params.find(key);
+    if (it == e.params.end()) continue;
+    for (const AttrValue& v : it->second.list)
+      if (v.kind != AttrValue::Kind::Int || v.i != 1) return false;
+  }
+  const auto block = e.params.find("block");
+  return block == e.params.end() || block->second.list.empty();
+}
+
 bool derivable(const Encoding& e) {
+  if (!one_cta(e)) return false;
   if (e.kind == "blocked" || e.kind == "linear" || e.kind == "swizzled_shared") return true;
   if (e.kind == "slice") return derivable(e.get_enc("parent"));
   if (e.kind == "nvidia_mma") return e.params.count("versionMajor") && (e.get_int("versionMajor") == 2 || e.get_int("versionMajor") == 3);
   if (e.kind == "dot_op") {  // §2.4: mma.sync's operands; wgmma's A in registers is laid out as mma.sync's A
     const Encoding& p = e.get_enc("parent");
+    if (!one_cta(p)) return false;
     const int64_t idx = e.get_int("opIdx"), version = p.kind == "nvidia_mma" && p.params.count("versionMajor") ? p.get_int("versionMajor") : 0;
     return (version == 2 && (idx == 0 || idx == 1)) || (version == 3 && idx == 0);
   }

@@ -21,7 +21,9 @@ std::optional<LinearLayout> layout_of(const TypeInfo& t, const Module& m, std::s
     return std::nullopt;
   }
   if (!derivable(*t.encoding)) {
-    why = "#ttg." + t.encoding->kind + " is not derived by tfspec (listed, not guessed): " + t.encoding->text;
+    why = "#ttg." + t.encoding->kind + " is not derived by tfspec (listed, not guessed" +
+          (one_cta(*t.encoding) ? std::string() : "; it spans several CTAs of a cluster, and §2 derives one CTA's layout, spec/TRITON.md §2.7") +
+          "): " + t.encoding->text;
     return std::nullopt;
   }
   std::vector<int64_t> shape = alloc ? t.alloc_shape : t.shape;

@@ -101,6 +101,33 @@ TEST(TtgirReader, UnknownOpsAndEncodingsAreListedAndBadTextRefused) {
   }
 }
 
+// §2.7: a blocked layout over two CTAs of a cluster (`CTAsPerCGA = [2, 1]`, Triton's
+// num_ctas = 2 on sm90) gives each CTA half of the tensor; one CTA's derivation would check a tile
+// no CTA holds. Every move through such a layout is undecided naming the reason (never ok), and
+// with the convert's scratch not counted and no Triton metadata, the footprint is undecided too;
+// with Triton's own allocation (49152 B, the fixture's KERNEL.json) it is checked against that.
+TEST(TtgirReader, AnEncodingOverSeveralCtasIsListedNotReadAsOneCtas) {
+  const std::string text = replaced(fixture("matmul_fp16_128x128x32_w4_s3.sm90.ttgir"), "order = [1, 0]}>",
+                                    "order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>");
+  const kernel::KernelReport r = check(text);
+  int spans = 0;
+  for (const Finding& f : r.findings) {
+    if (f.check == "footprint") {
+      EXPECT_EQ(f.outcome, Outcome::Undecided) << f.message;
+    }
+    if (f.message.find("spans several CTAs") == std::string::npos) continue;
+    ++spans;
+    EXPECT_EQ(f.outcome, Outcome::Undecided) << f.message;
+  }
+  EXPECT_GE(spans, 2);  // the A and B copies at least
+  const auto declared = kernel::check_layout_program(triton::lower(triton::read_ttgir(text), 49152));
+  for (const Finding& f : declared.findings) {
+    if (f.check == "footprint") {
+      EXPECT_EQ(f.outcome, Outcome::Ok) << f.message;
+    }
+  }
+}
+
 // A number past int64 in a kernel argument's divisibility, or a line cut short: an input error
 // naming the line (each was an internal error: std::stoll, string_view::substr).
 TEST(TtgirReader, ALineThatDoesNotReadIsNamed) {

@@ -41,6 +41,9 @@ std::shared_ptr<const Encoding> parse_encoding(std::string_view text, const Alia
 
 // The encodings tfspec derives (§2); anything else is listed by the reader, never guessed.
 bool derivable(const Encoding& e);
+// Whether the encoding's CTA layout is one CTA's (§2.7): no `CTAsPerCGA` / `CTASplitNum` past 1
+// and no `block` bases. A multi-CTA encoding is not derivable.
+bool one_cta(const Encoding& e);
 
 // A distributed encoding on a tensor shape: in-dims register, lane, warp, block (Triton's names,
 // in that order) -> out-dims dim0, dim1, ... of the shape's sizes. A shared encoding on an
