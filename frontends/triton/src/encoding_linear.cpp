@@ -5,6 +5,8 @@
 // tile is smaller, clamped where it is larger.
 #include <algorithm>
 #include <bit>
+#include <map>
+#include <set>
 
 #include "tfspec/frontends/triton/encoding.hpp"
 #include "tfspec/reference/error.hpp"
@@ -246,14 +248,33 @@ bool one_cta(const Encoding& e) {
   return block == e.params.end() || block->second.list.empty();
 }
 
+// §2.7: the attributes each derived encoding is read from; one tfspec does not read (a newer
+// Triton's, or a hand edit) may change the layout, so the encoding is listed, not derived.
+std::optional<std::string> unread_attribute(const Encoding& e) {
+  static const std::set<std::string> cta{"CTAsPerCGA", "CTASplitNum", "CTAOrder"};
+  static const std::map<std::string, std::set<std::string>> known{
+      {"blocked", {"sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"}},
+      {"slice", {"dim", "parent"}},
+      {"nvidia_mma", {"versionMajor", "versionMinor", "warpsPerCTA", "instrShape"}},
+      {"dot_op", {"opIdx", "parent", "kWidth"}},
+      {"linear", {"register", "lane", "warp", "block"}},
+      {"swizzled_shared", {"vec", "perPhase", "maxPhase", "order"}},
+      {"nvmma_shared", {"swizzlingByteWidth", "transposed", "elementBitWidth", "fp4Padded"}}};
+  const auto it = known.find(e.kind);
+  if (it == known.end()) return std::nullopt;
+  for (const auto& [key, value] : e.params)
+    if (!it->second.count(key) && !cta.count(key)) return key;
+  return std::nullopt;
+}
+
 bool derivable(const Encoding& e) {
-  if (!one_cta(e)) return false;
+  if (!one_cta(e) || unread_attribute(e)) return false;
   if (e.kind == "blocked" || e.kind == "linear" || e.kind == "swizzled_shared") return true;
   if (e.kind == "slice") return derivable(e.get_enc("parent"));
   if (e.kind == "nvidia_mma") return e.params.count("versionMajor") && (e.get_int("versionMajor") == 2 || e.get_int("versionMajor") == 3);
   if (e.kind == "dot_op") {  // §2.4: mma.sync's operands; wgmma's A in registers is laid out as mma.sync's A
     const Encoding& p = e.get_enc("parent");
-    if (!one_cta(p)) return false;
+    if (!one_cta(p) || unread_attribute(p)) return false;
     const int64_t idx = e.get_int("opIdx"), version = p.kind == "nvidia_mma" && p.params.count("versionMajor") ? p.get_int("versionMajor") : 0;
     return (version == 2 && (idx == 0 || idx == 1)) || (version == 3 && idx == 0);
   }

@@ -23,6 +23,7 @@ std::optional<LinearLayout> layout_of(const TypeInfo& t, const Module& m, std::s
   if (!derivable(*t.encoding)) {
     why = "#ttg." + t.encoding->kind + " is not derived by tfspec (listed, not guessed" +
           (one_cta(*t.encoding) ? std::string() : "; it spans several CTAs of a cluster, and §2 derives one CTA's layout, spec/TRITON.md §2.7") +
+          (unread_attribute(*t.encoding) ? "; its attribute `" + *unread_attribute(*t.encoding) + "` is not one §2 reads, spec/TRITON.md §2.7" : std::string()) +
           "): " + t.encoding->text;
     return std::nullopt;
   }

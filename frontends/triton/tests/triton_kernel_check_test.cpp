@@ -128,6 +128,19 @@ TEST(TtgirReader, AnEncodingOverSeveralCtasIsListedNotReadAsOneCtas) {
   }
 }
 
+// §2.7: an attribute of a derived kind that §2 does not read (here `repOrder`, as a later Triton
+// might add, or a hand edit) may change the layout: the encoding is listed, its moves undecided
+// naming the attribute, never derived as if it were absent.
+TEST(TtgirReader, AnAttributeTfspecDoesNotReadLeavesTheEncodingUnderived) {
+  const std::string text = replaced(fixture("softmax_1024_w4.sm80.ttgir"), "order = [0]}>", "order = [0], repOrder = [0]}>");
+  int named = 0;
+  for (const Finding& f : check(text).findings) {
+    EXPECT_NE(f.outcome, Outcome::Ok) << f.check << ": " << f.message;  // nothing is read from that layout
+    named += f.message.find("`repOrder` is not one §2 reads") != std::string::npos;
+  }
+  EXPECT_GE(named, 1);
+}
+
 // A number past int64 in a kernel argument's divisibility, or a line cut short: an input error
 // naming the line (each was an internal error: std::stoll, string_view::substr).
 TEST(TtgirReader, ALineThatDoesNotReadIsNamed) {

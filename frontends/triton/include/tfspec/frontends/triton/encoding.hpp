@@ -44,6 +44,8 @@ bool derivable(const Encoding& e);
 // Whether the encoding's CTA layout is one CTA's (§2.7): no `CTAsPerCGA` / `CTASplitNum` past 1
 // and no `block` bases. A multi-CTA encoding is not derivable.
 bool one_cta(const Encoding& e);
+// An attribute of a derived kind that §2 does not read (the encoding is then not derivable).
+std::optional<std::string> unread_attribute(const Encoding& e);
 
 // A distributed encoding on a tensor shape: in-dims register, lane, warp, block (Triton's names,
 // in that order) -> out-dims dim0, dim1, ... of the shape's sizes. A shared encoding on an
