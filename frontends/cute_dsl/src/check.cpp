@@ -94,6 +94,11 @@ kernel::KernelReport check_module(const Module& m) {
     read.message += "; ops this reader does not know (not interpreted):";
     for (const std::string& n : m.unknown_ops) read.message += " " + n;
   }
+  if (!m.unknown_atoms.empty()) {  // a copy or MMA the checks cannot read: the kernel is not all checked
+    read.outcome = kernel::Outcome::Undecided;
+    read.message += "; atoms this reader does not know (their tiled copies / MMAs not interpreted, spec/CUTE_DSL.md §1):";
+    for (const std::string& n : m.unknown_atoms) read.message += " " + n;
+  }
   r.findings.push_back(std::move(read));
   validate_layout_ops(m, r.findings);
   check_global_copies(m, r.findings);

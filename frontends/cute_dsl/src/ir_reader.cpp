@@ -1,8 +1,7 @@
 // Reading the DSL's MLIR dump (spec/CUTE_DSL.md §1): type aliases, then one op per line.
+#include <algorithm>
 #include <cctype>
 #include <set>
-
-#include <algorithm>
 
 #include "tfspec/frontends/cute_dsl/cute_ir.hpp"
 #include "tfspec/reference/error.hpp"
@@ -140,6 +139,21 @@ bool read_op(std::string_view line, int n, Module& m) {
   return true;
 }
 
+// The atoms whose semantics tfspec reads (spec/CUTE_DSL.md §1): a tiled copy or MMA over another
+// atom is listed, its copies or MMA not interpreted, never read as if it were a known one.
+void note_atom(const std::string& alias, const std::string& atom, bool mma, Module& m) {
+  static const std::set<std::string> copies{"ldsm", "stsm", "simt_async_copy", "universal_copy", "tma_load", "tma_store",
+                                            "non_exec_tiled_tma_load", "non_exec_tiled_tma_store"};
+  static const std::set<std::string> mmas{"sm80.mma", "sm90.mma", "atom.universal_fma"};
+  std::string kind = atom.substr(0, atom.find('<'));
+  const std::string prefix = "!cute_nvgpu.";
+  if (kind.rfind(prefix, 0) == 0) kind = kind.substr(prefix.size());
+  if (!mma && kind.rfind("atom.", 0) == 0) kind = kind.substr(5);
+  if ((mma ? mmas : copies).count(kind)) return;
+  const std::string entry = atom.substr(0, atom.find('<')) + " (" + alias + ")";
+  if (std::find(m.unknown_atoms.begin(), m.unknown_atoms.end(), entry) == m.unknown_atoms.end()) m.unknown_atoms.push_back(entry);
+}
+
 void read_alias(std::string_view s, Module& m) {
   const size_t eq = s.find(" = ");
   const std::string name(s.substr(0, eq)), text(trim(s.substr(eq + 3)));
@@ -147,6 +161,7 @@ void read_alias(std::string_view s, Module& m) {
   if (text.rfind("!cute.tiled_copy<", 0) == 0) {
     const auto parts = split_top(std::string_view(text).substr(17, text.size() - 18), ",");
     m.copies.push_back({name, std::string(parts[0]), field(text, "layout_copy_tv"), field(text, "tiler_mn")});
+    note_atom(name, m.copies.back().atom, false, m);
   } else if (text.rfind("!cute.tiled_mma<", 0) == 0) {
     TiledMma t{name, std::string(split_top(std::string_view(text).substr(16), ",")[0]), "", "", "", ""};
     const size_t lt = t.atom.find('<'), comma = t.atom.find(',');
@@ -155,6 +170,7 @@ void read_alias(std::string_view s, Module& m) {
     if (et != std::string::npos) t.elem_types = t.atom.substr(et + 13, t.atom.find(')', et) - et - 13);
     t.atom_layout = field(text, "atom_layout_MNK");
     t.permutation = field(text, "permutation_MNK");
+    note_atom(name, t.atom, true, m);
     m.mmas.push_back(t);
   }
 }

@@ -63,6 +63,7 @@ struct Module {
   std::vector<TiledCopy> copies;
   std::vector<TiledMma> mmas;
   std::vector<std::string> unknown_ops;  // cute.* op names this reader does not know (listed once)
+  std::vector<std::string> unknown_atoms;  // copy / MMA atoms of tiled copies and MMAs it does not know
 };
 
 // Fails closed (SpecError cute-dsl-input, naming the line) on a type it cannot read.
