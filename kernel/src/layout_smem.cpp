@@ -339,9 +339,13 @@ void check_layout_footprint(const LayoutProgram& p, const KernelOptions& o, std:
   if (limit && used > *limit) f.outcome = Outcome::Violation, f.rule = &rule::kKernelSmemFootprint, f.message += " > the limit " + std::to_string(*limit) + " B";
   else if (limit) f.message += " <= the limit " + std::to_string(*limit) + " B";
   // a scratch not counted leaves the peak a lower bound: ok only on Triton's own allocation
-  if (unknown && f.outcome == Outcome::Ok && !p.declared_shared) {
+  std::string uncounted = unknown ? unknown->subject + " (its layouts were not derived)" : "";
+  for (const std::string& u : p.unknown)  // ops the frontend did not read that Triton may give scratch (§3.5)
+    for (const char* op : {"tt.gather ", "tt.histogram ", "tt.atomic_rmw ", "tt.atomic_cas "})
+      if (uncounted.empty() && u.find(op) != std::string::npos) uncounted = u;
+  if (!uncounted.empty() && f.outcome == Outcome::Ok && !p.declared_shared) {
     f.outcome = Outcome::Undecided;
-    f.message += "; but the scratch of " + unknown->subject + " is not counted (its layouts were not derived), so " + std::to_string(need) +
+    f.message += "; but the scratch of " + uncounted + " is not counted, so " + std::to_string(need) +
                  " B is only a lower bound and no Triton metadata gives the allocation";
   }
   out.push_back(std::move(f));

@@ -141,6 +141,27 @@ TEST(TtgirReader, AnAttributeTfspecDoesNotReadLeavesTheEncodingUnderived) {
   EXPECT_GE(named, 1);
 }
 
+// §3.5: an op the reader does not read that Triton may give shared scratch (tt.histogram here;
+// tt.gather, the atomics) leaves the footprint a lower bound: undecided without Triton's metadata,
+// checked against Triton's own allocation with it (softmax allocates 16 B: its two reductions').
+TEST(TtgirReader, AnUnreadOpThatMayTakeScratchLeavesTheFootprintUndecided) {
+  const std::string text = replaced(fixture("softmax_1024_w4.sm80.ttgir"), "    %x_6 = \"tt.reduce\"",
+                                    "    %h = tt.histogram %x_5 : tensor<1024xf32, #blocked> -> tensor<16xi32, #blocked> loc(#loc30)\n    %x_6 = \"tt.reduce\"");
+  int footprints = 0;
+  for (const Finding& f : check(text).findings) {
+    if (f.check != "footprint") continue;
+    ++footprints;
+    EXPECT_EQ(f.outcome, Outcome::Undecided) << f.message;
+    EXPECT_NE(f.message.find("tt.histogram"), std::string::npos) << f.message;
+  }
+  EXPECT_EQ(footprints, 1);
+  for (const Finding& f : kernel::check_layout_program(triton::lower(triton::read_ttgir(text), 16)).findings) {
+    if (f.check == "footprint") {
+      EXPECT_EQ(f.outcome, Outcome::Ok) << f.message;
+    }
+  }
+}
+
 // A number past int64 in a kernel argument's divisibility, or a line cut short: an input error
 // naming the line (each was an internal error: std::stoll, string_view::substr).
 TEST(TtgirReader, ALineThatDoesNotReadIsNamed) {
