@@ -21,6 +21,8 @@ with faults planted in its text:
   that op's line;
 - twice: a g2s copy's thread mode split so two threads write one element -> `coverage` at the
   copy's partition;
+- padding: sgemm's padded shared memory (rows R + 4 apart) made unpadded -> a `banks` violation
+  at each operand's g2s writes of the degree a hand model of warp 0's 32-bit writes gives;
 - walk: a global copy's threads made to walk the strided dimension -> `kernel-coalescing` at that
   copy's partition wherever a warp-by-warp sector count (below, independent of tfspec's) says more
   sectors than ideal; where it says ideal, no coalescing violation.
@@ -375,9 +377,10 @@ class Sweep:
             elif not checked:
                 self.fail(name, "tensorop_gemm's pipeline not checked: " + "; ".join(f["message"] for f in pipelines if f["outcome"] != "ok"))
             v["checked"] = checked
-        if v["kind"] == "sgemm":  # a known limit: padded stages (spec/CUTE_DSL.md §4)
-            if pipeline is None or "cosize" not in pipeline["message"]:
-                self.fail(name, "sgemm expected unmapped for its padded stages: " + (pipeline["message"] if pipeline else "none"))
+        if v["kind"] == "sgemm":  # mapped: the SIMT FMA and the padded stages (spec/CUTE_DSL.md §4)
+            if not checked:
+                self.fail(name, "sgemm's pipeline not checked: " + ("; ".join(f["message"] for f in pipelines if f["outcome"] != "ok") or "no pipeline finding"))
+            v["checked"] = checked
         if v["kind"] == "elementwise":  # a known limit: its universal copies state no width
             for f in report["findings"]:
                 if f["check"] == "global" and f["outcome"] != "ok":
@@ -613,6 +616,45 @@ def fault_walk(sw, name, text, report):
     sw.planted(name, f"walk: {c['alias']} {c['tv_text']} -> {new_tv}", mutated, expect)
 
 
+# -- padding: sgemm's K-major smem (R,bK,S):(1,R+4,bK(R+4)) with the padding removed. Hand model
+# of the 32-bit g2s writes: warp 0's first access, thread t at the copy tile's index tv(t), i.e.
+# (m, k) = (i % P, i // P), offset m + R k, bank offset % 32; the degree is the most distinct words
+# one bank serves. Padded (R + 4 = 4 mod 32) the same model gives 1.
+def padded_write_degree(c, row):
+    banks = {}
+    for t in range(32):
+        i = evaluate(c["tv"][0], c["tv"][1], t)
+        off = i % c["P"] + row * (i // c["P"])
+        banks.setdefault(off % 32, set()).add(off)
+    return max(len(w) for w in banks.values())
+
+
+def fault_padding(sw, name, v, text):
+    bm, bn, bk = v["tile"]
+    cands = [c for c in copies(text) if c["atom"] == "simt_async_copy" and c["elem"] == 4]
+    if not cands:
+        return
+    mutated = text
+    for rows in sorted({bm, bn}):
+        padded = f"({rows},{bk},{v['stages']}):(1,{rows + 4},{bk * (rows + 4)})"
+        if padded not in mutated:
+            sw.fail(name, f"sgemm's padded smem {padded} not found in the dump")
+            return
+        mutated = mutated.replace(padded, f"({rows},{bk},{v['stages']}):(1,{rows},{bk * rows})")
+    degree = {"A": padded_write_degree(cands[0], bm), "B": padded_write_degree(cands[-1], bn)}
+
+    def expect(report):
+        for op in ("A", "B"):
+            f = next((f for f in report["findings"] if f["check"] == "banks" and f.get("subject") == op + " g2s (write)"), None)
+            if f is None:
+                return f"no banks finding for {op}'s g2s writes"
+            got = f["detail"].get("degree", 1) if f["outcome"] == "violation" else 1
+            if f["outcome"] not in ("ok", "violation") or got != degree[op]:
+                return f"{op} g2s writes: {f['outcome']} degree {got}, the hand model {degree[op]}"
+        return None if max(degree.values()) > 1 else "benign"
+    sw.planted(name, f"padding: removed (hand degrees A {degree['A']}, B {degree['B']})", mutated, expect)
+
+
 def fault_twice(sw, name, text, report):
     """A g2s copy's largest thread sub-mode n:d split as (n/2,2):(d,0): thread j + (n/2) x ...
     writes the element thread j does; coverage must name it at that copy's partition."""
@@ -707,6 +749,9 @@ def main():
         fault_stride(sw, name, text, report)
         if v["kind"] == "tensorop" and v.get("checked"):  # the checks these faults need run on a checked pipeline
             fault_swizzle(sw, name, v, text)
+            fault_twice(sw, name, text, report)
+        if v["kind"] == "sgemm" and v.get("checked"):
+            fault_padding(sw, name, v, text)
             fault_twice(sw, name, text, report)
         if v["kind"] == "hopper":
             fault_hopper_swizzle(sw, name, v, text)
