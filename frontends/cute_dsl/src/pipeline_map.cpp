@@ -66,7 +66,7 @@ Layout first_two(const Layout& l) {
 // spec/KERNEL.md's default; a padded buffer's own stride otherwise, CUTLASS's sgemm 1056 for a
 // 1052 cosize). A swizzle on the pointer acts on byte addresses: S<B,M,S> over E-byte elements is
 // Sw<B, M - log2 E, S> on offsets.
-LayoutPtr smem_layout(const Type& t, int64_t& stages, std::optional<int64_t>& stage_stride, std::vector<std::string>& notes) {
+LayoutPtr smem_layout(const Type& t, int64_t& stages, std::optional<int64_t>& stage_stride, std::vector<std::string>& notes, const std::string& who) {
   if (t.kind != "memref" || t.space != "smem") unmapped("not a shared-memory view: " + t.full);
   Symbols none;
   const LayoutPtr whole = read_layout(t.text, none);
@@ -103,7 +103,7 @@ LayoutPtr smem_layout(const Type& t, int64_t& stages, std::optional<int64_t>& st
   stage_stride.reset();
   if (stride != tile.cosize()) {
     stage_stride = stride;
-    notes.push_back("the shared view " + t.text + " places its stages " + std::to_string(stride) + " elements apart, not at the tile's cosize " +
+    notes.push_back(who + "'s shared view " + t.text + " places its stages " + std::to_string(stride) + " elements apart, not at the tile's cosize " +
                     std::to_string(tile.cosize()));
   }
   if (!inner) return std::make_shared<Layout>(tile);
@@ -234,7 +234,7 @@ kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, ker
   const std::string view = part.operands[1], name(1, o.name);
   const Type& vt = part.operand_types[1];
   o.bits = elem_bits(vt.elem);
-  o.smem = smem_layout(vt, stages, o.stage_stride, p.notes);
+  o.smem = smem_layout(vt, stages, o.stage_stride, p.notes, name);
   const Op* dst = find_op(m, "cute.tiled.copy.partition_D", view, "!cute.tiled_copy<");
   if (!dst) unmapped(name + ": no tiled copy writes its shared view " + view);
   const Op* src = nullptr;
@@ -291,7 +291,7 @@ void read_staging(const Module& m, const Op& epilogue_dst, kernel::Pipeline& p, 
   }
   int64_t stages = 1;
   std::optional<int64_t> stride;
-  p.epilogue_smem = smem_layout(s2g->operand_types[1], stages, stride, p.notes);
+  p.epilogue_smem = smem_layout(s2g->operand_types[1], stages, stride, p.notes, "the epilogue");
   if (stages != 1) unmapped("the epilogue's staging buffer " + s2g->operand_types[1].text + " has stages");
   p.r2s_bits = atom_bits(r2s->operand_types[0].full);
   locs.add("C r2s", *r2s);
@@ -375,7 +375,7 @@ LayoutPtr smem_stage_layout(const Type& view, int64_t& stages, std::string& why)
   std::vector<std::string> notes;
   std::optional<int64_t> stride;  // the one-stage tile is what the op-by-op checks read
   try {
-    return smem_layout(view, stages, stride, notes);
+    return smem_layout(view, stages, stride, notes, "the view");
   } catch (const Unmapped& u) {
     why = u.why;
     return nullptr;

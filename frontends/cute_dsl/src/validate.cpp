@@ -1,10 +1,14 @@
 // Translation validation of the DSL compiler's layout algebra (spec/CUTE_DSL.md §2): every static
 // layout op in the IR is recomputed by the reference and compared with its result type as a function.
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <optional>
+#include <regex>
 #include <set>
 
 #include "tfspec/frontends/cute_dsl/cute_ir.hpp"
+#include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/composed.hpp"
 #include "tfspec/reference/equivalent.hpp"
 #include "tfspec/reference/error.hpp"
@@ -183,6 +187,162 @@ void past_domain_undecided(kernel::Finding& f) {
   f.detail["past_domain"] = true;
 }
 
+// §2.2 Coordinate layouts: CuTe's basis strides `n@k` (ScaledBasis, n times the unit vector of
+// coordinate mode k) map an index to a tuple of coordinates. The ops that only scale A's strides
+// by integers and compare scaled strides (composition and the divides of a coordinate A by a plain
+// B, coalesce) commute with the encoding n@k -> n R^k of a coordinate tuple as one integer in radix
+// R, as long as no coordinate reaches R / 2 (no carry: the encoding is then one-to-one, and a
+// scaled stride equals another only within one mode k). So the reference computes the op on the
+// encoded integers, and both results are compared point by point, decoded back to coordinates.
+struct BasisCode {
+  int modes = 0;       // K: the coordinate tuple's length (1 + the largest k named)
+  int64_t radix = 0;   // R = 2^floor(62 / K)
+};
+
+// `n@k` leaves of a static CuTe layout string replaced by n R^k; nullopt (with why) where a leaf is
+// another basis form (`1@0@1`, a negative n) or a stride beside the bases is a plain nonzero integer.
+std::optional<std::string> basis_encoded(const std::string& text, const BasisCode& c, std::string& why) {
+  static const std::regex leaf("-?[0-9]+(@[0-9]+)*");
+  const size_t colon = text.rfind(':');
+  const std::string strides = colon == std::string::npos ? std::string() : text.substr(colon + 1);
+  for (std::sregex_iterator it(strides.begin(), strides.end(), leaf), end; it != end; ++it)
+    if (it->str().find('@') == std::string::npos && it->str() != "0") {
+      why = "a plain stride " + it->str() + " beside basis strides in " + text;
+      return std::nullopt;
+    }
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const size_t at = text.find('@', i);
+    if (at == std::string::npos) { out += text.substr(i); break; }
+    size_t a = at;
+    while (a > i && std::isdigit(static_cast<unsigned char>(text[a - 1]))) --a;
+    size_t b = at + 1;
+    while (b < text.size() && std::isdigit(static_cast<unsigned char>(text[b]))) ++b;
+    if (a == at || b == at + 1 || (b < text.size() && text[b] == '@') || (a > 0 && text[a - 1] == '-')) {
+      why = "a basis stride other than n@k with n, k >= 0 in " + text;
+      return std::nullopt;
+    }
+    const int64_t n = std::stoll(text.substr(a, at - a)), k = std::stoll(text.substr(at + 1, b - at - 1));
+    int64_t scale = 1;
+    for (int64_t j = 0; j < k; ++j) scale *= c.radix;
+    out += text.substr(i, a - i) + std::to_string(checked_mul(n, scale));
+    i = b;
+  }
+  return out;
+}
+
+// The coordinates of an encoded value (K digits in radix R).
+std::vector<int64_t> basis_digits(int64_t v, const BasisCode& c) {
+  std::vector<int64_t> d(static_cast<size_t>(c.modes));
+  for (int64_t& x : d) x = v % c.radix, v /= c.radix;
+  return d;
+}
+
+std::string coordinate_text(const std::vector<int64_t>& d) {
+  std::string s = "(";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + ")";
+}
+
+// Each stride of an encoded coordinate layout is one n@k or 0 (else why): the largest coordinate
+// each mode k reaches, sum of (extent - 1) n over its leaves, must stay below R / 2.
+bool basis_bounded(const Layout& l, const BasisCode& c, std::string& why) {
+  std::vector<int64_t> reach(static_cast<size_t>(c.modes), 0);
+  const std::vector<IntTuple> shape = flat_leaves(l.shape_ref()), stride = flat_leaves(l.stride());
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const std::vector<int64_t> d = basis_digits(stride[i].value(), c);
+    if (std::count_if(d.begin(), d.end(), [](int64_t x) { return x != 0; }) > 1 || stride[i].value() < 0) {
+      why = "a stride that is no single n@k: " + std::to_string(stride[i].value());
+      return false;
+    }
+    for (size_t k = 0; k < d.size(); ++k) reach[k] = checked_add(reach[k], checked_mul(shape[i].value() - 1, d[k]));
+  }
+  for (const int64_t r : reach)
+    if (r >= c.radix / 2) {
+      why = "a coordinate reaches " + std::to_string(r) + ", past the encoding's range " + std::to_string(c.radix / 2);
+      return false;
+    }
+  return true;
+}
+
+// The ops §2.2 recomputes on coordinate layouts: A (operand 0) may carry bases, the others not.
+bool basis_covered(const Op& op) {
+  static const std::set<std::string> ops = {"cute.composition", "cute.coalesce", "cute.logical_divide", "cute.zipped_divide"};
+  if (!ops.count(op.name) || op.operand_types[0].kind != "layout" || op.result_types[0].kind != "layout") return false;
+  for (size_t i = 1; i < op.operand_types.size(); ++i)
+    if (op.operand_types[i].text.find('@') != std::string::npos) return false;
+  return true;
+}
+
+kernel::Finding basis_skipped(const Op& op, const std::string& why) {
+  kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Skipped);
+  f.loc = op_where(op);
+  f.message = op.name + "(" + operands_text(op) + "): not read: a coordinate layout with basis strides (`1@0`): " + why + " (spec/CUTE_DSL.md §2.2)";
+  return f;
+}
+
+// §2.2: the op on the encoded operands, compared with the IR's encoded result point by point.
+kernel::Finding validate_basis(const Op& op) {
+  if (!basis_covered(op)) return basis_skipped(op, "the op is not one whose algebra only scales A's strides (composition, coalesce, the divides of a coordinate A)");
+  if (!all_static(op)) return basis_skipped(op, "a dynamic value");
+  BasisCode code;
+  for (const Type* t : {&op.operand_types[0], &op.result_types[0]})
+    for (size_t at = t->text.find('@'); at != std::string::npos; at = t->text.find('@', at + 1))
+      code.modes = std::max(code.modes, 1 + std::atoi(t->text.c_str() + at + 1));
+  if (code.modes < 1 || code.modes > 6) return basis_skipped(op, "more coordinate modes than the encoding holds (6)");
+  code.radix = int64_t{1} << (62 / code.modes);
+  Op enc = op;
+  std::string why;
+  for (Type* t : {&enc.operand_types[0], &enc.result_types[0]}) {
+    const std::optional<std::string> e = basis_encoded(t->text, code, why);
+    if (!e) return basis_skipped(op, why);
+    t->text = *e;
+  }
+  Symbols syms;
+  const Layout a = plain(read_layout(enc.operand_types[0].text, syms), enc.operand_types[0]);
+  const Layout got = plain(read_layout(enc.result_types[0].text, syms), enc.result_types[0]);
+  if (!basis_bounded(a, code, why) || !basis_bounded(got, code, why)) return basis_skipped(op, why);
+  const Layout ref = plain(recompute(enc, syms), enc.result_types[0]);
+  kernel::Finding f = make_finding("layout-op", op.name);
+  f.loc = op_where(op);
+  f.detail = {{"op", op.name}, {"line", op.line}, {"operands", operands_text(op)}, {"ir", op.result_types[0].text}, {"coordinate_modes", code.modes}};
+  const std::string head = op.name + "(" + operands_text(op) + ")";
+  if (ref.size() != got.size()) {
+    f.outcome = kernel::Outcome::Violation, f.rule = &rule::kCuteDslLayoutOp;
+    f.message = head + ": the IR's " + op.result_types[0].text + " has " + std::to_string(got.size()) + " points, the reference's " + std::to_string(ref.size());
+    return f;
+  }
+  // Past A's domain (D15) the result is a convention (as on the plain path): for A o B of a plain
+  // layout B only the indices with B(i) < size(A) can be a violation; for the other ops, any.
+  std::optional<bool> past;
+  std::optional<int64_t> first_past;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    if (ref(i) == got(i)) continue;
+    if (!past) past = reaches_past_domain(enc);
+    if (*past && op.name == "cute.composition" && op.operand_types[1].kind == "layout" &&
+        plain(read_layout(op.operand_types[1].text, syms), op.operand_types[1])(i) >= a.size()) {
+      first_past = first_past.value_or(i);
+      continue;
+    }
+    f.outcome = kernel::Outcome::Violation, f.rule = &rule::kCuteDslLayoutOp;
+    f.message = head + ": the IR says " + op.result_types[0].text + ", which differs from the reference first at index " + std::to_string(i) + " (IR " +
+                coordinate_text(basis_digits(got(i), code)) + ", reference " + coordinate_text(basis_digits(ref(i), code)) + ")";
+    f.detail["index"] = i;
+    if (*past && !(op.name == "cute.composition" && op.operand_types[1].kind == "layout")) past_domain_undecided(f);
+    return f;
+  }
+  if (first_past) {
+    f.message = head + ": the IR says " + op.result_types[0].text + ", which differs from the reference only past A's domain, first at index " + std::to_string(*first_past);
+    f.detail["index"] = *first_past;
+    f.rule = &rule::kCuteDslLayoutOp;
+    past_domain_undecided(f);
+    return f;
+  }
+  f.message = head + " = " + op.result_types[0].text + ", as the reference computes on the coordinates (" + std::to_string(ref.size()) +
+              " points; basis strides n@k read as n R^k, R = 2^" + std::to_string(62 / code.modes) + ", every coordinate below R / 2)";
+  return f;
+}
+
 }  // namespace
 
 std::optional<kernel::Finding> validate_dynamic(const Op& op);  // validate_dynamic.cpp (§2.1)
@@ -192,15 +352,18 @@ void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out) {
   for (const Op& op : m.ops) {
     if (!covered(op)) continue;
     // A coordinate layout (ArithTuple strides `1@0`, CuTe's basis vectors) maps into a tuple of
-    // coordinates, not an offset: the notation of §1 does not read it, on either path.
+    // coordinates, not an offset: §2.2 encodes the tuple as one integer where the op allows it.
     const bool basis = std::any_of(op.operand_types.begin(), op.operand_types.end(), [](const Type& t) { return t.text.find('@') != std::string::npos; }) ||
                        std::any_of(op.result_types.begin(), op.result_types.end(), [](const Type& t) { return t.text.find('@') != std::string::npos; });
     if (basis) {
-      kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Skipped);
-      f.loc = "line " + std::to_string(op.line);
-      f.message = op.name + "(" + operands_text(op) + "): not read: a coordinate layout with basis strides (`1@0`), which tfspec's notation does not "
-                  "read (spec/CUTE_DSL.md §6)";
-      out.push_back(std::move(f));
+      try {
+        out.push_back(validate_basis(op));
+      } catch (const SpecError& e) {
+        kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Undecided, &rule::kCuteDslLayoutOp);
+        f.loc = op_where(op);
+        f.message = op.name + "(" + operands_text(op) + "): the reference does not answer on the coordinate layout: " + e.what();
+        out.push_back(std::move(f));
+      }
       continue;
     }
     if (!all_static(op)) {

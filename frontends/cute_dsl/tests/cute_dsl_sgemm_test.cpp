@@ -228,3 +228,32 @@ TEST(CuteDslSgemm, AStageStrideOffTheLoadsVectorIsAWidthViolation) {
   EXPECT_EQ(f.detail["stage_stride"], 1054);
   EXPECT_EQ(sgemm::find(r, "width", "A g2s (write)").outcome, Outcome::Ok);
 }
+
+// The same example with A M-major and B N-major (fixture cutlass_sgemm_a_m_b_n.mlir, m and n
+// multiples of 16): the example pads only a K-major operand, so the smem is (128,8,3):(1,128,1024),
+// stages at the cosize (no stage stride), and its copy is 128-bit cp.async with TV (256,4):(4,1)
+// over [128:1;8:1]: thread t's values 4 t + v, (m, k) = (4 (t % 32) + v, t / 32). A phase (8
+// threads) writes 128 contiguous bytes of one k: conflict-free, one wavefront; 8 warps x 1 access
+// (4 values, the copy tile is the CTA tile) x 4 phases = 32. The global side: 128-bit accesses
+// along M, aligned where the K stride is a multiple of 4, proved from its `?{i64 div=16}`. The
+// FMA side is the K-major fixture's (512 wavefronts a load side). Footprint 2 x 3 x 1024 x 4.
+TEST(CuteDslSgemm, TheMMajorVariantNeedsNoPadding) {
+  std::ifstream in(std::string(TFSPEC_SOURCE_DIR) + "/frontends/cute_dsl/tests/fixtures/cutlass_sgemm_a_m_b_n.mlir");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const cute_dsl::MappedPipeline mp = cute_dsl::map_pipeline(cute_dsl::read_cute_ir(ss.str()));
+  ASSERT_TRUE(mp.pipeline) << (mp.unmapped.empty() ? "" : mp.unmapped[0]);
+  EXPECT_FALSE(mp.pipeline->a.stage_stride);
+  EXPECT_EQ(mp.pipeline->a.g2s.atom_bits, 128);
+  const kernel::KernelReport r = sgemm::check(ss.str());
+  EXPECT_EQ(r.exit_code(), 0) << kernel::to_text(r);
+  for (const char* op : {"A g2s (write)", "B g2s (write)"}) {
+    EXPECT_EQ(sgemm::find(r, "width", op).detail["bits"], 128) << op;
+    EXPECT_EQ(sgemm::find(r, "banks", op).detail["wavefronts"], 32) << op;
+  }
+  EXPECT_EQ(sgemm::find(r, "banks", "A s2r (read)").detail["wavefronts"], 512);
+  EXPECT_EQ(sgemm::find(r, "footprint", "smem").detail["total_bytes"], 2 * 3 * 1024 * 4);
+  int proved = 0;
+  for (const Finding& f : r.findings) proved += f.check == "bounds" && f.message.find("128-bit alignment") != std::string::npos && f.outcome == Outcome::Ok ? 1 : 0;
+  EXPECT_EQ(proved, 2);
+}

@@ -135,7 +135,8 @@ def draw_variant(rng):
         return {"kind": kind, "head_dim": rng.choice([32, 64, 128]), "m_block": rng.choice([64, 128]), "n_block": rng.choice([64, 128]),
                 "threads": rng.choice([128, 256]), "causal": rng.choice([False, True]), "dtype": rng.choice(["Float16", "BFloat16"])}
     if kind == "sgemm":
-        return {"kind": kind, "tile": rng.choice([(128, 128, 8), (64, 64, 8), (128, 64, 8)]), "stages": rng.choice([2, 3, 4]), "threads": rng.choice([128, 256])}
+        return {"kind": kind, "tile": rng.choice([(128, 128, 8), (64, 64, 8), (128, 64, 8)]), "stages": rng.choice([2, 3, 4]), "threads": rng.choice([128, 256]),
+                "a": rng.choice("km"), "b": rng.choice("kn")}
     if kind == "hopper":
         return {"kind": kind, "tile": rng.choice([(128, 128), (128, 256), (64, 128), (128, 64)])}
     return {"kind": kind}
@@ -192,9 +193,12 @@ def compile_variant(root, v):
     elif v["kind"] == "sgemm":
         sg = example(root, "cute/ampere/kernel/dense_gemm/sgemm.py")
         f32 = cutlass.Float32
-        m, n, k = cute.sym_int(), cute.sym_int(divisibility=4), cute.sym_int(divisibility=4)
-        cute.compile(sg.SGemm(v["tile"], v["stages"], v["threads"]), fake(f32, (m, k), (1, 0)), fake(f32, (n, k), (1, 0)),
-                     fake(f32, (m, n), (1, 0)), stream=stream)
+        # the contiguous mode's extent a multiple of 16 where it is M or N (the example's 128-bit
+        # copies need its max_alignment % 16), of 4 where it is K (the runner's 16 bytes)
+        m, n = cute.sym_int(divisibility=16), cute.sym_int(divisibility=16)
+        k = cute.sym_int(divisibility=4) if "k" in (v.get("a", "k"), v.get("b", "k")) else cute.sym_int()
+        cute.compile(sg.SGemm(v["tile"], v["stages"], v["threads"]), fake(f32, (m, k), (1, 0) if v.get("a", "k") == "k" else (0, 1)),
+                     fake(f32, (n, k), (1, 0) if v.get("b", "k") == "k" else (0, 1)), fake(f32, (m, n), (1, 0)), stream=stream)
     elif v["kind"] == "hopper":
         hg = example(root, "cute/hopper/kernel/dense_gemm/dense_gemm.py")
         f16 = cutlass.Float16
@@ -630,21 +634,24 @@ def padded_write_degree(c, row):
 
 
 def fault_padding(sw, name, v, text):
+    """Only a K-major operand is padded (the example pads R + 4 where the tensor is row-major); an
+    M- or N-major one is left as it is."""
     bm, bn, bk = v["tile"]
-    cands = [c for c in copies(text) if c["atom"] == "simt_async_copy" and c["elem"] == 4]
-    if not cands:
+    cands = [c for c in copies(text) if c["atom"] == "simt_async_copy" and c["elem"] == 4 and c["V"] == 1]
+    padded_ops = [(op, rows) for op, rows, major in (("A", bm, v.get("a", "k")), ("B", bn, v.get("b", "k"))) if major == "k"]
+    if not cands or not padded_ops:
         return
     mutated = text
-    for rows in sorted({bm, bn}):
+    for _, rows in padded_ops:
         padded = f"({rows},{bk},{v['stages']}):(1,{rows + 4},{bk * (rows + 4)})"
-        if padded not in mutated:
+        if padded not in text:
             sw.fail(name, f"sgemm's padded smem {padded} not found in the dump")
             return
         mutated = mutated.replace(padded, f"({rows},{bk},{v['stages']}):(1,{rows},{bk * rows})")
-    degree = {"A": padded_write_degree(cands[0], bm), "B": padded_write_degree(cands[-1], bn)}
+    degree = {op: padded_write_degree(cands[0], rows) for op, rows in padded_ops}
 
     def expect(report):
-        for op in ("A", "B"):
+        for op in degree:
             f = next((f for f in report["findings"] if f["check"] == "banks" and f.get("subject") == op + " g2s (write)"), None)
             if f is None:
                 return f"no banks finding for {op}'s g2s writes"
@@ -652,7 +659,7 @@ def fault_padding(sw, name, v, text):
             if f["outcome"] not in ("ok", "violation") or got != degree[op]:
                 return f"{op} g2s writes: {f['outcome']} degree {got}, the hand model {degree[op]}"
         return None if max(degree.values()) > 1 else "benign"
-    sw.planted(name, f"padding: removed (hand degrees A {degree['A']}, B {degree['B']})", mutated, expect)
+    sw.planted(name, "padding: removed (hand degrees " + ", ".join(f"{op} {d}" for op, d in degree.items()) + ")", mutated, expect)
 
 
 def fault_twice(sw, name, text, report):
