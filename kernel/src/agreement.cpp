@@ -90,7 +90,7 @@ Finding epilogue_agreement(const Pipeline& p) {
 // C(v, m, n) += A(v, m, k) B(v, n, k) (cute/algorithm/gemm.hpp). Each product must multiply A(m, k)
 // by B(n, k) into C(m, n), and every (m, n, k) of the CTA tile must be computed exactly once.
 // nullopt for an atom whose operands hold several values a thread (the hardware pairs those).
-constexpr int64_t kMaxProducts = int64_t{1} << 24;
+constexpr int64_t kMaxProducts = int64_t{1} << 22;  // the partitions' bound (2^22 pairs): a 16 MB table
 
 std::string product_name(int64_t m, int64_t n, int64_t k) {
   return "(m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", k=" + std::to_string(k) + ")";
@@ -109,7 +109,7 @@ std::optional<Finding> one_value_products(const Pipeline& p) {
   const Partition a = mma_partition(p, 'A'), b = mma_partition(p, 'B'), c = mma_partition(p, 'C');
   const auto rest = [&](int which, int64_t extent, int64_t atom) { return extent / (atom * product_int(mma.atoms.shape_ref()[static_cast<size_t>(which)])); };
   const int64_t rm = rest(0, p.bm, mma.m), rn = rest(1, p.bn, mma.n), rk = rest(2, p.bk, mma.k);
-  std::vector<int64_t> first(static_cast<size_t>(products), -1);  // (m + BM n) + BM BN k -> the first thread
+  std::vector<int32_t> first(static_cast<size_t>(products), -1);  // (m + BM n) + BM BN k -> the first thread (threads <= 1024)
   for (int64_t t = 0; t < p.threads; ++t)
     for (int64_t k = 0; k < rk; ++k)
       for (int64_t n = 0; n < rn; ++n)
@@ -123,14 +123,14 @@ std::optional<Finding> one_value_products(const Pipeline& p) {
             f.detail = {{"thread", t}, {"A", {am, ak}}, {"B", {bn, bk}}, {"C", {cm, cn}}};
             return f;
           }
-          int64_t& who = first[static_cast<size_t>(ce + p.bm * p.bn * ak)];
+          int32_t& who = first[static_cast<size_t>(ce + p.bm * p.bn * ak)];
           if (who >= 0) {
             f.outcome = Outcome::Violation, f.rule = &rule::kKernelAgreement;
             f.message = "the product " + product_name(cm, cn, ak) + " is computed twice: by thread " + std::to_string(who) + " and by thread " + std::to_string(t);
             f.detail = {{"thread", t}, {"first_thread", who}, {"product", {cm, cn, ak}}};
             return f;
           }
-          who = t;
+          who = static_cast<int32_t>(t);
         }
   const auto missing = std::find(first.begin(), first.end(), -1);
   if (missing != first.end()) {

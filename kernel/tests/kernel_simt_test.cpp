@@ -173,6 +173,42 @@ TEST(KernelSimt, AOneValueAtomPairingTheWrongRowsIsAnAgreementViolation) {
   EXPECT_EQ(finding(run(j), "agreement", "C mma (m,n,k)").outcome, Outcome::Ok);
 }
 
+// Tiny one-value atoms over a 1x1x1 or 2x1x1 tile (one f32 element per operand row): two threads
+// that both hold C(0,0), A(0,0) and B(0,0) compute the product (0,0,0) twice (thread 0, then 1);
+// one thread of a 2x1x1 atom holding only row 0 leaves (m=1, n=0, k=0) never computed.
+TEST(KernelSimt, AProductComputedTwiceOrNeverIsAnAgreementViolation) {
+  Json j = sgemm();
+  j["stages"] = 1;
+  const auto tiny = [&](int64_t rows) {
+    for (const char* op : {"A", "B"}) {
+      const int64_t r = std::string(op) == "A" ? rows : 1;
+      j[op] = Json{{"g2s", {{"atom_bits", 32}, {"tv", "(1," + std::to_string(r) + "):(0,1)"}, {"tile", {r, 1}}}},  // one thread, r values
+                   {"smem", "(" + std::to_string(r) + ",1):(1,1)"},
+                   {"s2r", {{"name", "UniversalCopy<uint32_t>"}, {"bits", 32}, {"src", "(1,1):(0,1)"}, {"dst", "(1,1):(0,1)"}}}};
+    }
+  };
+  tiny(1);
+  j["threads"] = 2;
+  j["tile"] = {1, 1, 1};
+  j["mma"] = Json{{"shape", {1, 1, 1}}, {"threads", 2}, {"A", "(2,1):(0,0)"}, {"B", "(2,1):(0,0)"}, {"C", "(2,1):(0,0)"}};
+  const KernelReport twice = run(j);
+  const Finding& f = finding(twice, "agreement", "C mma (m,n,k)");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.detail["first_thread"], 0);
+  EXPECT_EQ(f.detail["thread"], 1);
+  EXPECT_EQ(f.detail["product"], Json::array({0, 0, 0}));
+  tiny(2);
+  j["threads"] = 1;
+  j["tile"] = {2, 1, 1};
+  j["mma"] = Json{{"shape", {2, 1, 1}}, {"threads", 1}, {"A", "(1,1):(0,0)"}, {"B", "(1,1):(0,0)"}, {"C", "(1,1):(0,0)"}};
+  const KernelReport never = run(j);
+  const Finding& g = finding(never, "agreement", "C mma (m,n,k)");
+  EXPECT_EQ(g.outcome, Outcome::Violation);
+  EXPECT_EQ(g.detail["missing"], 1);
+  EXPECT_EQ(g.detail["first_missing"], Json::array({1, 0, 0}));
+  EXPECT_EQ(finding(never, "coverage", "C mma").outcome, Outcome::Violation);  // C(1,0) is held by no thread either
+}
+
 // Atoms whose operands hold several values a thread (SM80's 16x8x16) pair them in hardware: no
 // product finding (the s2r agreement covers their fragments).
 TEST(KernelSimt, SeveralValueAtomsHaveNoProductFinding) {
