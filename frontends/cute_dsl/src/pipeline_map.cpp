@@ -228,13 +228,15 @@ const Op* own_fragment_copy(const Module& m, const Op& part) {
 
 // One operand of the MMA, from its `cute.tiled.mma.partition A|B` op.
 kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, kernel::Pipeline& p, int64_t& stages, Locs locs,
-                             std::vector<StatedS2r>& stated) {
+                             std::vector<StatedS2r>& stated, std::vector<StatedPartition>& partitions) {
   kernel::Operand o;
   o.name = part.keyword[0];
   const std::string view = part.operands[1], name(1, o.name);
   const Type& vt = part.operand_types[1];
   o.bits = elem_bits(vt.elem);
   o.smem = smem_layout(vt, stages, o.stage_stride, p.notes, name);
+  if (o.smem->kind() == LayoutKind::Layout && !part.result_types.empty() && part.result_types[0].kind == "memref" && part.result_types[0].swizzle.empty())
+    partitions.push_back({o.name, part.result_types[0].text, op_where(part)});
   const Op* dst = find_op(m, "cute.tiled.copy.partition_D", view, "!cute.tiled_copy<");
   if (!dst) unmapped(name + ": no tiled copy writes its shared view " + view);
   const Op* src = nullptr;
@@ -330,7 +332,8 @@ void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
                     std::string(p.epilogue_predicated ? ", its stores predicated" : ""));
 }
 
-kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::string, std::string>>& loc_out, std::vector<StatedS2r>& stated) {
+kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::string, std::string>>& loc_out, std::vector<StatedS2r>& stated,
+                               std::vector<StatedPartition>& partitions) {
   if (m.mmas.size() != 1) unmapped(std::to_string(m.mmas.size()) + " tiled MMAs (one is mapped)");
   const Op* pa = mma_partition_op(m, "A", "smem");
   const Op* pb = mma_partition_op(m, "B", "smem");
@@ -341,8 +344,8 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
   Symbols syms;
   Locs locs{loc_out};
   int64_t stages_a = 1, stages_b = 1;
-  p.a = read_operand(m, *pa, syms, p, stages_a, locs, stated);
-  p.b = read_operand(m, *pb, syms, p, stages_b, locs, stated);
+  p.a = read_operand(m, *pa, syms, p, stages_a, locs, stated, partitions);
+  p.b = read_operand(m, *pb, syms, p, stages_b, locs, stated, partitions);
   p.mma = tiled_mma(m.mmas[0], p.a.bits);
   p.threads = p.mma.atom_threads * p.mma.atoms.size();
   const auto extent = [](const kernel::Operand& o, size_t mode) { return product_int(static_cast<const Layout&>(*smem_outer(o.smem)).shape_ref()[mode]); };
@@ -360,13 +363,13 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
 MappedPipeline map_pipeline(const Module& m) {
   MappedPipeline out;
   try {
-    out.pipeline = read_pipeline(m, out.locs, out.s2r);
+    out.pipeline = read_pipeline(m, out.locs, out.s2r, out.partitions);
   } catch (const Unmapped& u) {
     out.unmapped.push_back(u.why);
-    out.locs.clear(), out.s2r.clear();
+    out.locs.clear(), out.s2r.clear(), out.partitions.clear();
   } catch (const SpecError& e) {
     out.unmapped.push_back(std::string("a layout does not read: ") + e.what());
-    out.locs.clear(), out.s2r.clear();
+    out.locs.clear(), out.s2r.clear(), out.partitions.clear();
   }
   return out;
 }

@@ -257,3 +257,27 @@ TEST(CuteDslSgemm, TheMMajorVariantNeedsNoPadding) {
   for (const Finding& f : r.findings) proved += f.check == "bounds" && f.message.find("128-bit alignment") != std::string::npos && f.outcome == Outcome::Ok ? 1 : 0;
   EXPECT_EQ(proved, 2);
 }
+
+// spec/CUTE_DSL.md §5.1: the IR's partition of each view, (1,(4,2),8,3):(0,(1,64),132,1056), is
+// kernel/'s: thread (wm, wn)'s value r + 8 k (r = r0 + 4 r1) is A(4 wm + r0 + 64 r1, k), at
+// r0 + 64 r1 + 132 k from its value 0, and the stage mode 1056 apart. Planted in the partition's
+// type only: its 64 made 32 (value 4, r1 = 1, at 32 where the MMA's A(64, 0) is 64 on); its stage
+// stride made 1000.
+TEST(CuteDslSgemm, TheIrsMmaPartitionsAreKernelsAtEveryThreadAndValue) {
+  const kernel::KernelReport r = sgemm::check(sgemm::kText);
+  const Finding& a = sgemm::find(r, "agreement", "A mma partition");
+  EXPECT_EQ(a.outcome, Outcome::Ok) << a.message;
+  EXPECT_EQ(a.loc, sgemm::line_of("%ptn_A = cute.tiled.mma.partition A"));
+  EXPECT_EQ(sgemm::find(r, "agreement", "B mma partition").outcome, Outcome::Ok);
+  const std::string alias = "!memref_smem_f32_4 = !cute.memref<f32, smem, align<16>, \"(1,(4,2),8,3):(0,(1,64),132,1056)\">";
+  const kernel::KernelReport moved = sgemm::check(sgemm::planted(alias, "!memref_smem_f32_4 = !cute.memref<f32, smem, align<16>, \"(1,(4,2),8,3):(0,(1,32),132,1056)\">"));
+  const Finding& m = sgemm::find(moved, "agreement", "A mma partition");
+  EXPECT_EQ(m.outcome, Outcome::Violation);
+  EXPECT_EQ(m.rule, &rule::kCuteDslLayoutOp);
+  EXPECT_EQ(m.detail["thread"], 0);
+  EXPECT_EQ(m.detail["value"], 4);
+  EXPECT_EQ(m.detail["ir_offset"], 32);
+  EXPECT_EQ(m.detail["offset"], 64);
+  const kernel::KernelReport staged = sgemm::check(sgemm::planted(alias, "!memref_smem_f32_4 = !cute.memref<f32, smem, align<16>, \"(1,(4,2),8,3):(0,(1,64),132,1000)\">"));
+  EXPECT_EQ(sgemm::find(staged, "agreement", "B mma partition").outcome, Outcome::Violation);
+}
