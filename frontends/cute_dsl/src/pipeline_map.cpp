@@ -303,6 +303,24 @@ void read_staging(const Module& m, const Op& epilogue_dst, kernel::Pipeline& p, 
 
 // C: its global tensor from the MMA's partition of it; the epilogue copy, where a tiled copy moves
 // a shared view to that tensor, and its staging buffer where one is found.
+// The MMA's partition of C's identity tensor (`cute.make_identity_tensor` of the BM x BN tile,
+// `(BM,BN):(1@0,1@1)`), as the IR states it: a thread's (V, M-rest, N-rest) -> coordinate offset
+// from its first value (spec/CUTE_DSL.md §5.1). The last quoted string of a coord_tensor type is
+// its layout.
+void read_c_coordinates(const Module& m, const kernel::Pipeline& p, std::vector<StatedPartition>& partitions) {
+  const auto layout_of = [](const std::string& full) {
+    const size_t close = full.rfind('"'), open = close == std::string::npos || close == 0 ? std::string::npos : full.rfind('"', close - 1);
+    return open == std::string::npos ? std::string() : full.substr(open + 1, close - open - 1);
+  };
+  const std::string identity = "(" + std::to_string(p.bm) + "," + std::to_string(p.bn) + "):(1@0,1@1)";
+  for (const Op& op : m.ops)
+    if (op.name == "cute.tiled.mma.partition" && op.keyword == "C" && op.operand_types.size() >= 2 && !op.result_types.empty() &&
+        op.operand_types[1].full.rfind("!cute.coord_tensor<", 0) == 0 && layout_of(op.operand_types[1].full) == identity) {
+      partitions.push_back({'C', layout_of(op.result_types[0].full), op_where(op)});
+      return;
+    }
+}
+
 void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
   const Op* part = mma_partition_op(m, "C", "gmem");
   if (!part) unmapped("no MMA partition of a global C");
@@ -353,6 +371,7 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
   if (extent(p.b, 1) != p.bk || stages_a != stages_b) unmapped("A and B's shared views differ in K or in stages");
   p.stages = stages_a;
   read_c(m, syms, p, locs);
+  read_c_coordinates(m, p, partitions);
   for (const auto& [sym, div] : syms.divisors)
     if (div > 1) p.assume.push_back(sym + " % " + std::to_string(div) + " == 0");
   return p;

@@ -281,3 +281,22 @@ TEST(CuteDslSgemm, TheIrsMmaPartitionsAreKernelsAtEveryThreadAndValue) {
   const kernel::KernelReport staged = sgemm::check(sgemm::planted(alias, "!memref_smem_f32_4 = !cute.memref<f32, smem, align<16>, \"(1,(4,2),8,3):(0,(1,64),132,1000)\">"));
   EXPECT_EQ(sgemm::find(staged, "agreement", "B mma partition").outcome, Outcome::Violation);
 }
+
+// §5.1 on C's identity tensor (128,128):(1@0,1@1): the IR's partition (1,(4,2),(4,2)):(0,(1@0,64@0),
+// (1@1,64@1)) gives value r_m + 8 r_n (r = r0 + 4 r1) the coordinate (r0 + 64 r1, ...) from the
+// thread's first, kernel/'s C partition (m = 4 wm + r0 + 64 r1, n likewise). Planted: N's 64@1 made
+// 32@1: value 32 (r_n = 4, r1 = 1) at (0,32) where the MMA's C is (0,64) on.
+TEST(CuteDslSgemm, TheIrsPartitionOfCsCoordinatesIsKernels) {
+  const kernel::KernelReport r = sgemm::check(sgemm::kText);
+  const Finding& c = sgemm::find(r, "agreement", "C mma partition");
+  EXPECT_EQ(c.outcome, Outcome::Ok) << c.message;
+  EXPECT_EQ(c.loc, sgemm::line_of("%ptn_C_452 = cute.tiled.mma.partition C"));
+  const kernel::KernelReport bad = sgemm::check(sgemm::planted("(0,(1@0,64@0),(1@1,64@1))", "(0,(1@0,64@0),(1@1,32@1))"));
+  const Finding& f = sgemm::find(bad, "agreement", "C mma partition");
+  EXPECT_EQ(f.outcome, Outcome::Violation);
+  EXPECT_EQ(f.rule, &rule::kCuteDslLayoutOp);
+  EXPECT_EQ(f.detail["thread"], 0);
+  EXPECT_EQ(f.detail["value"], 32);
+  EXPECT_EQ(f.detail["ir_coordinate"], Json::array({0, 32}));
+  EXPECT_EQ(f.detail["coordinate"], Json::array({0, 64}));
+}

@@ -98,7 +98,8 @@ struct StatedS2r {
 };
 // The IR's own partition of an operand's shared view by the tiled MMA (`cute.tiled.mma.partition
 // A|B` over smem): its result layout, a thread's (V, M-rest, K-rest[, stage]) -> element offset from
-// its first value (the thread's base is a run-time value). Kept where the view is unswizzled.
+// its first value (the thread's base is a run-time value). Kept where the view is unswizzled. For
+// 'C', the partition of C's identity tensor: (V, M-rest, N-rest) -> coordinates `n@0`, `n@1`.
 struct StatedPartition {
   char operand = 'A';
   std::string layout, loc;
