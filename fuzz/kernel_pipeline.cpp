@@ -1,8 +1,9 @@
 // Fuzz target (issue 34): `kernel check` descriptions (spec/KERNEL.md), built from the bytes on the
 // passing SM80 case so that most inputs get past the reader: tile sizes, thread and value
 // layouts, swizzles, the s2r atom's layouts, the MMA's atoms and permutation, stages and the
-// epilogue's source vary; so do TMA loads, the epilogue's staging buffer, MN-major stages and an
-// operand read from shared memory (extension K1). The global layouts are concrete, so no input waits on the prover.
+// epilogue's source vary; so do TMA loads, the epilogue's staging buffer, MN-major stages, an
+// operand read from shared memory, padded stage strides and a one-value (FMA) atom with
+// each thread's own universal-copy loads (extension K1). The global layouts are concrete, so no input waits on the prover.
 // Findings: a crash, UB, an exception other than SpecError, an Internal rule.
 #include "fuzz_support.hpp"
 #include "tfspec/kernel/check.hpp"
@@ -45,7 +46,7 @@ Json base() {
 void mutate(Json& j, Bytes& b) {
   while (b.n > 0) {
     const char* op = b.pick(2) ? "A" : "B";
-    switch (b.pick(13)) {
+    switch (b.pick(15)) {
       case 0: j["tile"][static_cast<size_t>(b.pick(3))] = b.pow2(3, 8); break;
       case 1: j[op]["g2s"]["threads"] = b.layout2(); break;
       case 2: j[op]["g2s"]["values"] = b.layout2(); break;
@@ -71,6 +72,12 @@ void mutate(Json& j, Bytes& b) {
                         std::to_string(b.pow2(3, 7)) + "," + std::to_string(b.pow2(8, 12)) + "))";
         break;
       case 12: j["mma"][op] = "smem"; break;  // wgmma reads the operand from shared memory
+      case 13: j[op]["stage_stride"] = b.pick(4) == 0 ? b.pick(64) : b.pow2(0, 13) + b.pick(8); break;  // packed, padded, overlapping, misaligned
+      case 14:  // a SIMT FMA atom, each thread loading its own fragment (CUTLASS's sgemm)
+        j["mma"] = {{"shape", {1, 1, 1}}, {"threads", 1}, {"A", "(1,1):(0,0)"}, {"B", "(1,1):(0,0)"}, {"C", "(1,1):(0,0)"},
+                    {"atoms", "(" + std::to_string(b.pow2(0, 4)) + "," + std::to_string(b.pow2(0, 4)) + ",1)"}};
+        j[op]["s2r"] = {{"bits", b.pow2(4, 7)}, {"src", "(1,4):(0,1)"}, {"dst", "(1,4):(0,1)"}};
+        break;
       default: j[op]["g2s"]["atom_bits"] = b.pow2(4, 7); break;
     }
   }

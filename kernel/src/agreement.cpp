@@ -4,9 +4,12 @@
 // value (ldmatrix reads 16 contiguous bytes per row address), and the atom's dst layout says
 // which register of which thread each position lands in.
 #include <algorithm>
+#include <optional>
 
 #include "s2r.hpp"
 #include "tfspec/kernel/check.hpp"
+#include "tfspec/reference/checked.hpp"
+#include "tfspec/reference/error.hpp"
 
 namespace tfspec::kernel {
 namespace {
@@ -82,6 +85,68 @@ Finding epilogue_agreement(const Pipeline& p) {
   return f;
 }
 
+// A tiled MMA of a one-value atom (UniversalFMA; CuTe's gemm for (V,M,K) x (V,N,K) fragments
+// asserts one value an operand): for each k, m, n of a thread's rest indices it computes
+// C(v, m, n) += A(v, m, k) B(v, n, k) (cute/algorithm/gemm.hpp). Each product must multiply A(m, k)
+// by B(n, k) into C(m, n), and every (m, n, k) of the CTA tile must be computed exactly once.
+// nullopt for an atom whose operands hold several values a thread (the hardware pairs those).
+constexpr int64_t kMaxProducts = int64_t{1} << 22;  // the partitions' bound (2^22 pairs): a 16 MB table
+
+std::string product_name(int64_t m, int64_t n, int64_t k) {
+  return "(m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", k=" + std::to_string(k) + ")";
+}
+
+std::optional<Finding> one_value_products(const Pipeline& p) {
+  const Mma& mma = p.mma;
+  if (!mma.a || !mma.b || mma.a->size() != mma.atom_threads || mma.b->size() != mma.atom_threads || mma.c.size() != mma.atom_threads) return std::nullopt;
+  Finding f{"agreement", "C mma (m,n,k)", Outcome::Ok, nullptr, "", Json::object()};
+  const int64_t products = checked_mul(checked_mul(p.bm, p.bn), p.bk);
+  if (products > kMaxProducts) {
+    f.outcome = Outcome::Undecided, f.rule = &rule::kResourceLimit;
+    f.message = "not enumerated: " + std::to_string(products) + " products is beyond the check's " + std::to_string(kMaxProducts);
+    return f;
+  }
+  const Partition a = mma_partition(p, 'A'), b = mma_partition(p, 'B'), c = mma_partition(p, 'C');
+  const auto rest = [&](int which, int64_t extent, int64_t atom) { return extent / (atom * product_int(mma.atoms.shape_ref()[static_cast<size_t>(which)])); };
+  const int64_t rm = rest(0, p.bm, mma.m), rn = rest(1, p.bn, mma.n), rk = rest(2, p.bk, mma.k);
+  std::vector<int32_t> first(static_cast<size_t>(products), -1);  // (m + BM n) + BM BN k -> the first thread (threads <= 1024)
+  for (int64_t t = 0; t < p.threads; ++t)
+    for (int64_t k = 0; k < rk; ++k)
+      for (int64_t n = 0; n < rn; ++n)
+        for (int64_t m = 0; m < rm; ++m) {
+          const int64_t ce = c.at(t, m + rm * n), ae = a.at(t, m + rm * k), be = b.at(t, n + rn * k);
+          const int64_t cm = ce % p.bm, cn = ce / p.bm, am = ae % p.bm, ak = ae / p.bm, bn = be % p.bn, bk = be / p.bn;
+          if (am != cm || bn != cn || ak != bk) {
+            f.outcome = Outcome::Violation, f.rule = &rule::kKernelAgreement;
+            f.message = "thread " + std::to_string(t) + " multiplies A" + element_name('A', ae, p.bm) + " by B" + element_name('B', be, p.bn) + " into C" +
+                        element_name('C', ce, p.bm) + " (its values " + std::to_string(m + rm * k) + ", " + std::to_string(n + rn * k) + " and " + std::to_string(m + rm * n) + ")";
+            f.detail = {{"thread", t}, {"A", {am, ak}}, {"B", {bn, bk}}, {"C", {cm, cn}}};
+            return f;
+          }
+          int32_t& who = first[static_cast<size_t>(ce + p.bm * p.bn * ak)];
+          if (who >= 0) {
+            f.outcome = Outcome::Violation, f.rule = &rule::kKernelAgreement;
+            f.message = "the product " + product_name(cm, cn, ak) + " is computed twice: by thread " + std::to_string(who) + " and by thread " + std::to_string(t);
+            f.detail = {{"thread", t}, {"first_thread", who}, {"product", {cm, cn, ak}}};
+            return f;
+          }
+          who = static_cast<int32_t>(t);
+        }
+  const auto missing = std::find(first.begin(), first.end(), -1);
+  if (missing != first.end()) {
+    const int64_t i = missing - first.begin(), e = i % (p.bm * p.bn);
+    f.outcome = Outcome::Violation, f.rule = &rule::kKernelAgreement;
+    f.message = std::to_string(std::count(first.begin(), first.end(), -1)) + " products are never computed, the first " + product_name(e % p.bm, e / p.bm, i / (p.bm * p.bn));
+    f.detail = {{"missing", std::count(first.begin(), first.end(), -1)}, {"first_missing", {e % p.bm, e / p.bm, i / (p.bm * p.bn)}}};
+    return f;
+  }
+  f.message = "each of the " + std::to_string(p.bm) + "x" + std::to_string(p.bn) + "x" + std::to_string(p.bk) +
+              " products is computed once, by the thread holding C(m, n), from its A(m, k) and B(n, k) (C(v,m,n) += A(v,m,k) B(v,n,k) over " + std::to_string(rm) + "x" +
+              std::to_string(rn) + "x" + std::to_string(rk) + " rest indices a thread)";
+  f.detail = {{"products", products}};
+  return f;
+}
+
 }  // namespace
 
 std::vector<int64_t> received(const Pipeline& p, const Operand& o, const S2rCopy& s, const Partition& expected) {
@@ -111,6 +176,7 @@ void check_agreement(const Pipeline& p, std::vector<Finding>& out) {
     }
     out.push_back(agreement_of(p, *o));
   }
+  if (auto products = one_value_products(p)) out.push_back(std::move(*products));
   if (p.epilogue && p.epilogue_from_accumulators) out.push_back(epilogue_agreement(p));
 }
 

@@ -45,4 +45,28 @@ std::optional<Mma> sm80_mma_atom(int64_t m, int64_t n, int64_t k, int64_t ab_bit
   return a;
 }
 
+Mma universal_fma_atom() {
+  Mma a;
+  a.m = 1, a.n = 1, a.k = 1;
+  a.atom_threads = 1;
+  a.a = parse_layout("(1,1):(0,0)");
+  a.b = parse_layout("(1,1):(0,0)");
+  a.c = parse_layout("(1,1):(0,0)");
+  a.atoms = parse_layout("(1,1,1)");
+  a.path = "UniversalFMA";
+  return a;
+}
+
+std::optional<CopyAtom> universal_copy_atom(int64_t bits, int64_t elem_bits) {
+  if (elem_bits <= 0 || bits <= 0 || bits % elem_bits != 0) return std::nullopt;
+  const std::string v = std::to_string(bits / elem_bits);
+  CopyAtom a;
+  a.name = "UniversalCopy<uint" + std::to_string(bits) + "_t>";
+  a.bits = bits;
+  a.src = parse_layout("(1," + v + "):(0,1)");
+  a.dst = parse_layout("(1," + v + "):(0,1)");
+  a.path = a.name;
+  return a;
+}
+
 }  // namespace tfspec::kernel

@@ -65,23 +65,24 @@ Finding banks_of(const std::string& subject, const std::vector<int64_t>& off, in
 
 // A conflict's hint (issue 44): the swizzle over the buffer that the model confirms removes it for
 // these accesses in every stage, or that none of the swizzles tried does.
-std::string hint_for(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t elem_bytes, int64_t vector, int64_t stages, int64_t cosize,
+std::string hint_for(const std::vector<int64_t>& off, int64_t threads, int64_t values, int64_t elem_bytes, int64_t vector, int64_t stages, int64_t stage_stride,
                      const LayoutBase& smem) {
   if (smem.kind() != LayoutKind::Layout) return "";  // a swizzle over a swizzled or linear buffer is no layout to name
   SmemAccess access;
   access.elem_bytes = elem_bytes;
   access.vector = vector;
-  const auto h = conflict_free_swizzle(off, threads, values, access, cosize, stages);
+  const auto h = conflict_free_swizzle(off, threads, values, access, stage_stride, stages);
   if (!h) return "; no Sw<B,M,S> (B <= 5) over the buffer removes it";
   return "; hint: Sw<" + std::to_string(h->bits) + "," + std::to_string(h->base) + "," + std::to_string(h->shift) + "> o 0 o " + to_string(smem) +
          " makes these accesses conflict-free (checked by the bank model)";
 }
 
-// Width, then banks in every stage of a staged buffer (stages > 0; stage s starts s * cosize
-// elements after stage 0), or of the one unstaged buffer (stages == 0, the epilogue's); reports
-// the first stage that conflicts, or stage 0's cost when none does.
+// Width, then banks in every stage of a staged buffer (stages > 0; stage s starts s * stage_stride
+// elements after stage 0: the tile's cosize, or a padded buffer's own stride), or of the one
+// unstaged buffer (stages == 0, the epilogue's); reports the first stage that conflicts, or stage
+// 0's cost when none does.
 void width_and_banks(const std::string& subject, std::vector<int64_t> off, int64_t threads, int64_t values, int64_t elem_bytes, int64_t vector,
-                     int64_t stages, int64_t cosize, const LayoutBase& smem, std::vector<Finding>& out) {
+                     int64_t stages, int64_t stage_stride, const LayoutBase& smem, std::vector<Finding>& out) {
   const bool staged = stages > 0;
   stages = std::max<int64_t>(stages, 1);
   const std::vector<int64_t> stage0 = off;
@@ -89,17 +90,25 @@ void width_and_banks(const std::string& subject, std::vector<int64_t> off, int64
     out.push_back(std::move(*bad));
     return;
   }
+  if (staged && stages > 1 && stage_stride % vector != 0) {  // a padded stride: stage 1's vectors start off their alignment
+    out.push_back({"width", subject, Outcome::Violation, &rule::kKernelVectorWidth,
+                   "stage 1 starts " + std::to_string(stage_stride) + " elements after stage 0, not a multiple of the " + std::to_string(vector) +
+                       "-element vector, so the " + std::to_string(vector * elem_bytes * 8) + "-bit accesses of every odd stage are misaligned",
+                   {{"stage", 1}, {"stage_stride", stage_stride}, {"atom_bits", vector * elem_bytes * 8}}});
+    return;
+  }
   out.push_back({"width", subject, Outcome::Ok, nullptr,
                  std::to_string(vector * elem_bytes * 8) + "-bit vector accesses (" + std::to_string(vector) + " x " + std::to_string(elem_bytes * 8) + " bit)",
                  {{"bits", vector * elem_bytes * 8}}});
-  // Stage s starts s * cosize elements on. When every element is in an aligned vector (the width
-  // check above, with full coverage) cosize is a multiple of the vector and each stage stays
-  // aligned; otherwise the model refuses the stage, and the check is skipped (coverage says why).
+  // Stage s starts s * stage_stride elements on. When every element is in an aligned vector (the
+  // width check above, with full coverage) a packed stage's cosize is a multiple of the vector and
+  // each stage stays aligned; otherwise (a padded stride that is not, or a partial coverage) the
+  // model refuses the stage, and the check is skipped saying why.
   std::optional<Finding> first;
   for (int64_t s = 0; s < stages; ++s) {
     if (s > 0)
       for (int64_t& o : off)
-        if (o >= 0) o += cosize;  // -1: a lane that takes no part stays so
+        if (o >= 0) o += stage_stride;  // -1: a lane that takes no part stays so
     Finding f;
     try {
       f = banks_of(subject, off, threads, values, elem_bytes, vector, staged ? std::optional<int64_t>(s) : std::nullopt);
@@ -110,7 +119,7 @@ void width_and_banks(const std::string& subject, std::vector<int64_t> off, int64
     if (!first || (first->outcome == Outcome::Ok && f.outcome != Outcome::Ok)) first = std::move(f);
   }
   if (first->outcome == Outcome::Ok && stages > 1) first->message += ", in each of the " + std::to_string(stages) + " stages";
-  if (first->outcome == Outcome::Violation) first->message += hint_for(stage0, threads, values, elem_bytes, vector, stages, cosize, smem);
+  if (first->outcome == Outcome::Violation) first->message += hint_for(stage0, threads, values, elem_bytes, vector, stages, stage_stride, smem);
   out.push_back(std::move(*first));
 }
 
@@ -127,7 +136,8 @@ void g2s_banks(const Pipeline& p, const Operand& o, std::vector<Finding>& out) {
     }
     off[i] = m.offset[static_cast<size_t>(part.index[i])];
   }
-  width_and_banks(subject + " (write)", std::move(off), part.threads, part.values, o.bits / 8, o.g2s.atom_bits / o.bits, p.stages, m.cosize, *o.smem, out);
+  width_and_banks(subject + " (write)", std::move(off), part.threads, part.values, o.bits / 8, o.g2s.atom_bits / o.bits, p.stages, stage_stride_of(o, m.cosize),
+                  *o.smem, out);
 }
 
 // ldmatrix as spec/SMEM.md's model sees it: each source thread's 16-byte row, a quarter-warp a phase.
@@ -148,7 +158,7 @@ void s2r_banks(const Pipeline& p, const Operand& o, std::vector<Finding>& out) {
   for (int64_t t = 0; t < s.threads; ++t)
     for (int64_t x = 0; x < s.values(); ++x)
       if (!s.src_reads[static_cast<size_t>(t % s.atom_threads + s.atom_threads * (x % s.src_values))]) off[static_cast<size_t>(t * s.values() + x)] = -1;
-  width_and_banks(subject, std::move(off), s.threads, s.values(), o.bits / 8, s.vector, p.stages, m.cosize, *o.smem, out);
+  width_and_banks(subject, std::move(off), s.threads, s.values(), o.bits / 8, s.vector, p.stages, stage_stride_of(o, m.cosize), *o.smem, out);
 }
 
 // The epilogue through its staging buffer (extension K1): each thread's accumulator fragment (the

@@ -26,13 +26,23 @@ std::optional<int64_t> smem_limit_for(const std::string& arch) {
   return std::nullopt;
 }
 
+// Each operand's buffer: stages - 1 stage strides and the last stage's cosize (a packed buffer,
+// stride = cosize: stages x cosize; a padded one, CUTLASS's sgemm: 2 x 1056 + 1052 elements).
 void check_footprint(const Pipeline& p, const KernelOptions& o, std::vector<Finding>& out) {
-  const int64_t a = smem_map(p.a, p.bm, p.bk).cosize * p.a.bits / 8;
-  const int64_t b = smem_map(p.b, p.bn, p.bk).cosize * p.b.bits / 8;
-  const int64_t stage = a + b, total = stage * p.stages;
+  const SmemMap ma = smem_map(p.a, p.bm, p.bk), mb = smem_map(p.b, p.bn, p.bk);
+  const int64_t stride_a = stage_stride_of(p.a, ma.cosize), stride_b = stage_stride_of(p.b, mb.cosize);
+  const int64_t a = stride_a * p.a.bits / 8, b = stride_b * p.b.bits / 8;       // bytes from one stage to the next
+  const int64_t last = (ma.cosize * p.a.bits + mb.cosize * p.b.bits) / 8;       // the last stage's bytes
+  const int64_t stage = a + b, total = stage * (p.stages - 1) + last;
   Finding f{"footprint", "smem", Outcome::Ok, nullptr, "", {{"A_bytes", a}, {"B_bytes", b}, {"stage_bytes", stage}, {"stages", p.stages}, {"total_bytes", total}}};
   const std::optional<int64_t> limit = o.smem_limit ? o.smem_limit : smem_limit_for(p.arch);
   std::string what = "per stage " + kib(stage) + " (A " + std::to_string(a) + " + B " + std::to_string(b) + "), " + std::to_string(p.stages) + " stages " + kib(total);
+  if (last != stage) {
+    what += " (padded stages: A's " + std::to_string(stride_a) + " and B's " + std::to_string(stride_b) + " elements apart, the last stage ends at its cosize, A " +
+            std::to_string(ma.cosize) + " and B " + std::to_string(mb.cosize) + ")";
+    f.detail["A_buffer_bytes"] = ((p.stages - 1) * stride_a + ma.cosize) * p.a.bits / 8;
+    f.detail["B_buffer_bytes"] = ((p.stages - 1) * stride_b + mb.cosize) * p.b.bits / 8;
+  }
   if (!limit) {
     f.message = what + "; no limit known for arch '" + p.arch + "' (give --smem-limit)";
   } else if (total <= *limit) {
@@ -41,7 +51,8 @@ void check_footprint(const Pipeline& p, const KernelOptions& o, std::vector<Find
   } else {
     f.outcome = Outcome::Violation;
     f.rule = &rule::kKernelSmemFootprint;
-    f.message = what + " > the limit " + kib(*limit) + " (at most " + std::to_string(*limit / stage) + " stages fit)";
+    const int64_t fit = *limit < last ? 0 : (*limit - last) / stage + 1;
+    f.message = what + " > the limit " + kib(*limit) + " (at most " + std::to_string(fit) + " stages fit)";
     f.detail["limit_bytes"] = *limit;
   }
   out.push_back(std::move(f));

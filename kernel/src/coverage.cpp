@@ -81,6 +81,27 @@ std::optional<Finding> smem_aliasing(const Operand& o, int64_t rows, int64_t col
   return std::nullopt;
 }
 
+// The stages keep apart (extension K1): with a stage stride below the tile's cosize (a padded
+// buffer states its own), stage s + j's element e must not land on stage s's element e'. Checked
+// from stage 0, as every pair of stages j apart is that pair shifted.
+std::optional<Finding> stage_overlap(const Operand& o, int64_t rows, int64_t cols, int64_t stages) {
+  const SmemMap m = smem_map(o, rows, cols);
+  const int64_t stride = stage_stride_of(o, m.cosize);
+  if (stages < 2 || stride >= m.cosize) return std::nullopt;
+  for (int64_t i = 0; i < rows * cols; ++i)
+    for (int64_t j = 1; j < stages; ++j) {
+      const int64_t at = m.offset[static_cast<size_t>(i)] + j * stride;
+      if (at < 0 || at >= m.cosize || m.element_at[static_cast<size_t>(at)] < 0) continue;
+      const int64_t other = m.element_at[static_cast<size_t>(at)];
+      return Finding{"coverage", std::string(1, o.name) + " smem", Outcome::Violation, &rule::kKernelCoverage,
+                     element_name(o.name, i, rows) + " of stage " + std::to_string(j) + " and " + element_name(o.name, other, rows) +
+                         " of stage 0 share offset " + std::to_string(at) + " (stages " + std::to_string(stride) + " elements apart, one stage spans " +
+                         std::to_string(m.cosize) + ")",
+                     {{"element", element_json(i, rows)}, {"stage", j}, {"other_element", element_json(other, rows)}, {"offset", at}, {"stage_stride", stride}}};
+    }
+  return std::nullopt;
+}
+
 void require_threads(const TiledCopy& c, int64_t threads) {
   if (c.threads() > threads)
     fail(rule::kKernelInput, c.path + ": the copy has " + std::to_string(c.threads()) + " threads, more than the CTA's " + std::to_string(threads), c.path);
@@ -100,6 +121,7 @@ void check_coverage(const Pipeline& p, std::vector<Finding>& out) {
       out.push_back(std::move(f));
     }
     if (auto alias = smem_aliasing(*o, rows, p.bk)) out.push_back(std::move(*alias));
+    else if (auto overlap = stage_overlap(*o, rows, p.bk, p.stages)) out.push_back(std::move(*overlap));
   }
   out.push_back(cover_once(mma_partition(p, 'C'), 'C', "C mma"));
   if (p.epilogue) {

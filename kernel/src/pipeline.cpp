@@ -208,11 +208,12 @@ Operand read_operand(const Json& j, char name, int64_t bits, const Json& globals
   o.global = layout_field(globals, path, "global");
   if (o.global.rank() != 2) bad("global." + path, "a global layout is rank 2 (rows, K), got " + to_string(o.global));
   const Json& op = field(j, path, "");
-  only_known(op, path, {"g2s", "smem", "s2r"});
+  only_known(op, path, {"g2s", "smem", "stage_stride", "s2r"});
   const Json& g2s = field(op, "g2s", path);
   if (g2s.is_object() && g2s.contains("tma")) o.tma = read_tma(g2s, path + ".g2s");
   else o.g2s = read_copy(g2s, path + ".g2s", bits);
   o.smem = smem_layout(op, path, notes);
+  if (op.contains("stage_stride")) o.stage_stride = int_field(op, "stage_stride", path, 0, int64_t{1} << 24);
   if (op.contains("s2r")) o.s2r = read_atom(op["s2r"], path + ".s2r");
   return o;
 }
@@ -274,6 +275,8 @@ Pipeline read_pipeline(const Json& j) {
   }
   return p;
 }
+
+int64_t stage_stride_of(const Operand& o, int64_t cosize) { return o.stage_stride.value_or(cosize); }
 
 Operand epilogue_staging(const Pipeline& p) {
   Operand o;

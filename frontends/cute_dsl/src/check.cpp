@@ -49,6 +49,7 @@ void check_pipeline(const Module& m, kernel::KernelReport& r) {
     check_smem_footprint(m, r.arch, r.findings);  // kernel/'s footprint did not run: the allocations op by op (§6)
   }
   check_s2r_copies(mp, r.findings);  // §5: the IR's own s2r tiled copies, which kernel/ is not given
+  check_mma_partitions(mp, r.findings);  // §5.1: the IR's own MMA partitions of the shared views
 }
 
 // The architecture the kernel was compiled for, read off its atoms' names: `cute_nvgpu.sm90.mma<`,

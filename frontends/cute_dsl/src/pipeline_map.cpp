@@ -61,9 +61,12 @@ Layout first_two(const Layout& l) {
   return l.rank() == 2 ? l : Layout(IntTuple::tuple({l.shape_ref()[0], l.shape_ref()[1]}), IntTuple::tuple({l.stride()[0], l.stride()[1]}));
 }
 
-// A shared view's (rows, K) tile -> element offset, and its stages (a third mode). A swizzle on the
-// pointer acts on byte addresses: S<B,M,S> over E-byte elements is Sw<B, M - log2 E, S> on offsets.
-LayoutPtr smem_layout(const Type& t, int64_t& stages, std::vector<std::string>& notes) {
+// A shared view's (rows, K) tile -> element offset, and its stages (a third mode) with the stride
+// between them (`stage_stride`: none where the stages are packed one tile's cosize apart, as
+// spec/KERNEL.md's default; a padded buffer's own stride otherwise, CUTLASS's sgemm 1056 for a
+// 1052 cosize). A swizzle on the pointer acts on byte addresses: S<B,M,S> over E-byte elements is
+// Sw<B, M - log2 E, S> on offsets.
+LayoutPtr smem_layout(const Type& t, int64_t& stages, std::optional<int64_t>& stage_stride, std::vector<std::string>& notes, const std::string& who) {
   if (t.kind != "memref" || t.space != "smem") unmapped("not a shared-memory view: " + t.full);
   Symbols none;
   const LayoutPtr whole = read_layout(t.text, none);
@@ -90,11 +93,19 @@ LayoutPtr smem_layout(const Type& t, int64_t& stages, std::vector<std::string>& 
   if (outer->rank() > 3) unmapped("a shared view of rank " + std::to_string(outer->rank()) + ": " + t.text);
   stages = outer->rank() == 3 ? outer->mode(2).size() : 1;
   const Layout tile = first_two(*outer);
-  // spec/KERNEL.md: stage s starts s * cosize elements on; a view whose stages lie otherwise is
-  // not what the checks model.
-  for (int64_t s = 1; s < stages; ++s)
-    if (outer->mode(2)(s) != s * tile.cosize())
-      unmapped("the stages of " + t.text + " do not start one tile's cosize (" + std::to_string(tile.cosize()) + ") apart");
+  // spec/KERNEL.md: stage s starts s * stage_stride elements on, one stride for every stage (a
+  // view whose stages lie otherwise is not what the checks model); kernel/ checks that the stages
+  // keep apart where the stride is below the tile's cosize.
+  const int64_t stride = stages > 1 ? outer->mode(2)(1) : tile.cosize();
+  if (stride < 0) unmapped("the stages of " + t.text + " run backwards (stride " + std::to_string(stride) + ")");
+  for (int64_t s = 2; s < stages; ++s)
+    if (outer->mode(2)(s) != s * stride) unmapped("the stages of " + t.text + " are not one stride apart");
+  stage_stride.reset();
+  if (stride != tile.cosize()) {
+    stage_stride = stride;
+    notes.push_back(who + "'s shared view " + t.text + " places its stages " + std::to_string(stride) + " elements apart, not at the tile's cosize " +
+                    std::to_string(tile.cosize()));
+  }
   if (!inner) return std::make_shared<Layout>(tile);
   return std::make_shared<ComposedLayout>(inner, offset, std::make_shared<Layout>(tile));
 }
@@ -131,16 +142,36 @@ kernel::CopyAtom ldsm_atom(const TiledCopy& c, int64_t bits) {
   return *atom;
 }
 
+// The tiled MMA's atom: SM80's warp MMA (`sm80.mma<16x8x16, ...>`) or the SIMT FMA
+// (`atom.universal_fma<1x1x1, (f32, f32) -> f32 >`, CuTe's UniversalFMA).
 kernel::Mma tiled_mma(const TiledMma& t, int64_t ab_bits) {
-  if (t.atom.find("sm80.mma<") == std::string::npos) unmapped(t.alias + ": not an SM80 warp MMA: " + t.atom);
+  const bool fma = t.atom.rfind("!cute_nvgpu.atom.universal_fma<", 0) == 0;
+  if (!fma && t.atom.find("sm80.mma<") == std::string::npos) unmapped(t.alias + ": neither an SM80 warp MMA nor a universal FMA: " + t.atom);
   int64_t m = 0, n = 0, k = 0;
   if (std::sscanf(t.shape_mnk.c_str(), "%ldx%ldx%ld", &m, &n, &k) != 3) unmapped(t.alias + ": the MMA shape does not read: " + t.shape_mnk);
-  auto mma = kernel::sm80_mma_atom(m, n, k, ab_bits);
+  if (fma && (m != 1 || n != 1 || k != 1)) unmapped(t.alias + ": a universal FMA of shape " + t.shape_mnk + " (CuTe's is 1x1x1)");
+  auto mma = fma ? std::optional<kernel::Mma>(kernel::universal_fma_atom()) : kernel::sm80_mma_atom(m, n, k, ab_bits);
   if (!mma) unmapped(t.alias + ": no SM80 MMA atom " + t.shape_mnk + " over " + std::to_string(ab_bits) + "-bit A and B is known");
   mma->atoms = parse_layout(t.atom_layout);
-  const Tiler perm = read_tiler(t.permutation);
-  if (perm.is_layout() || perm.modes.size() != 3) unmapped(t.alias + ": a permutation of other than three modes: " + t.permutation);
-  for (size_t i = 0; i < 3; ++i) mma->perm[i] = perm.modes[i].layout;
+  // `[PM;PN;PK]`, a mode `_` where the DSL was given None (the identity over atom x atoms: the
+  // kernel/ default), as CUTLASS's sgemm permutes M and N only: `[(16,4):(4,1);(16,4):(4,1);_]`.
+  std::vector<std::string> modes;
+  if (t.permutation.size() < 2 || t.permutation.front() != '[' || t.permutation.back() != ']') unmapped(t.alias + ": a permutation that is not `[..]`: " + t.permutation);
+  int depth = 0;
+  modes.emplace_back();
+  for (size_t i = 1; i + 1 < t.permutation.size(); ++i) {
+    const char c = t.permutation[i];
+    depth += c == '(' || c == '[' ? 1 : c == ')' || c == ']' ? -1 : 0;
+    if (c == ';' && depth == 0) modes.emplace_back();
+    else modes.back() += c;
+  }
+  if (modes.size() != 3) unmapped(t.alias + ": a permutation of other than three modes: " + t.permutation);
+  for (size_t i = 0; i < 3; ++i) {
+    if (modes[i] == "_") continue;
+    const Tiler mode = read_tiler("[" + modes[i] + "]");
+    if (mode.is_layout() || mode.modes.size() != 1 || !mode.modes[0].is_layout()) unmapped(t.alias + ": a permutation mode that is not a layout: " + modes[i]);
+    mma->perm[i] = mode.modes[0].layout;
+  }
   mma->path = t.alias;
   return *mma;
 }
@@ -149,44 +180,6 @@ struct Locs {
   std::vector<std::pair<std::string, std::string>>& out;
   void add(const std::string& subject, const Op& op) { out.push_back({subject, op_where(op)}); }
 };
-
-// One operand of the MMA, from its `cute.tiled.mma.partition A|B` op.
-kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, kernel::Pipeline& p, int64_t& stages, Locs locs,
-                             std::vector<StatedS2r>& stated) {
-  kernel::Operand o;
-  o.name = part.keyword[0];
-  const std::string view = part.operands[1], name(1, o.name);
-  const Type& vt = part.operand_types[1];
-  o.bits = elem_bits(vt.elem);
-  o.smem = smem_layout(vt, stages, p.notes);
-  const Op* dst = find_op(m, "cute.tiled.copy.partition_D", view, "!cute.tiled_copy<");
-  if (!dst) unmapped(name + ": no tiled copy writes its shared view " + view);
-  const Op* src = nullptr;
-  for (const Op& op : m.ops)
-    if (op.name == "cute.tiled.copy.partition_S" && op.operands.size() >= 2 && op.operands[0] == dst->operands[0] && op.operand_types[1].space == "gmem") src = &op;
-  if (!src) unmapped(name + ": the copy into " + view + " reads no global tensor");
-  o.g2s = kernel_copy(copy_named(m, dst->operand_types[0]), name + ".g2s");
-  const LayoutPtr g = read_layout(traced_global(m, src->operands[1]).text, syms);
-  if (g->kind() != LayoutKind::Layout) unmapped(name + ": a global tensor that is not a plain layout");
-  o.global = first_two(static_cast<const Layout&>(*g));
-  for (const Op& op : m.ops)  // `cute.copy(%copy, %src, %dst, %pred)`: a predicated copy
-    if (op.name == "cute.copy" && op.operands.size() >= 4 && op.operands[0] == dst->operands[0]) o.predicated = true;
-  if (const Op* ldsm = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<")) {
-    o.s2r = ldsm_atom(copy_named(m, ldsm->operand_types[0]), o.bits);
-    locs.add(name + " s2r", *ldsm);
-  }
-  // Any tiled copy out of the view (ldsm or another atom) states its TV layout: kept for §5.
-  const Op* s2r = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<");
-  if (!s2r) s2r = find_op(m, "cute.tiled.copy.partition_S", view, "!cute.tiled_copy<");
-  if (s2r) {
-    const TiledCopy& c = copy_named(m, s2r->operand_types[0]);
-    stated.push_back({o.name, c.alias, c.atom, c.layout_tv, c.tiler, op_where(*s2r)});
-  }
-  locs.add(name + " g2s (global)", *src);
-  locs.add(name + " g2s", *dst);
-  locs.add(name + " smem", *dst);
-  return o;
-}
 
 const Op* mma_partition_op(const Module& m, const std::string& which, const char* space) {
   for (const Op& op : m.ops)
@@ -203,6 +196,78 @@ bool derived_from(const Module& m, std::string value, const std::string& root) {
     value = d->operands[0];
   }
   return false;
+}
+
+// Whether a layout is the identity over its domain (i -> i): registers in the MMA's value order.
+bool in_value_order(const std::string& cute_layout) {
+  Symbols none;
+  const LayoutPtr l = read_layout(cute_layout, none);
+  if (l->kind() != LayoutKind::Layout || !none.divisors.empty()) return false;
+  const auto& plain = static_cast<const Layout&>(*l);
+  for (int64_t i = 0; i < plain.size(); ++i)
+    if (plain(i) != i) return false;
+  return true;
+}
+
+// A thread's own loads of its MMA fragment (CuTe's autovec_copy, as CUTLASS's sgemm reads A and B):
+// a `cute.copy` of a stated-width universal copy from a slice of the MMA's partition of the shared
+// view (`part`'s result, through operand 0) into registers. Each access then moves the atom's width
+// of consecutive fragment values, which holds where the `cute.mma.make_fragment` of the operand
+// keeps the registers in value order (checked; otherwise no such copy is read).
+const Op* own_fragment_copy(const Module& m, const Op& part) {
+  if (part.results.empty()) return nullptr;
+  for (const Op& f : m.ops)
+    if (f.name == "cute.mma.make_fragment" && f.keyword == part.keyword && !f.result_types.empty() && !in_value_order(f.result_types[0].text)) return nullptr;
+  for (const Op& op : m.ops)
+    if (op.name == "cute.copy" && op.operands.size() == 3 && op.operand_types.size() == 3 &&
+        op.operand_types[0].full.rfind("!cute_nvgpu.atom.universal_copy<", 0) == 0 && atom_bits(op.operand_types[0].full) > 0 &&
+        op.operand_types[1].space == "smem" && op.operand_types[2].space == "rmem" && derived_from(m, op.operands[1], part.results[0]))
+      return &op;
+  return nullptr;
+}
+
+// One operand of the MMA, from its `cute.tiled.mma.partition A|B` op.
+kernel::Operand read_operand(const Module& m, const Op& part, Symbols& syms, kernel::Pipeline& p, int64_t& stages, Locs locs,
+                             std::vector<StatedS2r>& stated, std::vector<StatedPartition>& partitions) {
+  kernel::Operand o;
+  o.name = part.keyword[0];
+  const std::string view = part.operands[1], name(1, o.name);
+  const Type& vt = part.operand_types[1];
+  o.bits = elem_bits(vt.elem);
+  o.smem = smem_layout(vt, stages, o.stage_stride, p.notes, name);
+  if (o.smem->kind() == LayoutKind::Layout && !part.result_types.empty() && part.result_types[0].kind == "memref" && part.result_types[0].swizzle.empty())
+    partitions.push_back({o.name, part.result_types[0].text, op_where(part)});
+  const Op* dst = find_op(m, "cute.tiled.copy.partition_D", view, "!cute.tiled_copy<");
+  if (!dst) unmapped(name + ": no tiled copy writes its shared view " + view);
+  const Op* src = nullptr;
+  for (const Op& op : m.ops)
+    if (op.name == "cute.tiled.copy.partition_S" && op.operands.size() >= 2 && op.operands[0] == dst->operands[0] && op.operand_types[1].space == "gmem") src = &op;
+  if (!src) unmapped(name + ": the copy into " + view + " reads no global tensor");
+  o.g2s = kernel_copy(copy_named(m, dst->operand_types[0]), name + ".g2s");
+  const LayoutPtr g = read_layout(traced_global(m, src->operands[1]).text, syms);
+  if (g->kind() != LayoutKind::Layout) unmapped(name + ": a global tensor that is not a plain layout");
+  o.global = first_two(static_cast<const Layout&>(*g));
+  for (const Op& op : m.ops)  // `cute.copy(%copy, %src, %dst, %pred)`: a predicated copy
+    if (op.name == "cute.copy" && op.operands.size() >= 4 && op.operands[0] == dst->operands[0]) o.predicated = true;
+  if (const Op* ldsm = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<")) {
+    o.s2r = ldsm_atom(copy_named(m, ldsm->operand_types[0]), o.bits);
+    locs.add(name + " s2r", *ldsm);
+  } else if (const Op* own = own_fragment_copy(m, part)) {
+    o.s2r = kernel::universal_copy_atom(atom_bits(own->operand_types[0].full), o.bits);
+    if (!o.s2r) unmapped(name + ": the copy " + own->operand_types[0].full + " moves no whole number of " + vt.elem + " elements");
+    locs.add(name + " s2r", *own);
+  }
+  // Any tiled copy out of the view (ldsm or another atom) states its TV layout: kept for §5.
+  const Op* s2r = find_op(m, "cute.tiled.copy.partition_S", view, "atom.ldsm<");
+  if (!s2r) s2r = find_op(m, "cute.tiled.copy.partition_S", view, "!cute.tiled_copy<");
+  if (s2r) {
+    const TiledCopy& c = copy_named(m, s2r->operand_types[0]);
+    stated.push_back({o.name, c.alias, c.atom, c.layout_tv, c.tiler, op_where(*s2r)});
+  }
+  locs.add(name + " g2s (global)", *src);
+  locs.add(name + " g2s", *dst);
+  locs.add(name + " smem", *dst);
+  return o;
 }
 
 // The epilogue's staging buffer (spec/CUTE_DSL.md §4): the shared view the epilogue copy reads
@@ -227,7 +292,8 @@ void read_staging(const Module& m, const Op& epilogue_dst, kernel::Pipeline& p, 
     return;
   }
   int64_t stages = 1;
-  p.epilogue_smem = smem_layout(s2g->operand_types[1], stages, p.notes);
+  std::optional<int64_t> stride;
+  p.epilogue_smem = smem_layout(s2g->operand_types[1], stages, stride, p.notes, "the epilogue");
   if (stages != 1) unmapped("the epilogue's staging buffer " + s2g->operand_types[1].text + " has stages");
   p.r2s_bits = atom_bits(r2s->operand_types[0].full);
   locs.add("C r2s", *r2s);
@@ -237,6 +303,24 @@ void read_staging(const Module& m, const Op& epilogue_dst, kernel::Pipeline& p, 
 
 // C: its global tensor from the MMA's partition of it; the epilogue copy, where a tiled copy moves
 // a shared view to that tensor, and its staging buffer where one is found.
+// The MMA's partition of C's identity tensor (`cute.make_identity_tensor` of the BM x BN tile,
+// `(BM,BN):(1@0,1@1)`), as the IR states it: a thread's (V, M-rest, N-rest) -> coordinate offset
+// from its first value (spec/CUTE_DSL.md §5.1). The last quoted string of a coord_tensor type is
+// its layout.
+void read_c_coordinates(const Module& m, const kernel::Pipeline& p, std::vector<StatedPartition>& partitions) {
+  const auto layout_of = [](const std::string& full) {
+    const size_t close = full.rfind('"'), open = close == std::string::npos || close == 0 ? std::string::npos : full.rfind('"', close - 1);
+    return open == std::string::npos ? std::string() : full.substr(open + 1, close - open - 1);
+  };
+  const std::string identity = "(" + std::to_string(p.bm) + "," + std::to_string(p.bn) + "):(1@0,1@1)";
+  for (const Op& op : m.ops)
+    if (op.name == "cute.tiled.mma.partition" && op.keyword == "C" && op.operand_types.size() >= 2 && !op.result_types.empty() &&
+        op.operand_types[1].full.rfind("!cute.coord_tensor<", 0) == 0 && layout_of(op.operand_types[1].full) == identity) {
+      partitions.push_back({'C', layout_of(op.result_types[0].full), op_where(op)});
+      return;
+    }
+}
+
 void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
   const Op* part = mma_partition_op(m, "C", "gmem");
   if (!part) unmapped("no MMA partition of a global C");
@@ -256,10 +340,18 @@ void read_c(const Module& m, Symbols& syms, kernel::Pipeline& p, Locs locs) {
     return;
   }
   p.epilogue_from_accumulators = true;
-  p.notes.push_back("C is stored from the accumulators (no tiled copy to global): its coverage is the C mma partition's");
+  // `cute.copy(%atom, %acc, %dst, %pred)` into (a view of) the MMA's partition of the global C: the
+  // stores are predicated (CUTLASS's sgemm: elem_less of each C coordinate against the residue).
+  for (const Op& op : m.ops)
+    if (op.name == "cute.copy" && op.operands.size() >= 4 && op.operand_types.size() >= 3 && op.operand_types[2].space == "gmem" && !part->results.empty() &&
+        derived_from(m, op.operands[2], part->results[0]))
+      p.epilogue_predicated = true;
+  p.notes.push_back("C is stored from the accumulators (no tiled copy to global): its coverage is the C mma partition's" +
+                    std::string(p.epilogue_predicated ? ", its stores predicated" : ""));
 }
 
-kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::string, std::string>>& loc_out, std::vector<StatedS2r>& stated) {
+kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::string, std::string>>& loc_out, std::vector<StatedS2r>& stated,
+                               std::vector<StatedPartition>& partitions) {
   if (m.mmas.size() != 1) unmapped(std::to_string(m.mmas.size()) + " tiled MMAs (one is mapped)");
   const Op* pa = mma_partition_op(m, "A", "smem");
   const Op* pb = mma_partition_op(m, "B", "smem");
@@ -270,8 +362,8 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
   Symbols syms;
   Locs locs{loc_out};
   int64_t stages_a = 1, stages_b = 1;
-  p.a = read_operand(m, *pa, syms, p, stages_a, locs, stated);
-  p.b = read_operand(m, *pb, syms, p, stages_b, locs, stated);
+  p.a = read_operand(m, *pa, syms, p, stages_a, locs, stated, partitions);
+  p.b = read_operand(m, *pb, syms, p, stages_b, locs, stated, partitions);
   p.mma = tiled_mma(m.mmas[0], p.a.bits);
   p.threads = p.mma.atom_threads * p.mma.atoms.size();
   const auto extent = [](const kernel::Operand& o, size_t mode) { return product_int(static_cast<const Layout&>(*smem_outer(o.smem)).shape_ref()[mode]); };
@@ -279,6 +371,7 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
   if (extent(p.b, 1) != p.bk || stages_a != stages_b) unmapped("A and B's shared views differ in K or in stages");
   p.stages = stages_a;
   read_c(m, syms, p, locs);
+  read_c_coordinates(m, p, partitions);
   for (const auto& [sym, div] : syms.divisors)
     if (div > 1) p.assume.push_back(sym + " % " + std::to_string(div) + " == 0");
   return p;
@@ -289,21 +382,22 @@ kernel::Pipeline read_pipeline(const Module& m, std::vector<std::pair<std::strin
 MappedPipeline map_pipeline(const Module& m) {
   MappedPipeline out;
   try {
-    out.pipeline = read_pipeline(m, out.locs, out.s2r);
+    out.pipeline = read_pipeline(m, out.locs, out.s2r, out.partitions);
   } catch (const Unmapped& u) {
     out.unmapped.push_back(u.why);
-    out.locs.clear(), out.s2r.clear();
+    out.locs.clear(), out.s2r.clear(), out.partitions.clear();
   } catch (const SpecError& e) {
     out.unmapped.push_back(std::string("a layout does not read: ") + e.what());
-    out.locs.clear(), out.s2r.clear();
+    out.locs.clear(), out.s2r.clear(), out.partitions.clear();
   }
   return out;
 }
 
 LayoutPtr smem_stage_layout(const Type& view, int64_t& stages, std::string& why) {
   std::vector<std::string> notes;
+  std::optional<int64_t> stride;  // the one-stage tile is what the op-by-op checks read
   try {
-    return smem_layout(view, stages, notes);
+    return smem_layout(view, stages, stride, notes, "the view");
   } catch (const Unmapped& u) {
     why = u.why;
     return nullptr;

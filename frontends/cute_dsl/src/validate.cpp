@@ -1,10 +1,15 @@
 // Translation validation of the DSL compiler's layout algebra (spec/CUTE_DSL.md §2): every static
 // layout op in the IR is recomputed by the reference and compared with its result type as a function.
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <optional>
+#include <regex>
 #include <set>
 
+#include "basis.hpp"
 #include "tfspec/frontends/cute_dsl/cute_ir.hpp"
+#include "tfspec/reference/checked.hpp"
 #include "tfspec/reference/composed.hpp"
 #include "tfspec/reference/equivalent.hpp"
 #include "tfspec/reference/error.hpp"
@@ -183,6 +188,84 @@ void past_domain_undecided(kernel::Finding& f) {
   f.detail["past_domain"] = true;
 }
 
+// The ops §2.2 recomputes on coordinate layouts: A (operand 0) may carry bases, the others not.
+bool basis_covered(const Op& op) {
+  static const std::set<std::string> ops = {"cute.composition", "cute.coalesce", "cute.logical_divide", "cute.zipped_divide"};
+  if (!ops.count(op.name) || op.operand_types[0].kind != "layout" || op.result_types[0].kind != "layout") return false;
+  for (size_t i = 1; i < op.operand_types.size(); ++i)
+    if (op.operand_types[i].text.find('@') != std::string::npos) return false;
+  return true;
+}
+
+kernel::Finding basis_skipped(const Op& op, const std::string& why) {
+  kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Skipped);
+  f.loc = op_where(op);
+  f.message = op.name + "(" + operands_text(op) + "): not read: a coordinate layout with basis strides (`1@0`): " + why + " (spec/CUTE_DSL.md §2.2)";
+  return f;
+}
+
+// §2.2: the op on the encoded operands, compared with the IR's encoded result point by point.
+kernel::Finding validate_basis(const Op& op) {
+  if (!basis_covered(op)) return basis_skipped(op, "the op is not one whose algebra only scales A's strides (composition, coalesce, the divides of a coordinate A)");
+  if (!all_static(op)) return basis_skipped(op, "a dynamic value");
+  BasisCode code;
+  for (const Type* t : {&op.operand_types[0], &op.result_types[0]})
+    for (size_t at = t->text.find('@'); at != std::string::npos; at = t->text.find('@', at + 1))
+      code.modes = std::max(code.modes, 1 + std::atoi(t->text.c_str() + at + 1));
+  if (code.modes < 1 || code.modes > 6) return basis_skipped(op, "more coordinate modes than the encoding holds (6)");
+  code.radix = int64_t{1} << (62 / code.modes);
+  Op enc = op;
+  std::string why;
+  for (Type* t : {&enc.operand_types[0], &enc.result_types[0]}) {
+    const std::optional<std::string> e = basis_encoded(t->text, code, why);
+    if (!e) return basis_skipped(op, why);
+    t->text = *e;
+  }
+  Symbols syms;
+  const Layout a = plain(read_layout(enc.operand_types[0].text, syms), enc.operand_types[0]);
+  const Layout got = plain(read_layout(enc.result_types[0].text, syms), enc.result_types[0]);
+  if (!basis_bounded(a, code, why) || !basis_bounded(got, code, why)) return basis_skipped(op, why);
+  const Layout ref = plain(recompute(enc, syms), enc.result_types[0]);
+  kernel::Finding f = make_finding("layout-op", op.name);
+  f.loc = op_where(op);
+  f.detail = {{"op", op.name}, {"line", op.line}, {"operands", operands_text(op)}, {"ir", op.result_types[0].text}, {"coordinate_modes", code.modes}};
+  const std::string head = op.name + "(" + operands_text(op) + ")";
+  if (ref.size() != got.size()) {
+    f.outcome = kernel::Outcome::Violation, f.rule = &rule::kCuteDslLayoutOp;
+    f.message = head + ": the IR's " + op.result_types[0].text + " has " + std::to_string(got.size()) + " points, the reference's " + std::to_string(ref.size());
+    return f;
+  }
+  // Past A's domain (D15) the result is a convention (as on the plain path): for A o B of a plain
+  // layout B only the indices with B(i) < size(A) can be a violation; for the other ops, any.
+  std::optional<bool> past;
+  std::optional<int64_t> first_past;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    if (ref(i) == got(i)) continue;
+    if (!past) past = reaches_past_domain(enc);
+    if (*past && op.name == "cute.composition" && op.operand_types[1].kind == "layout" &&
+        plain(read_layout(op.operand_types[1].text, syms), op.operand_types[1])(i) >= a.size()) {
+      first_past = first_past.value_or(i);
+      continue;
+    }
+    f.outcome = kernel::Outcome::Violation, f.rule = &rule::kCuteDslLayoutOp;
+    f.message = head + ": the IR says " + op.result_types[0].text + ", which differs from the reference first at index " + std::to_string(i) + " (IR " +
+                coordinate_text(basis_digits(got(i), code)) + ", reference " + coordinate_text(basis_digits(ref(i), code)) + ")";
+    f.detail["index"] = i;
+    if (*past && !(op.name == "cute.composition" && op.operand_types[1].kind == "layout")) past_domain_undecided(f);
+    return f;
+  }
+  if (first_past) {
+    f.message = head + ": the IR says " + op.result_types[0].text + ", which differs from the reference only past A's domain, first at index " + std::to_string(*first_past);
+    f.detail["index"] = *first_past;
+    f.rule = &rule::kCuteDslLayoutOp;
+    past_domain_undecided(f);
+    return f;
+  }
+  f.message = head + " = " + op.result_types[0].text + ", as the reference computes on the coordinates (" + std::to_string(ref.size()) +
+              " points; basis strides n@k read as n R^k, R = 2^" + std::to_string(62 / code.modes) + ", every coordinate below R / 2)";
+  return f;
+}
+
 }  // namespace
 
 std::optional<kernel::Finding> validate_dynamic(const Op& op);  // validate_dynamic.cpp (§2.1)
@@ -192,15 +275,18 @@ void validate_layout_ops(const Module& m, std::vector<kernel::Finding>& out) {
   for (const Op& op : m.ops) {
     if (!covered(op)) continue;
     // A coordinate layout (ArithTuple strides `1@0`, CuTe's basis vectors) maps into a tuple of
-    // coordinates, not an offset: the notation of §1 does not read it, on either path.
+    // coordinates, not an offset: §2.2 encodes the tuple as one integer where the op allows it.
     const bool basis = std::any_of(op.operand_types.begin(), op.operand_types.end(), [](const Type& t) { return t.text.find('@') != std::string::npos; }) ||
                        std::any_of(op.result_types.begin(), op.result_types.end(), [](const Type& t) { return t.text.find('@') != std::string::npos; });
     if (basis) {
-      kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Skipped);
-      f.loc = "line " + std::to_string(op.line);
-      f.message = op.name + "(" + operands_text(op) + "): not read: a coordinate layout with basis strides (`1@0`), which tfspec's notation does not "
-                  "read (spec/CUTE_DSL.md §6)";
-      out.push_back(std::move(f));
+      try {
+        out.push_back(validate_basis(op));
+      } catch (const SpecError& e) {
+        kernel::Finding f = make_finding("layout-op", op.name, kernel::Outcome::Undecided, &rule::kCuteDslLayoutOp);
+        f.loc = op_where(op);
+        f.message = op.name + "(" + operands_text(op) + "): the reference does not answer on the coordinate layout: " + e.what();
+        out.push_back(std::move(f));
+      }
       continue;
     }
     if (!all_static(op)) {

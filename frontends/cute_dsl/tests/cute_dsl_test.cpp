@@ -50,8 +50,11 @@ const char* kGemms[] = {"gemm_f16_64x64x32_atoms2x2.mlir", "gemm_f16_128x128x32_
 // A hostile probe's edits (testing/mutate_text.hpp), seeded: every fixture, edited one to three
 // times, read and checked. Each outcome is a report or a SpecError whose rule is an input rule,
 // never a crash, another exception or an internal error (a mutation run found a segfault; fixed).
+// Few edits an input error refuses (most still read as a kernel): 4 edits a file under ASan drew
+// none once the M-major sgemm fixture joined, so the sample is 8 a file there (28 in release).
 TEST(CuteDslReader, EditedDumpsAreReportsOrInputErrorsNeverCrashes) {
-  tfspec::testing::expect_edits_are_reports_or_input_errors(kFixtures, ".mlir", [](const std::string& text) { (void)cute_dsl::check_module(cute_dsl::read_cute_ir(text)); });
+  tfspec::testing::expect_edits_are_reports_or_input_errors(
+      kFixtures, ".mlir", [](const std::string& text) { (void)cute_dsl::check_module(cute_dsl::read_cute_ir(text)); }, tfspec::testing::kEditsPerFile + 4);
 }
 
 }  // namespace

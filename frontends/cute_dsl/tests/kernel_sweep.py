@@ -21,6 +21,8 @@ with faults planted in its text:
   that op's line;
 - twice: a g2s copy's thread mode split so two threads write one element -> `coverage` at the
   copy's partition;
+- padding: sgemm's padded shared memory (rows R + 4 apart) made unpadded -> a `banks` violation
+  at each operand's g2s writes of the degree a hand model of warp 0's 32-bit writes gives;
 - walk: a global copy's threads made to walk the strided dimension -> `kernel-coalescing` at that
   copy's partition wherever a warp-by-warp sector count (below, independent of tfspec's) says more
   sectors than ideal; where it says ideal, no coalescing violation.
@@ -133,7 +135,8 @@ def draw_variant(rng):
         return {"kind": kind, "head_dim": rng.choice([32, 64, 128]), "m_block": rng.choice([64, 128]), "n_block": rng.choice([64, 128]),
                 "threads": rng.choice([128, 256]), "causal": rng.choice([False, True]), "dtype": rng.choice(["Float16", "BFloat16"])}
     if kind == "sgemm":
-        return {"kind": kind, "tile": rng.choice([(128, 128, 8), (64, 64, 8), (128, 64, 8)]), "stages": rng.choice([2, 3, 4]), "threads": rng.choice([128, 256])}
+        return {"kind": kind, "tile": rng.choice([(128, 128, 8), (64, 64, 8), (128, 64, 8)]), "stages": rng.choice([2, 3, 4]), "threads": rng.choice([128, 256]),
+                "a": rng.choice("km"), "b": rng.choice("kn")}
     if kind == "hopper":
         return {"kind": kind, "tile": rng.choice([(128, 128), (128, 256), (64, 128), (128, 64)])}
     return {"kind": kind}
@@ -190,9 +193,12 @@ def compile_variant(root, v):
     elif v["kind"] == "sgemm":
         sg = example(root, "cute/ampere/kernel/dense_gemm/sgemm.py")
         f32 = cutlass.Float32
-        m, n, k = cute.sym_int(), cute.sym_int(divisibility=4), cute.sym_int(divisibility=4)
-        cute.compile(sg.SGemm(v["tile"], v["stages"], v["threads"]), fake(f32, (m, k), (1, 0)), fake(f32, (n, k), (1, 0)),
-                     fake(f32, (m, n), (1, 0)), stream=stream)
+        # the contiguous mode's extent a multiple of 16 where it is M or N (the example's 128-bit
+        # copies need its max_alignment % 16), of 4 where it is K (the runner's 16 bytes)
+        m, n = cute.sym_int(divisibility=16), cute.sym_int(divisibility=16)
+        k = cute.sym_int(divisibility=4) if "k" in (v.get("a", "k"), v.get("b", "k")) else cute.sym_int()
+        cute.compile(sg.SGemm(v["tile"], v["stages"], v["threads"]), fake(f32, (m, k), (1, 0) if v.get("a", "k") == "k" else (0, 1)),
+                     fake(f32, (n, k), (1, 0) if v.get("b", "k") == "k" else (0, 1)), fake(f32, (m, n), (1, 0)), stream=stream)
     elif v["kind"] == "hopper":
         hg = example(root, "cute/hopper/kernel/dense_gemm/dense_gemm.py")
         f16 = cutlass.Float16
@@ -375,9 +381,10 @@ class Sweep:
             elif not checked:
                 self.fail(name, "tensorop_gemm's pipeline not checked: " + "; ".join(f["message"] for f in pipelines if f["outcome"] != "ok"))
             v["checked"] = checked
-        if v["kind"] == "sgemm":  # a known limit: padded stages (spec/CUTE_DSL.md §4)
-            if pipeline is None or "cosize" not in pipeline["message"]:
-                self.fail(name, "sgemm expected unmapped for its padded stages: " + (pipeline["message"] if pipeline else "none"))
+        if v["kind"] == "sgemm":  # mapped: the SIMT FMA and the padded stages (spec/CUTE_DSL.md §4)
+            if not checked:
+                self.fail(name, "sgemm's pipeline not checked: " + ("; ".join(f["message"] for f in pipelines if f["outcome"] != "ok") or "no pipeline finding"))
+            v["checked"] = checked
         if v["kind"] == "elementwise":  # a known limit: its universal copies state no width
             for f in report["findings"]:
                 if f["check"] == "global" and f["outcome"] != "ok":
@@ -613,6 +620,48 @@ def fault_walk(sw, name, text, report):
     sw.planted(name, f"walk: {c['alias']} {c['tv_text']} -> {new_tv}", mutated, expect)
 
 
+# -- padding: sgemm's K-major smem (R,bK,S):(1,R+4,bK(R+4)) with the padding removed. Hand model
+# of the 32-bit g2s writes: warp 0's first access, thread t at the copy tile's index tv(t), i.e.
+# (m, k) = (i % P, i // P), offset m + R k, bank offset % 32; the degree is the most distinct words
+# one bank serves. Padded (R + 4 = 4 mod 32) the same model gives 1.
+def padded_write_degree(c, row):
+    banks = {}
+    for t in range(32):
+        i = evaluate(c["tv"][0], c["tv"][1], t)
+        off = i % c["P"] + row * (i // c["P"])
+        banks.setdefault(off % 32, set()).add(off)
+    return max(len(w) for w in banks.values())
+
+
+def fault_padding(sw, name, v, text):
+    """Only a K-major operand is padded (the example pads R + 4 where the tensor is row-major); an
+    M- or N-major one is left as it is."""
+    bm, bn, bk = v["tile"]
+    cands = [c for c in copies(text) if c["atom"] == "simt_async_copy" and c["elem"] == 4 and c["V"] == 1]
+    padded_ops = [(op, rows) for op, rows, major in (("A", bm, v.get("a", "k")), ("B", bn, v.get("b", "k"))) if major == "k"]
+    if not cands or not padded_ops:
+        return
+    mutated = text
+    for _, rows in padded_ops:
+        padded = f"({rows},{bk},{v['stages']}):(1,{rows + 4},{bk * (rows + 4)})"
+        if padded not in text:
+            sw.fail(name, f"sgemm's padded smem {padded} not found in the dump")
+            return
+        mutated = mutated.replace(padded, f"({rows},{bk},{v['stages']}):(1,{rows},{bk * rows})")
+    degree = {op: padded_write_degree(cands[0], rows) for op, rows in padded_ops}
+
+    def expect(report):
+        for op in degree:
+            f = next((f for f in report["findings"] if f["check"] == "banks" and f.get("subject") == op + " g2s (write)"), None)
+            if f is None:
+                return f"no banks finding for {op}'s g2s writes"
+            got = f["detail"].get("degree", 1) if f["outcome"] == "violation" else 1
+            if f["outcome"] not in ("ok", "violation") or got != degree[op]:
+                return f"{op} g2s writes: {f['outcome']} degree {got}, the hand model {degree[op]}"
+        return None if max(degree.values()) > 1 else "benign"
+    sw.planted(name, "padding: removed (hand degrees " + ", ".join(f"{op} {d}" for op, d in degree.items()) + ")", mutated, expect)
+
+
 def fault_twice(sw, name, text, report):
     """A g2s copy's largest thread sub-mode n:d split as (n/2,2):(d,0): thread j + (n/2) x ...
     writes the element thread j does; coverage must name it at that copy's partition."""
@@ -707,6 +756,9 @@ def main():
         fault_stride(sw, name, text, report)
         if v["kind"] == "tensorop" and v.get("checked"):  # the checks these faults need run on a checked pipeline
             fault_swizzle(sw, name, v, text)
+            fault_twice(sw, name, text, report)
+        if v["kind"] == "sgemm" and v.get("checked"):
+            fault_padding(sw, name, v, text)
             fault_twice(sw, name, text, report)
         if v["kind"] == "hopper":
             fault_hopper_swizzle(sw, name, v, text)

@@ -64,6 +64,10 @@ struct Operand {
   TiledCopy g2s;                  // global -> shared, over the (rows, BK) tile (empty under a TMA load)
   std::optional<TmaLoad> tma;     // global -> shared by TMA instead of g2s
   LayoutPtr smem;                 // (rows, BK) tile -> element offset of one stage (Layout or swizzled)
+  // Elements from one stage's start to the next (extension K1): none, the default, is the tile's
+  // cosize (stages packed); a padded buffer states its own (CUTLASS's sgemm: rows of 128 padded to
+  // 132, stages 1056 apart where the tile's cosize is 1052). See stage_stride_of.
+  std::optional<int64_t> stage_stride;
   std::optional<CopyAtom> s2r;    // shared -> registers (none: the MMA reads shared memory)
   // The g2s copy takes a predicate (a reader of a compiler's IR saw one): its tiles may run past
   // the global extents, so the extents need no divisibility condition (check 4).
@@ -94,6 +98,9 @@ struct Pipeline {
   // What the reader decided that the report says (a linear smem layout's direction, X2).
   std::vector<std::string> notes;
 };
+
+// The elements from one stage's start to the next: o.stage_stride, or the tile's cosize when unset.
+int64_t stage_stride_of(const Operand& o, int64_t cosize);
 
 // The staging buffer as an operand 'C' over the (BM, BN) tile, for the shared-memory views.
 Operand epilogue_staging(const Pipeline& p);

@@ -97,11 +97,20 @@ struct StatedS2r {
   char operand = 'A';
   std::string alias, atom, tv, tiler, loc;
 };
+// The IR's own partition of an operand's shared view by the tiled MMA (`cute.tiled.mma.partition
+// A|B` over smem): its result layout, a thread's (V, M-rest, K-rest[, stage]) -> element offset from
+// its first value (the thread's base is a run-time value). Kept where the view is unswizzled. For
+// 'C', the partition of C's identity tensor: (V, M-rest, N-rest) -> coordinates `n@0`, `n@1`.
+struct StatedPartition {
+  char operand = 'A';
+  std::string layout, loc;
+};
 struct MappedPipeline {
   std::optional<kernel::Pipeline> pipeline;
   std::vector<std::string> unmapped;
   std::vector<std::pair<std::string, std::string>> locs;
   std::vector<StatedS2r> s2r;
+  std::vector<StatedPartition> partitions;
 };
 MappedPipeline map_pipeline(const Module& m);
 // A shared view's one-stage (rows, cols) tile with its swizzle on element offsets, as the mapping
@@ -112,6 +121,11 @@ LayoutPtr smem_stage_layout(const Type& view, int64_t& stages, std::string& why)
 // MMA, as a function over every (thread, value): ok, a kernel-s2r-layout violation naming the
 // first differing (thread, value) with both (row, k), or undecided saying why it is not derived.
 void check_s2r_copies(const MappedPipeline& mp, std::vector<kernel::Finding>& out);
+
+// spec/CUTE_DSL.md §5.1: each stated partition against kernel/'s mma_partition through the view's
+// layout, at every (thread, value) relative to the thread's value 0 (and the stage mode against
+// the stage stride): ok, or a cute-dsl-layout-op violation naming the first differing pair.
+void check_mma_partitions(const MappedPipeline& mp, std::vector<kernel::Finding>& out);
 
 inline kernel::Finding make_finding(std::string check, std::string subject, kernel::Outcome o = kernel::Outcome::Ok,
                                     const RuleId* rule = nullptr) {
