@@ -2,7 +2,7 @@
 // mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps] [--executor=LIST]`;
 // --executor=LIST (issue 47): the executor variants to time, comma-separated (each `base`, `default`,
 // `all` or names joined by '+': recv-first, reduce-arrival, datatypes, stagger, one-round, one-round-always,
-// alltoallw, pack, persistent; spec/MULTIGPU.md "Executor variants"), default
+// alltoallw, pack, persistent, arrival; spec/MULTIGPU.md "Executor variants"), default
 // datatypes,default,one-round-always+persistent,datatypes+one-round+pack+persistent: one row per pattern and variant,
 // each checked, their repetitions alternating with the naive exchange's;
 // --json prints one object per row (pattern: the row, executor: the variant, plan: the plan's pattern, ranks, plan_ms,
