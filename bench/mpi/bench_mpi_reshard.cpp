@@ -5,7 +5,7 @@
 // alltoallw, pack, persistent, arrival; spec/MULTIGPU.md "Executor variants"), default
 // datatypes+one-round+persistent (the previous default),default,datatypes+one-round+persistent+arrival,
 // datatypes+one-round+pack+persistent+arrival: one row per pattern and variant,
-// each checked, their repetitions alternating with the baselines' (the order rotated every repetition);
+// each checked, their repetitions alternating with the baselines' (the order shuffled every repetition);
 // --json prints one object per row (pattern: the row, executor: the variant, plan: the plan's pattern, ranks, plan_ms,
 // naive_ms, plan_bytes, naive_bytes, lower_bound_bytes: the Plan's own figure, checked: values
 // and bytes agreed with the reference and the plan; naive_reduce_ms for a Partial SRC: the naive
@@ -28,6 +28,8 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <numeric>
+#include <random>
 #include <memory>
 #include <set>
 #include <string>
@@ -338,18 +340,25 @@ int main(int argc, char** argv) {
     std::vector<std::vector<double>> plan_times(exs.size());
     std::vector<double> naive_times, reduce_times, packed_times;
     std::vector<std::vector<std::vector<double>>> split(exs.size());
-    // Each repetition times every variant and baseline once, in an order rotated by one from the
-    // previous repetition's, so each takes every position equally often (the measurement right
-    // after the others' exchanges ran measurably slower on this machine: a variant timed three
-    // times in a row took up to 1.3x the time in the first place).
+    // Each repetition times every variant and baseline once, in an order shuffled anew (the same
+    // seed on every rank, so all ranks run the same exchange together), so that none owns a
+    // position or a predecessor: on this machine the measurement right after the others'
+    // exchanges ran slower (a variant timed three times in a row took up to 1.35x the time in
+    // the first place), and with the order merely rotated, identical code after the packed
+    // baseline still read 5-18% slower than after another plan.
     std::vector<std::function<void()>> order;
     for (size_t e = 0; e < exs.size(); ++e)
       order.push_back([&, e] { plan_times[e].push_back(plan_once(*exs[e], spec.plan, steps ? &split[e] : nullptr)); });
     order.push_back([&] { naive_times.push_back(naive.once(false)); });
     if (partial) order.push_back([&] { reduce_times.push_back(naive.once(true)); });
     order.push_back([&] { packed_times.push_back(packed.once()); });
-    for (int i = 0; i < reps; ++i)
-      for (size_t k = 0; k < order.size(); ++k) order[(k + static_cast<size_t>(i)) % order.size()]();
+    std::mt19937 shuffle(47);
+    std::vector<size_t> pick(order.size());
+    for (int i = 0; i < reps; ++i) {
+      std::iota(pick.begin(), pick.end(), size_t{0});
+      std::shuffle(pick.begin(), pick.end(), shuffle);
+      for (size_t k : pick) order[k]();
+    }
     const double naive_t = median(naive_times), reduce_t = partial ? median(reduce_times) : 0.0, packed_t = median(packed_times);
     int64_t naive_bytes = 0;
     for (int n : counts) naive_bytes += int64_t{n} * dtype.bytes;
