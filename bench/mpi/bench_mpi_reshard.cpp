@@ -2,13 +2,17 @@
 // mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps] [--executor=LIST]`;
 // --executor=LIST (issue 47): the executor variants to time, comma-separated (each `base`, `default`,
 // `all` or names joined by '+': recv-first, reduce-arrival, datatypes, stagger, one-round, one-round-always,
-// alltoallw, pack, persistent; spec/MULTIGPU.md "Executor variants"), default
-// datatypes,default,one-round-always+persistent,datatypes+one-round+pack+persistent: one row per pattern and variant,
-// each checked, their repetitions alternating with the naive exchange's;
+// alltoallw, pack, persistent, arrival; spec/MULTIGPU.md "Executor variants"), default
+// datatypes+one-round+persistent (the previous default),default,datatypes+one-round+persistent+arrival,
+// datatypes+one-round+pack+persistent+arrival: one row per pattern and variant,
+// each checked, their repetitions alternating with the baselines' (the order shuffled every repetition);
 // --json prints one object per row (pattern: the row, executor: the variant, plan: the plan's pattern, ranks, plan_ms,
 // naive_ms, plan_bytes, naive_bytes, lower_bound_bytes: the Plan's own figure, checked: values
 // and bytes agreed with the reference and the plan; naive_reduce_ms for a Partial SRC: the naive
-// exchange plus the receiver's sum of what it received, null otherwise); --steps adds, under each row, the time of
+// exchange plus the receiver's sum of what it received, null otherwise; packed_ms: the second baseline,
+// the reshard as a user would write it around one MPI_Alltoallv (pack SRC, exchange, unpack into DST,
+// sum a Partial SRC's contributions: struct Packed), packed_checked: its DST agreed with the
+// reference); --steps adds, under each row, the time of
 // each step's run() and of finish() (the slowest rank's, median).
 //
 // For each plan: the bytes it moves (its byte model, as the executor counts them) and the wall
@@ -23,6 +27,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <numeric>
+#include <random>
 #include <memory>
 #include <set>
 #include <string>
@@ -30,6 +37,7 @@
 
 #include "tfspec/multigpu/mpi.hpp"
 #include "tfspec/reference/canonical.hpp"
+#include "tfspec/reference/reshard.hpp"
 
 using namespace tfspec;
 using namespace tfspec::multigpu;
@@ -145,6 +153,90 @@ struct Naive {
   }
 };
 
+// The second baseline (issue 47): the same reshard as a user would write it around one
+// MPI_Alltoallv. Each rank gathers, element by element, the SRC elements every peer's DST needs
+// into one contiguous send buffer, exchanges them in one MPI_Alltoallv, and scatters what it
+// received into DST; its own elements are copied from its SRC; for a Partial(sum) SRC every
+// contribution is sent (the naive exchange's choice of senders) and DST = the sum of them all.
+// The index lists come from the reference alone (its distribute of a tensor of element numbers
+// onto SRC and DST; a Partial SRC read as P("max") so that every contributor holds the number),
+// so the baseline shares no code with the planner or the executor; its DST is checked against
+// the reference's reshard before it is timed.
+struct Packed {
+  std::vector<int> sc, sd, rc, rd;
+  std::vector<int64_t> send_from, recv_to;         // SRC offsets in send order; DST offsets in receive order
+  std::vector<std::pair<int64_t, int64_t>> own;     // this rank's own elements: SRC offset -> DST offset
+  bool sum = false;                                 // Partial(sum) SRC: DST adds up the contributions
+  std::vector<float> src, dst, send, recv;
+  bool checked = false;
+
+  Packed(const mpi::RunSpec& spec, int p, int rank) : sc(static_cast<size_t>(p)), sd(sc), rc(sc), rd(sc) {
+    std::vector<ShardAttr> attrs = spec.src.attrs();
+    for (auto& a : attrs)
+      if (auto* q = std::get_if<Partial>(&a)) sum = sum || q->reduction == "sum", *q = Partial{"max"};
+    Tensor numbers{spec.shape, {}};
+    int64_t n = 1;
+    for (int64_t e : spec.shape) n *= e;
+    for (int64_t e = 1; e <= n; ++e) numbers.data.push_back(e);
+    const Engines at_src = distribute(numbers, ShardLayout(spec.src.layout(), attrs, spec.src.mesh()), Storage::Rmem);
+    const Engines at_dst = distribute(numbers, spec.dst, Storage::Rmem);
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> holders(static_cast<size_t>(n + 1));  // number -> (device, SRC offset)
+    for (const auto& [d, b] : at_src.buffers)
+      for (size_t k = 0; k < b.size(); ++k)
+        if (b[k] > 0 && (holders[static_cast<size_t>(b[k])].empty() || holders[static_cast<size_t>(b[k])].back().first != d))
+          holders[static_cast<size_t>(b[k])].push_back({d, static_cast<int64_t>(k)});
+    std::vector<std::vector<int64_t>> from(static_cast<size_t>(p));  // by sender: DST offsets here, in its send order
+    for (const auto& [d, b] : at_dst.buffers) {
+      if (d == rank) dst.assign(b.size(), 0.0f);
+      for (size_t j = 0; j < b.size(); ++j) {
+        if (b[j] <= 0) continue;
+        const auto& hs = holders[static_cast<size_t>(b[j])];
+        const bool mine = std::any_of(hs.begin(), hs.end(), [&](const auto& h) { return h.first == d; });
+        for (const auto& [s, off] : hs) {
+          if (!sum && mine && s != d) continue;  // a replica here: copied locally, not sent
+          if (s == d && d == rank) own.push_back({off, static_cast<int64_t>(j)});
+          else if (s == rank && d != rank) send_from.push_back(off), ++sc[static_cast<size_t>(d)];
+          else if (d == rank && s != d) from[static_cast<size_t>(s)].push_back(static_cast<int64_t>(j));
+          if (!sum) break;
+        }
+      }
+    }
+    for (size_t q = 1; q < sd.size(); ++q) sd[q] = sd[q - 1] + sc[q - 1];
+    for (size_t q = 0; q < from.size(); ++q) {
+      rc[q] = static_cast<int>(from[q].size()), rd[q] = static_cast<int>(recv_to.size());
+      recv_to.insert(recv_to.end(), from[q].begin(), from[q].end());
+    }
+    send.assign(std::max<size_t>(send_from.size(), 1), 0.0f), recv.assign(std::max<size_t>(recv_to.size(), 1), 0.0f);
+    const Engines in = mpi::split_contributions(mpi::seeded_tensor(spec.shape, spec.dtype, spec.seed), spec.src, spec.dtype, spec.seed);
+    for (int64_t v : in.buffers.count(rank) ? in.buffers.at(rank) : std::vector<int64_t>{}) src.push_back(static_cast<float>(v));
+    const Engines want = reshard(in, spec.src, spec.dst, Storage::Rmem, spec.shape);
+    once();
+    int bad = 0;
+    const std::vector<int64_t> none;
+    const std::vector<int64_t>& w = want.buffers.count(rank) ? want.buffers.at(rank) : none;
+    bad = w.size() != dst.size();
+    for (size_t j = 0; !bad && j < w.size(); ++j) bad = static_cast<float>(w[j]) != dst[j];
+    int any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    checked = any == 0;
+  }
+  double once() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    for (size_t i = 0; i < send_from.size(); ++i) send[i] = src[static_cast<size_t>(send_from[i])];
+    MPI_Alltoallv(send.data(), sc.data(), sd.data(), MPI_FLOAT, recv.data(), rc.data(), rd.data(), MPI_FLOAT, MPI_COMM_WORLD);
+    if (sum) {
+      std::fill(dst.begin(), dst.end(), 0.0f);
+      for (auto [from, to] : own) dst[static_cast<size_t>(to)] += src[static_cast<size_t>(from)];
+      for (size_t i = 0; i < recv_to.size(); ++i) dst[static_cast<size_t>(recv_to[i])] += recv[i];
+    } else {
+      for (auto [from, to] : own) dst[static_cast<size_t>(to)] = src[static_cast<size_t>(from)];
+      for (size_t i = 0; i < recv_to.size(); ++i) dst[static_cast<size_t>(recv_to[i])] = recv[i];
+    }
+    return slowest(MPI_Wtime() - t0);
+  }
+};
+
 // The plan's steps on loaded buffers, until every posted call completed (the slowest rank).
 // `split` (--steps): this rank's time in each run() call and in finish(), the slowest rank's each.
 double plan_once(Executor& ex, const Plan& plan, std::vector<std::vector<double>>* split) {
@@ -196,7 +288,7 @@ std::vector<int> shared_counts(mpi::World& world, const mpi::RunSpec& spec, int 
 int main(int argc, char** argv) {
   int reps = 50;
   bool json = false, steps = false;
-  std::string variants = "datatypes,default,one-round-always+persistent,datatypes+one-round+pack+persistent";
+  std::string variants = "datatypes+one-round+persistent,default,datatypes+one-round+persistent+arrival,datatypes+one-round+pack+persistent+arrival";
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--steps") steps = true;
     if (std::string(argv[i]).starts_with("--executor=")) variants = std::string(argv[i]).substr(11);
@@ -224,8 +316,8 @@ int main(int argc, char** argv) {
   }
   if (rank == 0 && !json) {
     std::printf("%d ranks, float32, median of %d repetitions (slowest rank), plan and naive alternating\n\n", p, reps);
-    std::printf("| plan | executor | pattern | plan bytes | naive bytes | lower bound | bytes plan/naive | plan time | naive time | time plan/naive | naive + reduce: time, plan/it |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| plan | executor | pattern | plan bytes | naive bytes | lower bound | bytes plan/naive | plan time | naive time | time plan/naive | naive + reduce: time, plan/it | packed (pack + MPI_Alltoallv + unpack) | time plan/packed |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
   for (const Case& c : cases(p)) try {
     const ShardLayout s0 = read_shard_layout(Json(c.src)), d0 = read_shard_layout(Json(c.dst));
@@ -242,17 +334,32 @@ int main(int argc, char** argv) {
     }
     const std::vector<int> counts = shared_counts(world, spec, p);
     Naive naive(counts, p, rank);
+    Packed packed(spec, p, rank);
     bool partial = false;
     for (const auto& a : spec.src.attrs()) partial = partial || std::holds_alternative<Partial>(a);
     std::vector<std::vector<double>> plan_times(exs.size());
-    std::vector<double> naive_times, reduce_times;
+    std::vector<double> naive_times, reduce_times, packed_times;
     std::vector<std::vector<std::vector<double>>> split(exs.size());
+    // Each repetition times every variant and baseline once, in an order shuffled anew (the same
+    // seed on every rank, so all ranks run the same exchange together), so that none owns a
+    // position or a predecessor: on this machine the measurement right after the others'
+    // exchanges ran slower (a variant timed three times in a row took up to 1.35x the time in
+    // the first place), and with the order merely rotated, identical code after the packed
+    // baseline still read 5-18% slower than after another plan.
+    std::vector<std::function<void()>> order;
+    for (size_t e = 0; e < exs.size(); ++e)
+      order.push_back([&, e] { plan_times[e].push_back(plan_once(*exs[e], spec.plan, steps ? &split[e] : nullptr)); });
+    order.push_back([&] { naive_times.push_back(naive.once(false)); });
+    if (partial) order.push_back([&] { reduce_times.push_back(naive.once(true)); });
+    order.push_back([&] { packed_times.push_back(packed.once()); });
+    std::mt19937 shuffle(47);
+    std::vector<size_t> pick(order.size());
     for (int i = 0; i < reps; ++i) {
-      for (size_t e = 0; e < exs.size(); ++e) plan_times[e].push_back(plan_once(*exs[e], spec.plan, steps ? &split[e] : nullptr));
-      naive_times.push_back(naive.once(false));
-      if (partial) reduce_times.push_back(naive.once(true));
+      std::iota(pick.begin(), pick.end(), size_t{0});
+      std::shuffle(pick.begin(), pick.end(), shuffle);
+      for (size_t k : pick) order[k]();
     }
-    const double naive_t = median(naive_times), reduce_t = partial ? median(reduce_times) : 0.0;
+    const double naive_t = median(naive_times), reduce_t = partial ? median(reduce_times) : 0.0, packed_t = median(packed_times);
     int64_t naive_bytes = 0;
     for (int n : counts) naive_bytes += int64_t{n} * dtype.bytes;
     const long long pb = static_cast<long long>(spec.plan.total_bytes()), nb = static_cast<long long>(naive_bytes);
@@ -263,20 +370,21 @@ int main(int argc, char** argv) {
     if (rank == 0 && json)
       std::printf("%s\n", Json({{"pattern", c.name}, {"executor", variant}, {"plan", spec.plan.pattern}, {"ranks", p}, {"plan_ms", plan_t * 1e3}, {"naive_ms", naive_t * 1e3},
                                 {"plan_bytes", pb}, {"naive_bytes", nb}, {"lower_bound_bytes", lb}, {"checked", static_cast<bool>(checked[e])},
-                                {"naive_reduce_ms", partial ? Json(reduce_t * 1e3) : Json(nullptr)}})
+                                {"naive_reduce_ms", partial ? Json(reduce_t * 1e3) : Json(nullptr)}, {"packed_ms", packed_t * 1e3},
+                                {"packed_checked", packed.checked}})
                              .dump().c_str());
     char extra[64] = "";
     if (partial) std::snprintf(extra, sizeof extra, "%.3f ms: %.2f", reduce_t * 1e3, plan_t / reduce_t);
     if (rank == 0 && !json)
-      std::printf("| %s%s | %s | %s | %lld | %lld | %lld | %.2f | %.3f ms | %.3f ms | %.2f | %s |\n", c.name, checked[e] ? "" : " (MISMATCH)", variant,
+      std::printf("| %s%s | %s | %s | %lld | %lld | %lld | %.2f | %.3f ms | %.3f ms | %.2f | %s | %.3f ms%s | %.2f |\n", c.name, checked[e] ? "" : " (MISMATCH)", variant,
                   spec.plan.pattern.c_str(), pb, nb, lb, nb ? static_cast<double>(pb) / static_cast<double>(nb) : 0.0, plan_t * 1e3, naive_t * 1e3,
-                  plan_t / naive_t, extra);
+                  plan_t / naive_t, extra, packed_t * 1e3, packed.checked ? "" : " (MISMATCH)", plan_t / packed_t);
     if (rank == 0 && steps) print_split(spec.plan, split[e]);
     std::fflush(stdout);
     }
   } catch (const std::exception& e) {  // the same on every rank: the plan is refused before any MPI call
     if (rank == 0 && json) std::printf("%s\n", Json({{"pattern", c.name}, {"ranks", p}, {"refused", e.what()}}).dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-    else if (rank == 0) std::printf("| %s | | refused: %s | | | | | | | | |\n", c.name, e.what());
+    else if (rank == 0) std::printf("| %s | | refused: %s | | | | | | | | | | |\n", c.name, e.what());
   }
   return 0;
 }

@@ -88,6 +88,7 @@ struct Posted {
   std::function<void(Posted&, int)> on_block;
   std::vector<char> arrived;
   int reduced = 0;
+  size_t completed = 0;  // requests MPI_Testsome reported complete (persistent ones stay non-null)
 };
 
 // A block of a collective sent out of SRC or received into DST through a derived datatype
@@ -409,6 +410,9 @@ class MpiExecutor final : public Executor {
     for (auto& [d, at] : to) fused_.sends.push_back(send_message(static_cast<int>(d), at, packed));
     fused_.sendbuf.assign(static_cast<size_t>(packed) * eb_, 0), packed = 0;
     for (auto& [s, at] : from) fused_.recvs.push_back(recv_message(static_cast<int>(s), at, packed));
+    for (auto& group : fused_.rows)  // ExecutorOptions::arrival: a row's peers as their messages' indices in recvs
+      for (auto& row : group)
+        for (int& peer : row) peer = static_cast<int>(std::find_if(fused_.recvs.begin(), fused_.recvs.end(), [&](const Message& x) { return x.peer == peer; }) - fused_.recvs.begin());
     fused_.recvbuf.assign(static_cast<size_t>(packed) * eb_, 0);
     if (opts_.persistent && !opts_.alltoallw) make_persistent();
     // ExecutorOptions::alltoallw: the same messages as one MPI_Ialltoallw (one count of one type per peer).
@@ -448,6 +452,7 @@ class MpiExecutor final : public Executor {
       gr.base = base, base += (direct ? gr.m - 1 : gr.m) * gr.count;
     }
     fused_.scratch.assign(static_cast<size_t>(base) * eb_, 0);
+    fused_.rows.assign(fused_.groups.size(), {});
     std::vector<Run> local_dst, local_scratch, unpack;
     auto place = [&](const Leaf& l, bool in_dst, int64_t at) {  // leaf l lands at DST / scratch element `at`
       if (l.device == me) (in_dst ? local_dst : local_scratch).push_back({l.offset, at, 1});
@@ -459,8 +464,12 @@ class MpiExecutor final : public Executor {
       if (m < 2) continue;
       const auto& g = fused_.groups[group_of[static_cast<size_t>(j)]];
       const int64_t i = slot[static_cast<size_t>(j)];
+      auto& rows = fused_.rows[group_of[static_cast<size_t>(j)]];
+      rows.resize(static_cast<size_t>(m));
       for (int64_t k = 0; k < m; ++k) {
         const Leaf& l = cd.leaves[static_cast<size_t>(a + k)];
+        if (l.device != me && std::find(rows[static_cast<size_t>(k)].begin(), rows[static_cast<size_t>(k)].end(), l.device) == rows[static_cast<size_t>(k)].end())
+          rows[static_cast<size_t>(k)].push_back(static_cast<int>(l.device));
         if (g.dst >= 0) place(l, k == 0, k == 0 ? j : g.base + (k - 1) * g.count + i);
         else place(l, false, g.base + k * g.count + i);
       }
@@ -548,10 +557,14 @@ class MpiExecutor final : public Executor {
   }
 
   // The one exchange (at the plan's first step): receives, sends, this rank's own copies while
-  // they move, and the reductions when everything is in.
+  // they move, and the reductions when everything is in (arrival: each message unpacked and each
+  // group's rows reduced as soon as they are in).
   void post_fused() {
     finish();
     Posted p = fresh(0, {});
+    const bool arrival = opts_.arrival && !opts_.alltoallw;
+    fused_.next.assign(fused_.groups.size(), 1);
+    fused_.arrived.assign(fused_.recvs.size(), 0);
     if (opts_.alltoallw) {
       auto& w = fused_.w;
       p.requests.emplace_back(), p.block_of.push_back(-1);
@@ -563,7 +576,7 @@ class MpiExecutor final : public Executor {
       moved_.received += x.count;
       if (opts_.alltoallw || opts_.persistent) continue;
       const Args a = args_of(x, false);
-      p.requests.emplace_back(), p.block_of.push_back(-1);
+      p.requests.emplace_back(), p.block_of.push_back(arrival ? static_cast<int>(p.block_of.size()) : -1);
       check(MPI_Irecv(a.data, a.count, a.type, x.peer, kFusedTag, w_.comm(), &p.requests.back()), "MPI_Irecv", 0);
     }
     for (const auto& x : fused_.sends) {
@@ -578,25 +591,56 @@ class MpiExecutor final : public Executor {
     if (opts_.persistent && !opts_.alltoallw && !fused_.persistent.empty()) {
       check(MPI_Startall(static_cast<int>(fused_.persistent.size()), fused_.persistent.data()), "MPI_Startall", 0);
       p.requests = fused_.persistent, p.block_of.assign(p.requests.size(), -1);
+      for (size_t i = 0; arrival && i < fused_.recvs.size(); ++i) p.block_of[i] = static_cast<int>(i);  // the receives come first
     }
     pack::run(fused_.src_to_dst, eb_, buf(Buffer::Src).data(), buf(Buffer::Dst).data());
     pack::run(fused_.src_to_scratch, eb_, buf(Buffer::Src).data(), fused_.scratch.data());
+    if (arrival) {
+      p.on_block = [this](Posted&, int i) { message_in(static_cast<size_t>(i)); };
+      reduce_rows(false);  // rows of this rank's own leaves
+    }
     if (!fused_.groups.empty() || !fused_.recvbuf.empty())
-      p.then = [this](Posted&) {
+      p.then = [this, arrival](Posted&) {
         for (const auto& x : fused_.recvs)
-          if (x.packed >= 0 && !opts_.alltoallw) {
-            pack::run(x.program[0], eb_, fused_.recvbuf.data(), buf(Buffer::Dst).data());
-            pack::run(x.program[1], eb_, fused_.recvbuf.data(), fused_.scratch.data());
-          }
-        unsigned char* s = fused_.scratch.data();
-        for (const auto& g : fused_.groups) {
-          const bool direct = g.dst >= 0;
-          unsigned char* acc = direct ? buf(Buffer::Dst).data() + static_cast<size_t>(g.dst) * eb_ : s + static_cast<size_t>(g.base) * eb_;
-          for (int64_t k = 1; k < g.m; ++k) reduce_into(t_, acc, s + static_cast<size_t>(g.base + (direct ? k - 1 : k) * g.count) * eb_, g.count, g.op);
-        }
-        pack::run(fused_.scratch_to_dst, eb_, s, buf(Buffer::Dst).data());
+          if (!arrival) unpack(x);
+        reduce_rows(true);
+        pack::run(fused_.scratch_to_dst, eb_, fused_.scratch.data(), buf(Buffer::Dst).data());
       };
     post(std::move(p));
+  }
+  // A packed message's elements from recvbuf to DST and the scratch (ExecutorOptions::pack).
+  void unpack(const Message& x) {
+    if (x.packed < 0 || opts_.alltoallw) return;
+    pack::run(x.program[0], eb_, fused_.recvbuf.data(), buf(Buffer::Dst).data());
+    pack::run(x.program[1], eb_, fused_.recvbuf.data(), fused_.scratch.data());
+  }
+  // ExecutorOptions::arrival: receive i of the exchange completed.
+  void message_in(size_t i) {
+    fused_.arrived[i] = 1;
+    unpack(fused_.recvs[i]);
+    reduce_rows(false);
+  }
+  // Row k of group g is in when every message writing it completed (its local leaves are copied
+  // before the first test).
+  bool row_in(size_t g, int64_t k) const {
+    for (int i : fused_.rows[g][static_cast<size_t>(k)])
+      if (!fused_.arrived[static_cast<size_t>(i)]) return false;
+    return true;
+  }
+  // Each group's row 0 reduced with rows 1, 2, ... in that order (the steps' order of
+  // contributors, so float sums round alike), row by row while the next is in (`all`: every row
+  // left, everything being in).
+  void reduce_rows(bool all) {
+    unsigned char* s = fused_.scratch.data();
+    for (size_t gi = 0; gi < fused_.groups.size(); ++gi) {
+      const Group& g = fused_.groups[gi];
+      const bool direct = g.dst >= 0;
+      int64_t& next = fused_.next[gi];
+      if (!all && next < g.m && !row_in(gi, 0)) continue;
+      unsigned char* acc = direct ? buf(Buffer::Dst).data() + static_cast<size_t>(g.dst) * eb_ : s + static_cast<size_t>(g.base) * eb_;
+      for (; next < g.m && (all || row_in(gi, next)); ++next)
+        reduce_into(t_, acc, s + static_cast<size_t>(g.base + (direct ? next - 1 : next) * g.count) * eb_, g.count, g.op);
+    }
   }
 
   // ExecutorOptions::datatypes: for each collective whose SEND ranges one LocalCopy SRC->SEND
@@ -800,14 +844,16 @@ class MpiExecutor final : public Executor {
         for (int i = 0; got != MPI_UNDEFINED && i < got; ++i)
           if (const int b = p.block_of[static_cast<size_t>(idx[static_cast<size_t>(i)])]; b >= 0) p.on_block(p, b);
         // Done when every request is (a request completing after the test waits for the next one:
-        // MPI_Testall here could complete a block without its reduction).
-        flag = std::all_of(p.requests.begin(), p.requests.end(), [](MPI_Request r) { return r == MPI_REQUEST_NULL; });
+        // MPI_Testall here could complete a block without its reduction). Counted: a persistent
+        // request is inactive, not MPI_REQUEST_NULL, once complete, and Testsome skips it after.
+        if (got != MPI_UNDEFINED) p.completed += static_cast<size_t>(got);
+        flag = p.completed == p.requests.size();
       } else {
         const int rc = MPI_Testall(static_cast<int>(p.requests.size()), p.requests.data(), &flag, MPI_STATUSES_IGNORE);
         if (rc != MPI_SUCCESS) return rc;
       }
       if (!flag) continue;
-      p.requests.clear(), p.block_of.clear(), p.on_block = nullptr;
+      p.requests.clear(), p.block_of.clear(), p.on_block = nullptr, p.completed = 0;
       if (!p.then) {
         p.done = true;
         continue;
@@ -940,6 +986,9 @@ class MpiExecutor final : public Executor {
     std::vector<Message> sends, recvs;
     pack::CopyProgram src_to_dst, src_to_scratch, scratch_to_dst;
     std::vector<Group> groups;
+    std::vector<std::vector<std::vector<int>>> rows;  // by group and row: the receives (indices in recvs) writing it
+    std::vector<int64_t> next;                         // by group: the row it reduces next (arrival)
+    std::vector<char> arrived;                         // by receive: completed in this run (arrival)
     std::vector<unsigned char> scratch, sendbuf, recvbuf;
     std::vector<MPI_Request> persistent;  // ExecutorOptions::persistent: the receives', then the sends' requests
     struct {
@@ -1151,9 +1200,10 @@ ExecutorOptions parse_executor_options(const std::string& text) {
     else if (word == "alltoallw") o.alltoallw = true;
     else if (word == "pack") o.pack = true;
     else if (word == "persistent") o.persistent = true;
+    else if (word == "arrival") o.arrival = true;
     else
       fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
-                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw / pack / persistent joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
+                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw / pack / persistent / arrival joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
     start = end + 1;
   }
   return o;
@@ -1163,7 +1213,8 @@ std::string to_string(const ExecutorOptions& o) {
   std::string s;
   for (auto [on, word] : {std::pair{o.receives_first, "recv-first"}, std::pair{o.reduce_on_arrival, "reduce-arrival"}, std::pair{o.datatypes, "datatypes"}, std::pair{o.staggered, "stagger"},
                             std::pair{o.one_round, "one-round"}, std::pair{o.one_round_always, "one-round-always"},
-                            std::pair{o.alltoallw, "alltoallw"}, std::pair{o.pack, "pack"}, std::pair{o.persistent, "persistent"}})
+                            std::pair{o.alltoallw, "alltoallw"}, std::pair{o.pack, "pack"}, std::pair{o.persistent, "persistent"},
+                            std::pair{o.arrival, "arrival"}})
     if (on) s += (s.empty() ? "" : "+") + std::string(word);
   return s.empty() ? "base" : s;
 }
@@ -1175,10 +1226,16 @@ std::string to_string(const ExecutorOptions& o) {
 // The one-round exchange with persistent requests (bench/RESULTS.md, "one-round execution")
 // lowered every row where the plan chooses it and changes none where it does not (the steps then
 // run with derived datatypes as before), so it is on too.
+// Packing a message of several runs (pack; bench/RESULTS.md, "the one-round executor profiled"):
+// OpenMPI moves a contiguous message of more than 4 KB between two processes with one copy (CMA),
+// a derived datatype's through copy-in / copy-out fragments; contiguous messages made the
+// all-to-all and point-to-point rows faster in every run, and pack changes nothing on a row whose
+// messages are single runs (all-gather, reduce-scatter), so it is on as well.
 ExecutorOptions default_executor_options() {
   ExecutorOptions o;
   o.datatypes = true;
   o.one_round = true;
+  o.pack = true;
   o.persistent = true;
   return o;
 }

@@ -93,13 +93,18 @@ class World {
 //  - persistent (with one-round / one-round-always, not alltoallw): the exchange's messages as
 //    persistent requests (MPI_Send_init / MPI_Recv_init) made in load(), started together
 //    (MPI_Startall) at each run.
+//  - arrival (with one-round / one-round-always, not alltoallw): the exchange's receives tested one
+//    by one (MPI_Testsome); as each completes its packed elements are unpacked (pack) and every
+//    reduction group's rows 1, 2, ... reduced into row 0 as far as they are in, in row order (the
+//    contributors' order, so float sums round as without it), instead of all when the last is in.
 struct ExecutorOptions {
   bool receives_first = false, reduce_on_arrival = false, datatypes = false, staggered = false;
   bool one_round = false, one_round_always = false, alltoallw = false, pack = false, persistent = false;
+  bool arrival = false;
   friend bool operator==(const ExecutorOptions&, const ExecutorOptions&) = default;
 };
 // "default" (the kept default), "base" (none), or names joined by '+': recv-first, reduce-arrival,
-// datatypes, stagger, one-round, one-round-always, alltoallw, pack, persistent; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
+// datatypes, stagger, one-round, one-round-always, alltoallw, pack, persistent, arrival; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
 ExecutorOptions parse_executor_options(const std::string& text);
 std::string to_string(const ExecutorOptions& options);
 // The options the executor uses when none are given (the kept default of issue 47's experiments).
