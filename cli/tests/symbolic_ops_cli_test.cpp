@@ -2,6 +2,8 @@
 // classified conditions (--json). Expected values are derived by hand in the comments.
 #include <gtest/gtest.h>
 
+#include "release_only.hpp"
+
 #include <chrono>
 #include <map>
 #include <sstream>
@@ -125,6 +127,7 @@ TEST(SymbolicOpsCli, ProveOfDerivationIsBoundedByWorkAndTheProofByTheTimeout) {
 // N//3:3*M; K:0 by 3:1 = 3:0, rest K//3:0; flattened tiles first, then the rests. Past 1024 paths
 // (a rank-5 divide over five free symbols) the op is undecided, resource-limit, naming the paths.
 TEST(SymbolicOpsCli, RankThreeTilersWithoutAssumptionsMergeTheirPathsIntoOneAnswer) {
+  TFSPEC_RELEASE_BUILD_ONLY("20 s of Z3 in the ASan-built CLI; the symbolic ops' other tests run there");
   auto l = layout_json("logical_divide '(M,N,K):(1,M,M*N)' '(4:1,4:1,3:1)'");
   EXPECT_EQ(l["result"], tfspec::Json::parse(R"({"kind":"layout","shape":[[4,"M//4"],[4,"N//4"],[3,"K//3"]],"stride":[[1,4],["M","4*M"],["M*N","3*M*N"]]})")) << l.dump();
   EXPECT_EQ(status_of(l, "M%4 == 0"), "required");
