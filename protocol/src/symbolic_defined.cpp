@@ -39,6 +39,11 @@ std::vector<SymPred> defined_guard(Decider& dec, const std::vector<SymPred>& whe
   return out;
 }
 
+std::vector<SymPred> joined(std::vector<SymPred> a, const std::vector<SymPred>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 std::string defined_text(const std::vector<SymPred>& first, const SymPred& p) {
   std::string s;
   for (const auto& q : first) s += to_string(q) + " and ";

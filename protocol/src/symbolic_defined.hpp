@@ -18,6 +18,9 @@ std::vector<SymPred> undefined_divisors(Decider& dec, const std::vector<SymPred>
 // A case guard with each step preceded by the `q != 0` its divisors need under the steps before it.
 std::vector<SymPred> defined_guard(Decider& dec, const std::vector<SymPred>& when);
 
+// a's predicates, then b's: a case guard extended by more steps.
+std::vector<SymPred> joined(std::vector<SymPred> a, const std::vector<SymPred>& b);
+
 // `q1 != 0 and q2 != 0 and p`: a condition as printed.
 std::string defined_text(const std::vector<SymPred>& first, const SymPred& p);
 

@@ -34,11 +34,6 @@ std::map<std::string, int64_t> ones(const std::set<std::string>& symbols) {
   return m;
 }
 
-std::vector<SymPred> with_all(std::vector<SymPred> a, const std::vector<SymPred>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 // issue 46 item 3: a condition whose divisor can be 0 in its case is printed, and so classified,
 // as `q != 0 and ... and C`, which is false where a divisor is 0 (`and` stops there). Classifying
 // `C` alone would read such an instance as undefined: neither side, and so `undecided` where the
@@ -52,14 +47,14 @@ solver::Classified classify_defined(BudgetedDecider& dec, const std::vector<SymP
     nonzero = nonzero && k.status == "proved";
     if (k.counterexample && !fails) fails = k.counterexample;
   }
-  const std::vector<SymPred> defined = with_all(when, first);
+  const std::vector<SymPred> defined = joined(when, first);
   if (!fails) {
     const solver::Classified k = dec.classify(defined, p);
     if (nonzero || k.status == "refuted" || k.status == "required") return k;  // where every divisor is non-zero, it is C
     return {"undecided", k.counterexample};
   }
-  if (dec.instance(with_all(defined, {p}))) return {"required", fails};
-  if (dec.satisfiable(with_all(defined, {p})) == false) return {"refuted", fails};
+  if (dec.instance(joined(defined, {p}))) return {"required", fails};
+  if (dec.satisfiable(joined(defined, {p})) == false) return {"refuted", fails};
   return {"undecided", fails};
 }
 

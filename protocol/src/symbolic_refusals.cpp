@@ -5,11 +5,6 @@
 namespace tfspec::protocol {
 namespace {
 
-std::vector<SymPred> joined(std::vector<SymPred> a, const std::vector<SymPred>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 // `x` less the guard `g`: `x` itself where the two are disjoint, else the pieces
 // `x and g1 ... g(k-1) and not gk` the solver does not prove empty.
 std::vector<std::vector<SymPred>> less(BudgetedDecider& dec, const std::vector<SymPred>& x, const std::vector<SymPred>& g) {

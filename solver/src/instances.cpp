@@ -5,16 +5,6 @@
 namespace tfspec::solver {
 namespace {
 
-void constants_of(const ShapeDim& d, std::set<int64_t>& out) {
-  if (d->op == ExprNode::Op::Const) {
-    if (d->value >= 1 && d->value <= (int64_t{1} << 40)) out.insert(d->value);
-    return;
-  }
-  if (d->op == ExprNode::Op::Var) return;
-  constants_of(d->lhs, out);
-  constants_of(d->rhs, out);
-}
-
 // The values a symbol takes in the pool: small ones, primes, powers of two and their neighbours,
 // and for each constant c of the problem c-1, c, c+1, 2c, 3c, 4c (a divisor's multiples and the
 // values on each side of a bound).
@@ -33,6 +23,16 @@ bool in_bounds(const Assumptions& a, const std::string& s, int64_t x) {
 }
 
 }  // namespace
+
+void constants_of(const ShapeDim& d, std::set<int64_t>& out) {
+  if (d->op == ExprNode::Op::Const) {
+    if (d->value >= 1 && d->value <= (int64_t{1} << 40)) out.insert(d->value);
+    return;
+  }
+  if (d->op == ExprNode::Op::Var) return;
+  constants_of(d->lhs, out);
+  constants_of(d->rhs, out);
+}
 
 std::set<int64_t> problem_constants(const Assumptions& a) {
   std::set<int64_t> out;

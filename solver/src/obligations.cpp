@@ -264,18 +264,6 @@ std::map<std::string, std::pair<int64_t, int64_t>> Z3Decider::symbol_ranges(cons
   return range;
 }
 
-namespace {
-void constants_in(const ShapeDim& e, std::set<int64_t>& out) {
-  if (e->op == ExprNode::Op::Var) return;
-  if (e->op == ExprNode::Op::Const) {
-    if (e->value >= 1 && e->value <= (int64_t{1} << 30)) out.insert(e->value);
-    return;
-  }
-  constants_in(e->lhs, out);
-  constants_in(e->rhs, out);
-}
-}  // namespace
-
 // An instance of the context where p holds, from a search of candidate values inside the bounds
 // the context sets on each symbol: small values, powers of two and their neighbours, the
 // context's constants c and c-1, c+1, 2c, and each bound and its neighbour. The pool's draw over
@@ -285,8 +273,8 @@ void constants_in(const ShapeDim& e, std::set<int64_t>& out) {
 std::optional<Bindings> Z3Decider::focused_instance(const std::vector<SymPred>& context, const SymPred& p) {
   const auto range = symbol_ranges(context);
   std::set<int64_t> constants;
-  for (const auto& q : context) constants_in(q.lhs, constants), constants_in(q.rhs, constants);
-  constants_in(p.lhs, constants), constants_in(p.rhs, constants);
+  for (const auto& q : context) constants_of(q.lhs, constants), constants_of(q.rhs, constants);
+  constants_of(p.lhs, constants), constants_of(p.rhs, constants);
   std::vector<std::string> names(assumptions_.symbols.begin(), assumptions_.symbols.end());
   std::vector<std::vector<int64_t>> values;
   for (const auto& n : names) {

@@ -15,6 +15,8 @@ namespace tfspec::solver {
 
 // The integer constants named by the assumptions' relations (and any `extra`), >= 1.
 std::set<int64_t> problem_constants(const Assumptions& a);
+// The constants 1 .. 2^40 of an expression, added to `out`.
+void constants_of(const ShapeDim& d, std::set<int64_t>& out);
 // At most `cap` instances over a.symbols that satisfy every assumption, the same on every run.
 std::vector<Bindings> sample_instances(const Assumptions& a, const std::set<int64_t>& constants, size_t cap = 1500);
 
