@@ -2,8 +2,10 @@
 // a printed predicate that divides by an expression which can be 0 at an instance of its case is
 // preceded by that divisor's `q != 0`, innermost first, so that the printed text (read left to
 // right, `and` stopping at the first false part) is false there, never undefined. The solver
-// already reads a predicate as "defined and true" (obligations.cpp), so the classification and
-// the counterexamples are those of the printed text. Private to ops_symbolic.cpp.
+// reads a predicate as "defined and true" (obligations.cpp) but takes a counterexample only where
+// it is defined and false; symbolic_print.cpp classifies the printed conjunction itself
+// (`classify_defined`), so an instance where a divisor is 0 is a counterexample of the printed
+// text. Private to ops_symbolic.cpp.
 #pragma once
 #include <string>
 #include <vector>
