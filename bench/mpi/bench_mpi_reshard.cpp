@@ -2,9 +2,9 @@
 // mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps] [--executor=LIST]`;
 // --executor=LIST (issue 47): the executor variants to time, comma-separated (each `base`, `default`,
 // `all` or names joined by '+': recv-first, reduce-arrival, datatypes, stagger, one-round, one-round-always,
-// alltoallw, pack, persistent, arrival; spec/MULTIGPU.md "Executor variants"), default
-// datatypes+one-round+persistent (the previous default),default,datatypes+one-round+persistent+arrival,
-// datatypes+one-round+pack+persistent+arrival: one row per pattern and variant,
+// alltoallw, pack, persistent, arrival, shm; spec/MULTIGPU.md "Executor variants"), default
+// datatypes+one-round+pack+persistent (the previous default: messages),default (the same through shared
+// memory),one-round-always+shm: one row per pattern and variant,
 // each checked, their repetitions alternating with the baselines' (the order shuffled every repetition);
 // --json prints one object per row (pattern: the row, executor: the variant, plan: the plan's pattern, ranks, plan_ms,
 // naive_ms, plan_bytes, naive_bytes, lower_bound_bytes: the Plan's own figure, checked: values
@@ -288,7 +288,7 @@ std::vector<int> shared_counts(mpi::World& world, const mpi::RunSpec& spec, int 
 int main(int argc, char** argv) {
   int reps = 50;
   bool json = false, steps = false;
-  std::string variants = "datatypes+one-round+persistent,default,datatypes+one-round+persistent+arrival,datatypes+one-round+pack+persistent+arrival";
+  std::string variants = "datatypes+one-round+pack+persistent,default,one-round-always+shm";
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--steps") steps = true;
     if (std::string(argv[i]).starts_with("--executor=")) variants = std::string(argv[i]).substr(11);

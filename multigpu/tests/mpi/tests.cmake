@@ -26,7 +26,7 @@ tfspec_mpi_test(mpi_reshard_props_8 8 120 $<TARGET_FILE:mpi_reshard_tests> --gte
 # The executor variants of issue 47 (spec/MULTIGPU.md "Executor variants"): every case on each
 # variant, the first checked against the reference's reshard and the plan's bytes, the others
 # against the first (mpi_reshard_test.cpp, execute()).
-set(TFSPEC_MPI_VARIANTS --executor=base,recv-first,reduce-arrival,datatypes,stagger,all,one-round,one-round-always,datatypes+one-round,one-round-always+alltoallw,one-round-always+pack,datatypes+one-round+pack,one-round-always+persistent,datatypes+one-round+pack+persistent,one-round-always+arrival,one-round-always+pack+arrival,datatypes+one-round+persistent+arrival,datatypes+one-round+pack+persistent+arrival)
+set(TFSPEC_MPI_VARIANTS --executor=base,one-round+shm,one-round-always+shm,default+arrival,recv-first,reduce-arrival,datatypes,stagger,all,one-round,one-round-always,datatypes+one-round,one-round-always+alltoallw,one-round-always+pack,datatypes+one-round+pack,one-round-always+persistent,datatypes+one-round+pack+persistent,one-round-always+arrival,one-round-always+pack+arrival,datatypes+one-round+persistent+arrival,datatypes+one-round+pack+persistent+arrival)
 tfspec_mpi_test(mpi_reshard_variants_hand 4 90 $<TARGET_FILE:mpi_reshard_tests> --gtest_filter=MpiHand.*:MpiMutant.* ${TFSPEC_MPI_VARIANTS})
 tfspec_mpi_test(mpi_reshard_variants_2 2 120 $<TARGET_FILE:mpi_reshard_tests> --gtest_filter=MpiProps.* ${TFSPEC_MPI_VARIANTS})
 tfspec_mpi_test(mpi_reshard_variants_4 4 120 $<TARGET_FILE:mpi_reshard_tests> --gtest_filter=MpiProps.* ${TFSPEC_MPI_VARIANTS})

@@ -97,14 +97,24 @@ class World {
 //    by one (MPI_Testsome); as each completes its packed elements are unpacked (pack) and every
 //    reduction group's rows 1, 2, ... reduced into row 0 as far as they are in, in row order (the
 //    contributors' order, so float sums round as without it), instead of all when the last is in.
+//  - shm (with one-round / one-round-always): where every rank of the world shares one node
+//    (MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) holds them all), the one exchange through MPI-3
+//    shared memory (MPI_Win_allocate_shared) instead of messages: each rank's SRC lives in its
+//    segment of the window; a run raises this rank's "SRC ready" flag, copies (and reduces) the
+//    elements it needs straight from each peer's SRC into DST as that peer's flag is up (one copy
+//    per element, no message), raises a "done reading" count on each peer, and returns once every
+//    peer that reads its SRC is done with it. pack / persistent / alltoallw / arrival then have no
+//    messages to act on. With one-round, the one exchange also runs where the plan did not choose
+//    it when no device receives more than twice what the steps move to it (a round through shared
+//    memory costs a flag, not a handshake per message). Across nodes: the messages, as without it.
 struct ExecutorOptions {
   bool receives_first = false, reduce_on_arrival = false, datatypes = false, staggered = false;
   bool one_round = false, one_round_always = false, alltoallw = false, pack = false, persistent = false;
-  bool arrival = false;
+  bool arrival = false, shm = false;
   friend bool operator==(const ExecutorOptions&, const ExecutorOptions&) = default;
 };
 // "default" (the kept default), "base" (none), or names joined by '+': recv-first, reduce-arrival,
-// datatypes, stagger, one-round, one-round-always, alltoallw, pack, persistent, arrival; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
+// datatypes, stagger, one-round, one-round-always, alltoallw, pack, persistent, arrival, shm; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
 ExecutorOptions parse_executor_options(const std::string& text);
 std::string to_string(const ExecutorOptions& options);
 // The options the executor uses when none are given (the kept default of issue 47's experiments).
