@@ -88,16 +88,20 @@ TEST(ReshardRunMpi, ARankThatExitsEndsTheRun) {
 }
 
 // Rank 1 hangs before step 0: the others time out after --timeout 3, find that rank 1 does not
-// answer, and rank 0 reports it with the step; the job ends with exit 2 (undecided).
+// answer, and rank 0 reports it with the step; the job ends with exit 2 (undecided). The same
+// where the world is taken for two nodes of two ranks (default+nodes-of-2): rank 0 then waits on
+// rank 1's shared-memory flag and on messages from ranks 2 and 3 (spec/MULTIGPU.md "Executor variants").
 TEST(ReshardRunMpi, ARankThatHangsIsNamedWithTheStep) {
-  const Timed t = mpirun(4, kRun + " --timeout 3", "TFSPEC_MPI_FAULT=hang:1:0");
-  EXPECT_EQ(t.r.rc, 2) << t.r.out;
-  EXPECT_NE(t.r.out.find(line("undecided", "mpi-timeout", "-",
-                              "rank 0: step 0 (ncclAllGather along x, groups [[0,1,2,3]]) did not finish within 3 s; "
-                              "rank(s) 1 did not answer (exited or hung); aborting the run")),
-            std::string::npos)
-      << t.r.out;
-  EXPECT_LT(t.seconds, 20) << t.r.out;
+  for (const std::string variant : {"", " --mpi-variant default+nodes-of-2"}) {
+    const Timed t = mpirun(4, kRun + variant + " --timeout 3", "TFSPEC_MPI_FAULT=hang:1:0");
+    EXPECT_EQ(t.r.rc, 2) << variant << "\n" << t.r.out;
+    EXPECT_NE(t.r.out.find(line("undecided", "mpi-timeout", "-",
+                                "rank 0: step 0 (ncclAllGather along x, groups [[0,1,2,3]]) did not finish within 3 s; "
+                                "rank(s) 1 did not answer (exited or hung); aborting the run")),
+              std::string::npos)
+        << variant << "\n" << t.r.out;
+    EXPECT_LT(t.seconds, 20) << variant << "\n" << t.r.out;
+  }
 }
 
 // An MPI call that fails (injected MPI_ERR_OTHER on rank 3 before step 0) is reported with the
@@ -131,10 +135,12 @@ TEST(ReshardRunMpi, ABadFaultSpecOrTimeoutIsAUsageError) {
 
 // Issue 47: --mpi-variant picks the MPI executor's variant; each runs the same checks (values
 // against the reference, bytes against the plan: the 48 B each way per rank of
-// ReportsTheBytesDerivedByHand), and a word that names no variant is a usage error (exit 3).
+// ReportsTheBytesDerivedByHand), and a word that names no variant is a usage error (exit 3), as
+// is nodes-of-K with K not a positive integer or without the shared-memory exchange it splits.
 TEST(ReshardRunMpi, EveryMpiVariantRunsCheckedAndABadOneIsAUsageError) {
   for (const char* v : {"base", "recv-first", "reduce-arrival", "datatypes", "stagger", "all", "datatypes+stagger", "one-round", "one-round-always+pack",
-                        "datatypes+one-round+persistent", "one-round+alltoallw"}) {
+                        "datatypes+one-round+persistent", "one-round+alltoallw", "default", "one-round-always+shm", "default+nodes-of-1", "default+nodes-of-2",
+                        "default+nodes-of-3"}) {
     const Timed run = mpirun(4, kRun + " --mpi-variant " + v);
     EXPECT_EQ(run.r.rc, 0) << v << "\n" << run.r.out;
     EXPECT_NE(run.r.out.find("rank 3: DST 16 elements; sent 48 B, received 48 B (plan: 48 B, 48 B)"), std::string::npos) << v << "\n" << run.r.out;
@@ -142,6 +148,14 @@ TEST(ReshardRunMpi, EveryMpiVariantRunsCheckedAndABadOneIsAUsageError) {
   const Timed bad = mpirun(4, kRun + " --mpi-variant fast");
   EXPECT_EQ(bad.r.rc, 3) << bad.r.out;
   EXPECT_NE(bad.r.out.find("executor variant 'fast'"), std::string::npos) << bad.r.out;
+  for (const char* k : {"0", "", "2x", "99999999999"}) {
+    const Timed zero = mpirun(4, kRun + " --mpi-variant default+nodes-of-" + k);
+    EXPECT_EQ(zero.r.rc, 3) << k << "\n" << zero.r.out;
+    EXPECT_NE(zero.r.out.find("nodes-of-K takes a positive integer K"), std::string::npos) << k << "\n" << zero.r.out;
+  }
+  const Timed alone = mpirun(4, kRun + " --mpi-variant one-round+nodes-of-2");
+  EXPECT_EQ(alone.r.rc, 3) << alone.r.out;
+  EXPECT_NE(alone.r.out.find("nodes-of-K splits the nodes of the shared-memory exchange; join it with shm or default"), std::string::npos) << alone.r.out;
 }
 
 // Issue 44 item 14: a fault that names a rank the run lacks, or a step past the last point a fault

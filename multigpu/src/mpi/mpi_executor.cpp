@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <thread>
 #include <functional>
@@ -211,8 +212,7 @@ struct Message {
 };
 // ExecutorOptions::shm: what this rank reads from one peer's SRC, into DST and into the scratch.
 struct ShmRead {
-  int peer;
-  int64_t count;
+  int segment;  // the peer's segment of the window: its rank on this node
   pack::CopyProgram to_dst, to_scratch;
 };
 struct Group {
@@ -421,7 +421,7 @@ class MpiExecutor final : public Executor {
         for (const Leaf& l : cd.leaves)
           if (l.device == me) to[d].push_back(l.offset);
     if (r.dst.count(me)) receive_plan(r.dst.at(me), from, src_at);
-    if (shm) return plan_shm(to, from, src_at);
+    if (opts_.shm && node_size_ > 1) plan_shm(on_this_node(to), on_this_node(from), on_this_node(src_at));  // what is left: the peers on other nodes
     int64_t packed = 0;
     for (auto& [d, at] : to) fused_.sends.push_back(send_message(static_cast<int>(d), at, packed));
     fused_.sendbuf.assign(static_cast<size_t>(packed) * eb_, 0), packed = 0;
@@ -560,22 +560,49 @@ class MpiExecutor final : public Executor {
     check(MPI_Type_commit(&type), "MPI_Type_commit", 0);
     return type;
   }
-  // ExecutorOptions::shm: whether every rank of the world is on this node (the shared-memory
-  // communicator, made once, holds the world in the world's order). Collective over the world.
+  // ExecutorOptions::shm: whether every rank of the world is on this node. Made once: the node's
+  // communicator (MPI_COMM_TYPE_SHARED; with node_ranks, split further into groups of that many
+  // consecutive world ranks) and each world rank's rank in it (-1: another node). Collective over
+  // the world.
   bool one_node() {
-    if (node_ == MPI_COMM_NULL) {
-      check(MPI_Comm_split_type(w_.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_), "MPI_Comm_split_type", 0);
-      int size = 0, rank = 0, all = 0;
-      MPI_Comm_size(node_, &size), MPI_Comm_rank(node_, &rank);
-      const int here = size == w_.size() && rank == w_.rank();
-      check(MPI_Allreduce(&here, &all, 1, MPI_INT, MPI_MIN, w_.comm()), "MPI_Allreduce", 0);
-      node_all_ = all != 0;
+    if (node_ != MPI_COMM_NULL) return node_all_;
+    MPI_Comm machine = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(w_.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine), "MPI_Comm_split_type", 0);
+    if (opts_.node_ranks > 0) {
+      check(MPI_Comm_split(machine, w_.rank() / opts_.node_ranks, w_.rank(), &node_), "MPI_Comm_split", 0);
+      MPI_Comm_free(&machine);
+    } else {
+      node_ = machine;
     }
+    MPI_Group world = MPI_GROUP_NULL, node = MPI_GROUP_NULL;
+    MPI_Comm_group(w_.comm(), &world), MPI_Comm_group(node_, &node);
+    std::vector<int> ranks(static_cast<size_t>(w_.size()));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    node_rank_.assign(ranks.size(), MPI_UNDEFINED);
+    check(MPI_Group_translate_ranks(world, w_.size(), ranks.data(), node, node_rank_.data()), "MPI_Group_translate_ranks", 0);
+    MPI_Group_free(&world), MPI_Group_free(&node);
+    for (int& q : node_rank_) q = q == MPI_UNDEFINED ? -1 : q;
+    MPI_Comm_size(node_, &node_size_);
+    int all = 0;
+    const int here = node_size_ == w_.size();
+    check(MPI_Allreduce(&here, &all, 1, MPI_INT, MPI_MIN, w_.comm()), "MPI_Allreduce", 0);
+    node_all_ = all != 0;
     return node_all_;
   }
-  // ExecutorOptions::shm: the window (each rank's segment: its two flags, then a copy of its SRC),
-  // each peer's segment as this rank sees it, and per peer a copy program from its SRC to this
-  // rank's DST and scratch (the same elements, in the same places, as the peer's message).
+  // ExecutorOptions::shm: the entries of `by_peer` for peers on this node, taken out of it (the
+  // peers left are those on other nodes, reached by messages).
+  template <class T>
+  std::map<int64_t, T> on_this_node(std::map<int64_t, T>& by_peer) const {
+    std::map<int64_t, T> here;
+    for (auto it = by_peer.begin(); it != by_peer.end();)
+      if (node_rank_[static_cast<size_t>(it->first)] >= 0) here.insert(by_peer.extract(it++));
+      else ++it;
+    return here;
+  }
+  // ExecutorOptions::shm: the window over this node's ranks (each one's segment: its two flags,
+  // then a copy of its SRC), each segment as this rank sees it, and per peer on this node a copy
+  // program from its SRC to this rank's DST and scratch (the same elements, in the same places,
+  // as the peer's message). `to` / `from` / `src_at` hold the peers on this node only.
   void plan_shm(const std::map<int64_t, std::vector<int64_t>>& to, const std::map<int64_t, std::vector<std::pair<bool, int64_t>>>& from,
                 const std::map<int64_t, std::vector<int64_t>>& src_at) {
     auto& sh = fused_.shm;
@@ -584,7 +611,7 @@ class MpiExecutor final : public Executor {
     check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, node_, &mine, &sh.win), "MPI_Win_allocate_shared", 0);
     std::memset(mine, 0, kShmHeader);
     std::memcpy(mine + kShmHeader, buf(Buffer::Src).data(), src_bytes);
-    for (int q = 0; q < w_.size(); ++q) {
+    for (int q = 0; q < node_size_; ++q) {
       MPI_Aint size = 0;
       int unit = 0;
       unsigned char* at = nullptr;
@@ -597,7 +624,7 @@ class MpiExecutor final : public Executor {
       std::vector<Run> runs[2];
       const auto& offsets = src_at.at(s);
       for (size_t i = 0; i < at.size(); ++i) runs[at[i].first ? 0 : 1].push_back({offsets[i], at[i].second, 1});
-      sh.reads.push_back({static_cast<int>(s), static_cast<int64_t>(at.size()), pack::compile_runs(merged(runs[0])), pack::compile_runs(merged(runs[1]))});
+      sh.reads.push_back({node_rank_[static_cast<size_t>(s)], pack::compile_runs(merged(runs[0])), pack::compile_runs(merged(runs[1]))});
       sh.received += static_cast<int64_t>(at.size());
     }
     check(MPI_Barrier(node_), "MPI_Barrier", 0);  // every segment's flags are zero and its SRC in place before any run reads them
@@ -607,14 +634,21 @@ class MpiExecutor final : public Executor {
   // so processes sharing the mapping synchronize through them (release / acquire).
   static_assert(std::atomic_ref<uint64_t>::is_always_lock_free);
   std::atomic_ref<uint64_t> flag(int q, size_t k) { return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(fused_.shm.segment[static_cast<size_t>(q)] + k)); }
-  // ExecutorOptions::shm, one run: SRC raised ready; this rank's own elements copied; each peer's
-  // elements copied straight from its SRC once its flag shows this run, and its done count raised;
-  // the reductions; then a wait until every peer that reads this rank's SRC is done with it.
+  // ExecutorOptions::shm, one run: the messages to and from peers on other nodes started (none
+  // where the world is one node); SRC raised ready; this rank's own elements copied; each peer's
+  // on this node copied straight from its SRC once its flag shows this run, and its done count
+  // raised; the messages completed and unpacked; the reductions; then a wait until every peer
+  // that reads this rank's SRC is done with it.
   void post_shm() {
     finish();
+    if (!node_all_) {  // MPI_Ialltoallw (alltoallw) is collective over the world: every rank starts it
+      Posted p = fresh(0, {});
+      start_messages(p, false);
+      post(std::move(p));
+    }
     auto& sh = fused_.shm;
     const uint64_t run = ++sh.runs;
-    const int me = w_.rank();
+    const int me = node_rank_[static_cast<size_t>(w_.rank())];
     flag(me, kShmReady).store(run, std::memory_order_release);
     moved_.sent += sh.sent, moved_.received += sh.received;
     const unsigned char* src = sh.segment[static_cast<size_t>(me)] + kShmHeader;
@@ -622,31 +656,37 @@ class MpiExecutor final : public Executor {
     pack::run(fused_.src_to_scratch, eb_, src, fused_.scratch.data());
     std::vector<char> read(sh.reads.size(), 0);
     size_t left = sh.reads.size();
-    auto read_ready = [&](int&) {
+    auto read_ready = [&](int& rc) {
       for (size_t i = 0; i < sh.reads.size(); ++i) {
         const ShmRead& x = sh.reads[i];
-        if (read[i] || flag(x.peer, kShmReady).load(std::memory_order_acquire) < run) continue;
-        const unsigned char* from = sh.segment[static_cast<size_t>(x.peer)] + kShmHeader;
+        if (read[i] || flag(x.segment, kShmReady).load(std::memory_order_acquire) < run) continue;
+        const unsigned char* from = sh.segment[static_cast<size_t>(x.segment)] + kShmHeader;
         pack::run(x.to_dst, eb_, from, buf(Buffer::Dst).data());
         pack::run(x.to_scratch, eb_, from, fused_.scratch.data());
-        flag(x.peer, kShmDone).fetch_add(1, std::memory_order_acq_rel);
+        flag(x.segment, kShmDone).fetch_add(1, std::memory_order_acq_rel);
         read[i] = 1, --left;
       }
-      if (left == 0) return true;
-      std::this_thread::yield();  // the peer may share this core (oversubscribed; OpenMPI then yields too)
-      return false;
+      if (!posted_.empty()) rc = progress();  // the messages across nodes move meanwhile
+      return left == 0 || yielded();
     };
-    int rc = MPI_SUCCESS;
-    if (!read_ready(rc)) w_.wait_until(read_ready, *plan_, 0);
+    shm_wait(read_ready);
+    finish();
+    for (const auto& x : fused_.recvs) unpack(x);
     fused_.next.assign(fused_.groups.size(), 1);
     reduce_rows(true);
     pack::run(fused_.scratch_to_dst, eb_, fused_.scratch.data(), buf(Buffer::Dst).data());
-    auto released = [&](int&) {
-      if (flag(me, kShmDone).load(std::memory_order_acquire) >= run * sh.readers) return true;
-      std::this_thread::yield();
-      return false;
-    };
-    if (!released(rc)) w_.wait_until(released, *plan_, 0);
+    shm_wait([&](int&) { return flag(me, kShmDone).load(std::memory_order_acquire) >= run * sh.readers || yielded(); });
+  }
+  // A wait on shared-memory flags, through the world's deadline (exit / hang faults reported).
+  void shm_wait(const std::function<bool(int&)>& test) {
+    int rc = MPI_SUCCESS;
+    if (!test(rc)) w_.wait_until(test, *plan_, 0);
+  }
+  // The flag's owner may share this core (oversubscribed; OpenMPI then yields too): false, after
+  // yielding it.
+  static bool yielded() {
+    std::this_thread::yield();
+    return false;
   }
 
   // A message's buffer, count and type: in place (one run), packed, or through its datatype.
@@ -680,6 +720,25 @@ class MpiExecutor final : public Executor {
     const bool arrival = opts_.arrival && !opts_.alltoallw;
     fused_.next.assign(fused_.groups.size(), 1);
     fused_.arrived.assign(fused_.recvs.size(), 0);
+    start_messages(p, arrival);
+    pack::run(fused_.src_to_dst, eb_, buf(Buffer::Src).data(), buf(Buffer::Dst).data());
+    pack::run(fused_.src_to_scratch, eb_, buf(Buffer::Src).data(), fused_.scratch.data());
+    if (arrival) {
+      p.on_block = [this](Posted&, int i) { message_in(static_cast<size_t>(i)); };
+      reduce_rows(false);  // rows of this rank's own leaves
+    }
+    if (!fused_.groups.empty() || !fused_.recvbuf.empty())
+      p.then = [this, arrival](Posted&) {
+        for (const auto& x : fused_.recvs)
+          if (!arrival) unpack(x);
+        reduce_rows(true);
+        pack::run(fused_.scratch_to_dst, eb_, fused_.scratch.data(), buf(Buffer::Dst).data());
+      };
+    post(std::move(p));
+  }
+  // The exchange's messages started (their counts added to this rank's bytes): one
+  // MPI_Ialltoallw, persistent requests, or MPI_Irecv / MPI_Isend pairs; packed sends packed first.
+  void start_messages(Posted& p, bool arrival) {
     if (opts_.alltoallw) {
       auto& w = fused_.w;
       p.requests.emplace_back(), p.block_of.push_back(-1);
@@ -708,20 +767,6 @@ class MpiExecutor final : public Executor {
       p.requests = fused_.persistent, p.block_of.assign(p.requests.size(), -1);
       for (size_t i = 0; arrival && i < fused_.recvs.size(); ++i) p.block_of[i] = static_cast<int>(i);  // the receives come first
     }
-    pack::run(fused_.src_to_dst, eb_, buf(Buffer::Src).data(), buf(Buffer::Dst).data());
-    pack::run(fused_.src_to_scratch, eb_, buf(Buffer::Src).data(), fused_.scratch.data());
-    if (arrival) {
-      p.on_block = [this](Posted&, int i) { message_in(static_cast<size_t>(i)); };
-      reduce_rows(false);  // rows of this rank's own leaves
-    }
-    if (!fused_.groups.empty() || !fused_.recvbuf.empty())
-      p.then = [this, arrival](Posted&) {
-        for (const auto& x : fused_.recvs)
-          if (!arrival) unpack(x);
-        reduce_rows(true);
-        pack::run(fused_.scratch_to_dst, eb_, fused_.scratch.data(), buf(Buffer::Dst).data());
-      };
-    post(std::move(p));
   }
   // A packed message's elements from recvbuf to DST and the scratch (ExecutorOptions::pack).
   void unpack(const Message& x) {
@@ -1121,8 +1166,10 @@ class MpiExecutor final : public Executor {
   static constexpr int kFusedTag = 32100;
   static constexpr int64_t kShmReadFactor = 2;  // ExecutorOptions::shm: see reads_at_most (bench/RESULTS.md, the shared-memory exchange)
   static constexpr size_t kShmHeader = 64, kShmReady = 0, kShmDone = 8;  // ExecutorOptions::shm: a segment's flags, before its SRC
-  MPI_Comm node_ = MPI_COMM_NULL;  // ExecutorOptions::shm: this node's ranks (MPI_COMM_TYPE_SHARED)
-  bool node_all_ = false;          // ... and they are the whole world
+  MPI_Comm node_ = MPI_COMM_NULL;  // ExecutorOptions::shm: this node's ranks (MPI_COMM_TYPE_SHARED, or node_ranks' groups)
+  std::vector<int> node_rank_;     // ... by world rank: its rank on this node (-1: another node)
+  int node_size_ = 0;              // ... how many
+  bool node_all_ = false;          // ... and whether every rank's node is the whole world
 };
 
 // ncclAllGather: rank pos's block goes to every other rank of the group, whose blocks land at
@@ -1308,6 +1355,19 @@ void MpiExecutor::send_recv(const Collective& c, size_t index, bool early) {
 
 }  // namespace
 
+namespace {
+// The K of an executor word nodes-of-K: a positive integer (at most 2^31 - 1), else a usage error.
+int node_ranks_of(const std::string& word, const std::string& text) {
+  const std::string digits = word.substr(std::string("nodes-of-").size());
+  int64_t k = 0;
+  bool ok = !digits.empty() && digits.size() <= 10;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9', k = ok ? k * 10 + (c - '0') : k;
+  if (!ok || k < 1 || k > INT_MAX)
+    fail(rule::kUsage, "executor variant '" + word + "' (in '" + text + "'): nodes-of-K takes a positive integer K, the world ranks each node is split into groups of (spec/MULTIGPU.md \"Executor variants\")");
+  return static_cast<int>(k);
+}
+}  // namespace
+
 ExecutorOptions parse_executor_options(const std::string& text) {
   ExecutorOptions o;
   if (text == "default") return default_executor_options();
@@ -1331,11 +1391,14 @@ ExecutorOptions parse_executor_options(const std::string& text) {
     else if (word == "persistent") o.persistent = true;
     else if (word == "arrival") o.arrival = true;
     else if (word == "shm") o.shm = true;
+    else if (word.starts_with("nodes-of-")) o.node_ranks = node_ranks_of(word, text);
     else
       fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
-                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw / pack / persistent / arrival / shm joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
+                             "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw / pack / persistent / arrival / shm / nodes-of-K joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
     start = end + 1;
   }
+  if (o.node_ranks > 0 && !o.shm)
+    fail(rule::kUsage, "executor variants '" + text + "': nodes-of-K splits the nodes of the shared-memory exchange; join it with shm or default (spec/MULTIGPU.md \"Executor variants\")");
   return o;
 }
 
@@ -1346,6 +1409,7 @@ std::string to_string(const ExecutorOptions& o) {
                             std::pair{o.alltoallw, "alltoallw"}, std::pair{o.pack, "pack"}, std::pair{o.persistent, "persistent"},
                             std::pair{o.arrival, "arrival"}, std::pair{o.shm, "shm"}})
     if (on) s += (s.empty() ? "" : "+") + std::string(word);
+  if (o.node_ranks > 0) s += (s.empty() ? "" : "+") + std::string("nodes-of-") + std::to_string(o.node_ranks);
   return s.empty() ? "base" : s;
 }
 

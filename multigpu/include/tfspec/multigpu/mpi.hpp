@@ -106,15 +106,23 @@ class World {
 //    peer that reads its SRC is done with it. pack / persistent / alltoallw / arrival then have no
 //    messages to act on. With one-round, the one exchange also runs where the plan did not choose
 //    it when no device receives more than twice what the steps move to it (a round through shared
-//    memory costs a flag, not a handshake per message). Across nodes: the messages, as without it.
+//    memory costs a flag, not a handshake per message). Where the world spans several nodes, the
+//    peers on this rank's node are read through the node's window and those on other nodes reached
+//    by the messages (as the other options send them), in the same run; the reductions wait for both.
+//  - node_ranks (nodes-of-K, with shm): each node's ranks split further into groups of K
+//    consecutive world ranks, each group taken for a node of its own (so one machine runs, and the
+//    tests check, the exchange of a world spread over several nodes). 0: the machine's nodes.
 struct ExecutorOptions {
   bool receives_first = false, reduce_on_arrival = false, datatypes = false, staggered = false;
   bool one_round = false, one_round_always = false, alltoallw = false, pack = false, persistent = false;
   bool arrival = false, shm = false;
+  int node_ranks = 0;
   friend bool operator==(const ExecutorOptions&, const ExecutorOptions&) = default;
 };
 // "default" (the kept default), "base" (none), or names joined by '+': recv-first, reduce-arrival,
-// datatypes, stagger, one-round, one-round-always, alltoallw, pack, persistent, arrival, shm; "all" = the first four. Anything else: SpecError (rule usage) naming the accepted words.
+// datatypes, stagger, one-round, one-round-always, alltoallw, pack, persistent, arrival, shm,
+// nodes-of-K (K a positive integer); "all" = the first four. Anything else: SpecError (rule usage)
+// naming the accepted words.
 ExecutorOptions parse_executor_options(const std::string& text);
 std::string to_string(const ExecutorOptions& options);
 // The options the executor uses when none are given (the kept default of issue 47's experiments).
