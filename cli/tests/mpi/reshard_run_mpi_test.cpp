@@ -148,7 +148,7 @@ TEST(ReshardRunMpi, EveryMpiVariantRunsCheckedAndABadOneIsAUsageError) {
   const Timed bad = mpirun(4, kRun + " --mpi-variant fast");
   EXPECT_EQ(bad.r.rc, 3) << bad.r.out;
   EXPECT_NE(bad.r.out.find("executor variant 'fast'"), std::string::npos) << bad.r.out;
-  for (const char* k : {"0", "", "2x", "99999999999"}) {
+  for (const char* k : {"0", "", "2x", "-1", "99999999999"}) {
     const Timed zero = mpirun(4, kRun + " --mpi-variant default+nodes-of-" + k);
     EXPECT_EQ(zero.r.rc, 3) << k << "\n" << zero.r.out;
     EXPECT_NE(zero.r.out.find("nodes-of-K takes a positive integer K"), std::string::npos) << k << "\n" << zero.r.out;

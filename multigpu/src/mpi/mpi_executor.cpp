@@ -20,6 +20,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <functional>
 #include <type_traits>
@@ -1353,12 +1354,10 @@ void MpiExecutor::send_recv(const Collective& c, size_t index, bool early) {
   post(std::move(p));
 }
 
-}  // namespace
-
-namespace {
 // The K of an executor word nodes-of-K: a positive integer (at most 2^31 - 1), else a usage error.
+constexpr std::string_view kNodesOf = "nodes-of-";
 int node_ranks_of(const std::string& word, const std::string& text) {
-  const std::string digits = word.substr(std::string("nodes-of-").size());
+  const std::string digits = word.substr(kNodesOf.size());
   int64_t k = 0;
   bool ok = !digits.empty() && digits.size() <= 10;
   for (char c : digits) ok = ok && c >= '0' && c <= '9', k = ok ? k * 10 + (c - '0') : k;
@@ -1391,7 +1390,7 @@ ExecutorOptions parse_executor_options(const std::string& text) {
     else if (word == "persistent") o.persistent = true;
     else if (word == "arrival") o.arrival = true;
     else if (word == "shm") o.shm = true;
-    else if (word.starts_with("nodes-of-")) o.node_ranks = node_ranks_of(word, text);
+    else if (word.starts_with(kNodesOf)) o.node_ranks = node_ranks_of(word, text);
     else
       fail(rule::kUsage, "executor variant '" + word + "' (in '" + text +
                              "'): expected default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / one-round-always / alltoallw / pack / persistent / arrival / shm / nodes-of-K joined by '+' (spec/MULTIGPU.md \"Executor variants\")");
@@ -1409,7 +1408,7 @@ std::string to_string(const ExecutorOptions& o) {
                             std::pair{o.alltoallw, "alltoallw"}, std::pair{o.pack, "pack"}, std::pair{o.persistent, "persistent"},
                             std::pair{o.arrival, "arrival"}, std::pair{o.shm, "shm"}})
     if (on) s += (s.empty() ? "" : "+") + std::string(word);
-  if (o.node_ranks > 0) s += (s.empty() ? "" : "+") + std::string("nodes-of-") + std::to_string(o.node_ranks);
+  if (o.node_ranks > 0) s += (s.empty() ? "" : "+") + std::string(kNodesOf) + std::to_string(o.node_ranks);
   return s.empty() ? "base" : s;
 }
 
