@@ -138,7 +138,7 @@ void add_reshard_run_command(CLI::App& app, int& exit_code) {
   sub->add_option("--executor", a->executor, "mpi (default), or nccl when built with NCCL (spec/MULTIGPU.md)");
   sub->add_option("--mpi-variant", a->variant,
                   "the MPI executor's variant: default, base, all, or recv-first / reduce-arrival / datatypes / stagger / one-round / "
-                  "one-round-always / alltoallw / pack / persistent / arrival joined by '+' "
+                  "one-round-always / alltoallw / pack / persistent / arrival / shm / nodes-of-K joined by '+' "
                   "(spec/MULTIGPU.md \"Executor variants\")");
   sub->add_flag("--json", a->json, "print the report as JSON");
   sub->callback([a, &exit_code] { exit_code = reported([&] { return run(*a); }); });
