@@ -158,6 +158,20 @@ TEST(ReshardRunMpi, EveryMpiVariantRunsCheckedAndABadOneIsAUsageError) {
   EXPECT_NE(alone.r.out.find("nodes-of-K splits the nodes of the shared-memory exchange; join it with shm or default"), std::string::npos) << alone.r.out;
 }
 
+// The default's shared-memory window is backed by a file in OpenMPI's osc_sm_backing_directory
+// (/dev/shm, 64 MiB in a container started without --shm-size). Where the window does not fit,
+// OpenMPI fails its allocation and the run would abort; tfspec checks the room first and runs the
+// exchange as messages with a note naming the directory (spec/MULTIGPU.md "Executor variants").
+// Here the directory does not exist: the run passes, with the bytes of ReportsTheBytesDerivedByHand.
+TEST(ReshardRunMpi, ASharedMemoryWindowThatDoesNotFitRunsAsMessages) {
+  const Timed t = mpirun(4, kRun, "OMPI_MCA_osc_sm_backing_directory=/nonexistent-tfspec-shm");
+  EXPECT_EQ(t.r.rc, 0) << t.r.out;
+  EXPECT_NE(t.r.out.find("does not fit in /nonexistent-tfspec-shm (statvfs: No such file or directory): the exchange runs as messages here"), std::string::npos)
+      << t.r.out;
+  EXPECT_NE(t.r.out.find("rank 3: DST 16 elements; sent 48 B, received 48 B (plan: 48 B, 48 B)"), std::string::npos) << t.r.out;
+  EXPECT_NE(t.r.out.find("OK: every rank's DST equals the reference's reshard"), std::string::npos) << t.r.out;
+}
+
 // Issue 44 item 14: a fault that names a rank the run lacks, or a step past the last point a fault
 // fires (steps 0..N-1 of an N-step plan, then N: before the gather), would never fire, and the run
 // would pass as if the fault had been tested: a usage error (exit 3) before anything runs. kRun's

@@ -16,6 +16,8 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <numeric>
@@ -24,6 +26,8 @@
 #include <thread>
 #include <functional>
 #include <type_traits>
+
+#include <sys/statvfs.h>
 
 #include "tfspec/multigpu/mpi.hpp"
 #include "tfspec/pack/pack.hpp"
@@ -422,7 +426,8 @@ class MpiExecutor final : public Executor {
         for (const Leaf& l : cd.leaves)
           if (l.device == me) to[d].push_back(l.offset);
     if (r.dst.count(me)) receive_plan(r.dst.at(me), from, src_at);
-    if (opts_.shm && node_size_ > 1) plan_shm(on_this_node(to), on_this_node(from), on_this_node(src_at));  // what is left: the peers on other nodes
+    if (opts_.shm && node_size_ > 1 && window_fits(segment_bytes()))
+      plan_shm(on_this_node(to), on_this_node(from), on_this_node(src_at));  // what is left: the peers on other nodes
     int64_t packed = 0;
     for (auto& [d, at] : to) fused_.sends.push_back(send_message(static_cast<int>(d), at, packed));
     fused_.sendbuf.assign(static_cast<size_t>(packed) * eb_, 0), packed = 0;
@@ -607,11 +612,10 @@ class MpiExecutor final : public Executor {
   void plan_shm(const std::map<int64_t, std::vector<int64_t>>& to, const std::map<int64_t, std::vector<std::pair<bool, int64_t>>>& from,
                 const std::map<int64_t, std::vector<int64_t>>& src_at) {
     auto& sh = fused_.shm;
-    const size_t src_bytes = buf(Buffer::Src).size(), bytes = kShmHeader + (src_bytes + kShmHeader - 1) / kShmHeader * kShmHeader;
     unsigned char* mine = nullptr;
-    check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, node_, &mine, &sh.win), "MPI_Win_allocate_shared", 0);
+    check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(segment_bytes()), 1, MPI_INFO_NULL, node_, &mine, &sh.win), "MPI_Win_allocate_shared", 0);
     std::memset(mine, 0, kShmHeader);
-    std::memcpy(mine + kShmHeader, buf(Buffer::Src).data(), src_bytes);
+    std::memcpy(mine + kShmHeader, buf(Buffer::Src).data(), buf(Buffer::Src).size());
     for (int q = 0; q < node_size_; ++q) {
       MPI_Aint size = 0;
       int unit = 0;
@@ -629,6 +633,50 @@ class MpiExecutor final : public Executor {
       sh.received += static_cast<int64_t>(at.size());
     }
     check(MPI_Barrier(node_), "MPI_Barrier", 0);  // every segment's flags are zero and its SRC in place before any run reads them
+  }
+  // This rank's segment of the window: the flags, then SRC, rounded up to whole headers.
+  size_t segment_bytes() const { return kShmHeader + (bufs_[static_cast<size_t>(Buffer::Src)].size() + kShmHeader - 1) / kShmHeader * kShmHeader; }
+  // ExecutorOptions::shm: whether this node's window (every rank's segment, and kShmSlack a rank
+  // for OpenMPI's own state and page rounding) fits in the file system that backs it
+  // (osc_sm_backing_directory, /dev/shm by default: 64 MiB in a container started without
+  // --shm-size). Where it does not, OpenMPI fails the allocation (MPI_ERR_INTERN) and the run
+  // would abort, so the node's exchange runs as messages instead, with a note on stderr. The
+  // node's rank 0 measures and tells the others (collective over the node).
+  bool window_fits(size_t bytes) {
+    uint64_t total = 0, mine = bytes + kShmSlack;
+    check(MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, node_), "MPI_Allreduce", 0);
+    int fits = 1, rank = 0;
+    MPI_Comm_rank(node_, &rank);
+    if (rank == 0) {
+      const std::string dir = backing_directory();
+      struct statvfs fs {};
+      const bool found = statvfs(dir.c_str(), &fs) == 0;
+      const uint64_t free = found ? static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize : 0;
+      fits = free >= total;
+      const std::string room = found ? std::to_string(free) + " B free" : std::string("statvfs: ") + std::strerror(errno);
+      if (!fits && !told_)
+        std::fprintf(stderr, "note: rank %d: this node's shared-memory window (%llu B for %d ranks) does not fit in %s (%s): the exchange runs as messages here (spec/MULTIGPU.md \"Executor variants\"; a container needs a larger --shm-size)\n",
+                     w_.rank(), static_cast<unsigned long long>(total), node_size_, dir.c_str(), room.c_str());
+      told_ = told_ || !fits;
+    }
+    check(MPI_Bcast(&fits, 1, MPI_INT, 0, node_), "MPI_Bcast", 0);
+    return fits != 0;
+  }
+  // The directory OpenMPI backs shared-memory windows with: its osc_sm_backing_directory control
+  // variable, read through the MPI tool interface; /dev/shm (its default on Linux) where the
+  // variable cannot be read.
+  static std::string backing_directory() {
+    std::string dir = "/dev/shm";
+    int provided = 0, index = -1, count = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return dir;
+    MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
+    if (MPI_T_cvar_get_index("osc_sm_backing_directory", &index) == MPI_SUCCESS && MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS) {
+      std::vector<char> text(static_cast<size_t>(std::max(count, 4096)) + 1, 0);
+      if (MPI_T_cvar_read(handle, text.data()) == MPI_SUCCESS && text[0] != 0) dir = text.data();
+      MPI_T_cvar_handle_free(&handle);
+    }
+    MPI_T_finalize();
+    return dir;
   }
   // Flag k of rank q's segment (kShmReady: the last run whose SRC it raised; kShmDone: how many
   // reads of its SRC its peers finished, over all runs). Lock-free 64-bit atomics are address-free,
@@ -1167,10 +1215,12 @@ class MpiExecutor final : public Executor {
   static constexpr int kFusedTag = 32100;
   static constexpr int64_t kShmReadFactor = 2;  // ExecutorOptions::shm: see reads_at_most (bench/RESULTS.md, the shared-memory exchange)
   static constexpr size_t kShmHeader = 64, kShmReady = 0, kShmDone = 8;  // ExecutorOptions::shm: a segment's flags, before its SRC
+  static constexpr size_t kShmSlack = size_t{1} << 16;  // ... and what a rank's segment may take beyond its bytes (see window_fits)
   MPI_Comm node_ = MPI_COMM_NULL;  // ExecutorOptions::shm: this node's ranks (MPI_COMM_TYPE_SHARED, or node_ranks' groups)
   std::vector<int> node_rank_;     // ... by world rank: its rank on this node (-1: another node)
   int node_size_ = 0;              // ... how many
   bool node_all_ = false;          // ... and whether every rank's node is the whole world
+  bool told_ = false;              // ... and whether this rank noted a window that did not fit
 };
 
 // ncclAllGather: rank pos's block goes to every other rank of the group, whose blocks land at
