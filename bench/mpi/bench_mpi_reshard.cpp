@@ -1,8 +1,10 @@
 // Reshard plans on MPI against one naive MPI_Alltoallv (issues 24, 35; bench/RESULTS.md). Run under
-// mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps] [--executor=LIST]`;
+// mpiexec with 4 or 8 ranks: `mpiexec -n 8 build/bench/bench_mpi_reshard [--reps N] [--json] [--steps] [--cols C] [--executor=LIST]`;
+// --cols C: the tensors' second extent (default 256: 4096 float32 elements, 16 KB, a device; 4096:
+// 256 KB), for the same patterns at other sizes;
 // --executor=LIST (issue 47): the executor variants to time, comma-separated (each `base`, `default`,
 // `all` or names joined by '+': recv-first, reduce-arrival, datatypes, stagger, one-round, one-round-always,
-// alltoallw, pack, persistent, arrival, shm; spec/MULTIGPU.md "Executor variants"), default
+// alltoallw, pack, persistent, arrival, shm, nodes-of-K; spec/MULTIGPU.md "Executor variants"), default
 // datatypes+one-round+pack+persistent (the previous default: messages),default (the same through shared
 // memory),one-round-always+shm: one row per pattern and variant,
 // each checked, their repetitions alternating with the baselines' (the order shuffled every repetition);
@@ -50,10 +52,10 @@ struct Case {
   std::vector<int64_t> shape;
 };
 
-std::vector<Case> cases(int p) {
+std::vector<Case> cases(int p, int64_t cols) {
   const std::string n = std::to_string(p), half = std::to_string(p / 2);
   const std::string mesh = "x=" + n, mesh2 = "x=2,y=" + half;
-  const int64_t rows = 16 * p, cols = 256;  // 4096 elements per device
+  const int64_t rows = 16 * p;  // 16 * cols elements per device
   const std::string r = std::to_string(rows), c = std::to_string(cols);
   return {
       {"all-gather", "(" + r + " @ m.x, " + c + ") on " + mesh, "(" + r + ", " + c + ") on " + mesh, {rows, cols}},
@@ -287,12 +289,14 @@ std::vector<int> shared_counts(mpi::World& world, const mpi::RunSpec& spec, int 
 
 int main(int argc, char** argv) {
   int reps = 50;
+  int64_t cols = 256;
   bool json = false, steps = false;
   std::string variants = "datatypes+one-round+pack+persistent,default,one-round-always+shm";
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--steps") steps = true;
     if (std::string(argv[i]).starts_with("--executor=")) variants = std::string(argv[i]).substr(11);
     if (std::string(argv[i]) == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (std::string(argv[i]) == "--cols" && i + 1 < argc) cols = std::clamp<int64_t>(std::atoll(argv[++i]), 1, 1 << 16);
     else if (std::string(argv[i]) == "--json") json = true;
   }
   mpi::World world(120);
@@ -319,7 +323,7 @@ int main(int argc, char** argv) {
     std::printf("| plan | executor | pattern | plan bytes | naive bytes | lower bound | bytes plan/naive | plan time | naive time | time plan/naive | naive + reduce: time, plan/it | packed (pack + MPI_Alltoallv + unpack) | time plan/packed |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   }
-  for (const Case& c : cases(p)) try {
+  for (const Case& c : cases(p, cols)) try {
     const ShardLayout s0 = read_shard_layout(Json(c.src)), d0 = read_shard_layout(Json(c.dst));
     mpi::RunSpec spec{plan_reshard(s0, d0, c.shape, dtype.bytes), materialize_for_devices(s0, c.shape), materialize_for_devices(d0, c.shape), c.shape, dtype, 1, {}};
     spec.expected = spec.plan.bytes;
@@ -368,7 +372,7 @@ int main(int argc, char** argv) {
     const double plan_t = median(plan_times[e]);
     const char* variant = executors[e].first.c_str();
     if (rank == 0 && json)
-      std::printf("%s\n", Json({{"pattern", c.name}, {"executor", variant}, {"plan", spec.plan.pattern}, {"ranks", p}, {"plan_ms", plan_t * 1e3}, {"naive_ms", naive_t * 1e3},
+      std::printf("%s\n", Json({{"pattern", c.name}, {"executor", variant}, {"plan", spec.plan.pattern}, {"ranks", p}, {"cols", cols}, {"plan_ms", plan_t * 1e3}, {"naive_ms", naive_t * 1e3},
                                 {"plan_bytes", pb}, {"naive_bytes", nb}, {"lower_bound_bytes", lb}, {"checked", static_cast<bool>(checked[e])},
                                 {"naive_reduce_ms", partial ? Json(reduce_t * 1e3) : Json(nullptr)}, {"packed_ms", packed_t * 1e3},
                                 {"packed_checked", packed.checked}})
