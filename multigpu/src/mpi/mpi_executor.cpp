@@ -412,8 +412,11 @@ class MpiExecutor final : public Executor {
     if (!opts_.one_round_always && !plan.one_round && !opts_.shm) return;
     const OneRound r = compose_one_round(plan);
     if (!r.refused.empty()) return;
-    const bool shm = opts_.shm && one_node();  // collective: every rank composes the same plan alike
-    if (!opts_.one_round_always && !plan.one_round && !(shm && reads_at_most(r, plan, kShmReadFactor))) return;
+    // Collective: every rank composes the same plan alike. Where the world is one node, whether its
+    // window fits is the world's answer too, so a window that does not fit leaves the steps where
+    // the plan chose them (not the message exchange the factor-2 rule never measured).
+    const bool one = opts_.shm && one_node(), room = one && window_fits(segment_bytes());
+    if (!opts_.one_round_always && !plan.one_round && !(room && reads_at_most(r, plan, kShmReadFactor))) return;
     const int64_t me = device();
     fused_.active = true;
     fused_.bytes = r.bytes.count(me) ? r.bytes.at(me) : DeviceBytes{};
@@ -426,7 +429,7 @@ class MpiExecutor final : public Executor {
         for (const Leaf& l : cd.leaves)
           if (l.device == me) to[d].push_back(l.offset);
     if (r.dst.count(me)) receive_plan(r.dst.at(me), from, src_at);
-    if (opts_.shm && node_size_ > 1 && window_fits(segment_bytes()))
+    if (opts_.shm && node_size_ > 1 && (one ? room : window_fits(segment_bytes())))
       plan_shm(on_this_node(to), on_this_node(from), on_this_node(src_at));  // what is left: the peers on other nodes
     int64_t packed = 0;
     for (auto& [d, at] : to) fused_.sends.push_back(send_message(static_cast<int>(d), at, packed));
@@ -663,9 +666,13 @@ class MpiExecutor final : public Executor {
     return fits != 0;
   }
   // The directory OpenMPI backs shared-memory windows with: its osc_sm_backing_directory control
-  // variable, read through the MPI tool interface; /dev/shm (its default on Linux) where the
-  // variable cannot be read.
-  static std::string backing_directory() {
+  // variable, read through the MPI tool interface once a process (MPI_T_init_thread opens every
+  // MCA component: 0.1-1 s); /dev/shm (its default on Linux) where the variable cannot be read.
+  static const std::string& backing_directory() {
+    static const std::string dir = read_backing_directory();
+    return dir;
+  }
+  static std::string read_backing_directory() {
     std::string dir = "/dev/shm";
     int provided = 0, index = -1, count = 0;
     if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return dir;
