@@ -174,6 +174,15 @@ TEST(ReshardRunMpi, ASharedMemoryWindowThatDoesNotFitRunsAsMessages) {
       << t.r.out;
   EXPECT_NE(t.r.out.find("rank 3: DST 16 elements; sent 48 B, received 48 B (plan: 48 B, 48 B)"), std::string::npos) << t.r.out;
   EXPECT_NE(t.r.out.find("OK: every rank's DST equals the reference's reshard"), std::string::npos) << t.r.out;
+  // Where the world is that one node, the factor-2 rule (one exchange through the window where it
+  // moves at most twice the steps' bytes) is off too: the 4-rank all-reduce runs its ring, not
+  // the one exchange as messages. (8,4) Partial(sum) -> replicated: 32 float32 a rank in chunks
+  // of 8; reduce-scatter then all-gather, 3 chunks each way in each: 6 * 8 * 4 B = 192 B sent and
+  // received (the one exchange would move 3 * 32 * 4 B = 384 B).
+  const Timed ring = mpirun(4, " reshard-run 'shard((8,4):None; P(); device(4)|x=4)' 'shard((8,4):None; B; device(4)|x=4)' '(8,4)'",
+                            "OMPI_MCA_osc_sm_backing_directory=/nonexistent-tfspec-shm");
+  EXPECT_EQ(ring.r.rc, 0) << ring.r.out;
+  EXPECT_NE(ring.r.out.find("rank 2: DST 32 elements; sent 192 B, received 192 B (plan: 192 B, 192 B)"), std::string::npos) << ring.r.out;
 }
 
 // Issue 44 item 14: a fault that names a rank the run lacks, or a step past the last point a fault
