@@ -256,9 +256,7 @@ class MpiExecutor final : public Executor {
   void load(const Plan& plan, const std::vector<unsigned char>& src) override {
     finish();
     const int64_t me = device();
-    if (src.size() != static_cast<size_t>(plan.size_of(Buffer::Src, me)) * eb_)
-      fail(rule::kEngineBufferSize, "device " + std::to_string(me) + " brings " + std::to_string(src.size()) + " SRC bytes; the plan needs " +
-                                        std::to_string(static_cast<size_t>(plan.size_of(Buffer::Src, me)) * eb_));
+    check_src_size(plan, src.size());
     for (Buffer k : kBuffers) buf(k).assign(static_cast<size_t>(plan.size_of(k, me)) * eb_, 0);
     buf(Buffer::Src) = src;
     moved_ = {};
@@ -278,6 +276,21 @@ class MpiExecutor final : public Executor {
     if (opts_.datatypes) plan_types(plan);
     if (opts_.receives_first) plan_early(plan);
     plan_fused(plan);
+  }
+
+  // A SRC of the wrong size is an error on every rank alike: one rank failing alone would leave
+  // the others in load()'s blocking collectives (the communicators' splits, the window) for
+  // good. The ranks agree first (one MPI_Iallreduce, through the world's deadline).
+  void check_src_size(const Plan& plan, size_t bytes) {
+    const int64_t me = device();
+    const size_t want = static_cast<size_t>(plan.size_of(Buffer::Src, me)) * eb_;
+    int wrong = bytes != want ? 1 : 0, any = 0;
+    std::vector<MPI_Request> req(1);
+    check(MPI_Iallreduce(&wrong, &any, 1, MPI_INT, MPI_MAX, w_.comm(), &req[0]), "MPI_Iallreduce", 0);
+    w_.wait(req, "the SRC size check of load()");
+    if (wrong)
+      fail(rule::kEngineBufferSize, "device " + std::to_string(me) + " brings " + std::to_string(bytes) + " SRC bytes; the plan needs " + std::to_string(want));
+    if (any) fail(rule::kEngineBufferSize, "device " + std::to_string(me) + ": another device brings SRC bytes other than the plan needs (it reports which)");
   }
 
   void run(const Plan& plan, size_t index) override {

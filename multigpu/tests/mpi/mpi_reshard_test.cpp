@@ -89,6 +89,25 @@ TEST(MpiHand, AllGatherAlongOneAxisOfA2x2Mesh) {
   }
 }
 
+// A SRC of the wrong size on one rank (rank 1 brings one element short) is an error on every rank
+// (engine-buffer-size), rank 1 naming its own sizes, the others pointing at it; before the ranks
+// agreed on it, rank 1 threw alone and the others waited in load()'s collectives for good.
+// (4 @ m.x, 4 @ m.y) on 2x2: 4 float32 a rank, 16 B.
+TEST(MpiHand, ASrcOfTheWrongSizeOnOneRankIsAnErrorOnEvery) {
+  const RunSpec spec = spec_of("(4 @ m.x, 4 @ m.y) on x=2,y=2", "(4 @ m.x, 4) on x=2,y=2", {4, 4});
+  for (const ExecutorOptions& v : g_variants) {
+    auto ex = make_mpi_executor(*g_world, spec.dtype, v);
+    const size_t bytes = g_world->rank() == 1 ? 12 : 16;
+    try {
+      ex->load(spec.plan, std::vector<unsigned char>(bytes, 0));
+      ADD_FAILURE() << "rank " << g_world->rank() << ", executor " << to_string(v) << ": load() accepted it";
+    } catch (const SpecError& e) {
+      const std::string want = g_world->rank() == 1 ? "device 1 brings 12 SRC bytes; the plan needs 16" : "another device brings SRC bytes other than the plan needs";
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+    }
+  }
+}
+
 // Partial(sum) on x=4 -> Split: every device holds 8 contributions (each nonzero, the four
 // summing to the value: run_plan's split_contributions, §6 Partial); a reduce-scatter of count 2: device r ends with t[2r], t[2r+1]. Ring: each rank
 // forwards n-1 = 3 blocks of 2 int32: 24 B each way.
