@@ -25,7 +25,9 @@
 #include <string_view>
 #include <thread>
 #include <functional>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include <sys/statvfs.h>
 
@@ -428,7 +430,7 @@ class MpiExecutor final : public Executor {
     // Collective: every rank composes the same plan alike. Where the world is one node, whether its
     // window fits is the world's answer too, so a window that does not fit leaves the steps where
     // the plan chose them (not the message exchange the factor-2 rule never measured).
-    const bool one = opts_.shm && one_node(), room = one && window_fits(segment_bytes());
+    const bool one = opts_.shm && one_node(), room = one && window_fits();
     if (!opts_.one_round_always && !plan.one_round && !(room && reads_at_most(r, plan, kShmReadFactor))) return;
     const int64_t me = device();
     fused_.active = true;
@@ -442,7 +444,7 @@ class MpiExecutor final : public Executor {
         for (const Leaf& l : cd.leaves)
           if (l.device == me) to[d].push_back(l.offset);
     if (r.dst.count(me)) receive_plan(r.dst.at(me), from, src_at);
-    if (opts_.shm && node_size_ > 1 && (one ? room : window_fits(segment_bytes())))
+    if (opts_.shm && node_size_ > 1 && (one ? room : window_fits()))
       plan_shm(on_this_node(to), on_this_node(from), on_this_node(src_at));  // what is left: the peers on other nodes
     int64_t packed = 0;
     for (auto& [d, at] : to) fused_.sends.push_back(send_message(static_cast<int>(d), at, packed));
@@ -559,11 +561,18 @@ class MpiExecutor final : public Executor {
     Message m{peer, static_cast<int64_t>(at.size()), typed_runs(addrs), nullptr, -1, {}};
     if (runs_of(addrs) == 1) m.ptr = (at[0].first ? buf(Buffer::Dst).data() : fused_.scratch.data()) + static_cast<size_t>(at[0].second) * eb_;
     if (m.ptr || !opts_.pack) return m;
-    std::vector<Run> runs[2];
-    for (size_t i = 0; i < at.size(); ++i) runs[at[i].first ? 0 : 1].push_back({packed + static_cast<int64_t>(i), at[i].second, 1});
-    for (int k = 0; k < 2; ++k) m.program[k] = pack::compile_runs(merged(runs[k]));
+    std::vector<int64_t> from(at.size());
+    std::iota(from.begin(), from.end(), packed);
+    std::tie(m.program[0], m.program[1]) = landing(from, at);
     m.packed = packed, packed += m.count;
     return m;
+  }
+  // Copy programs for elements at `from` (a recvbuf's or a peer SRC's offsets) landing at `at`
+  // (in DST?, element): one into DST, one into the scratch.
+  static std::pair<pack::CopyProgram, pack::CopyProgram> landing(const std::vector<int64_t>& from, const std::vector<std::pair<bool, int64_t>>& at) {
+    std::vector<Run> runs[2];
+    for (size_t i = 0; i < at.size(); ++i) runs[at[i].first ? 0 : 1].push_back({from[i], at[i].second, 1});
+    return {pack::compile_runs(merged(runs[0])), pack::compile_runs(merged(runs[1]))};
   }
   size_t runs_of(const std::vector<MPI_Aint>& disps) const {
     size_t n = 0;
@@ -642,10 +651,8 @@ class MpiExecutor final : public Executor {
     for (const auto& [d, at] : to) sh.sent += static_cast<int64_t>(at.size());
     sh.readers = static_cast<uint64_t>(to.size());
     for (const auto& [s, at] : from) {
-      std::vector<Run> runs[2];
-      const auto& offsets = src_at.at(s);
-      for (size_t i = 0; i < at.size(); ++i) runs[at[i].first ? 0 : 1].push_back({offsets[i], at[i].second, 1});
-      sh.reads.push_back({node_rank_[static_cast<size_t>(s)], pack::compile_runs(merged(runs[0])), pack::compile_runs(merged(runs[1]))});
+      auto [to_dst, to_scratch] = landing(src_at.at(s), at);
+      sh.reads.push_back({node_rank_[static_cast<size_t>(s)], std::move(to_dst), std::move(to_scratch)});
       sh.received += static_cast<int64_t>(at.size());
     }
     check(MPI_Barrier(node_), "MPI_Barrier", 0);  // every segment's flags are zero and its SRC in place before any run reads them
@@ -658,8 +665,8 @@ class MpiExecutor final : public Executor {
   // --shm-size). Where it does not, OpenMPI fails the allocation (MPI_ERR_INTERN) and the run
   // would abort, so the node's exchange runs as messages instead, with a note on stderr. The
   // node's rank 0 measures and tells the others (collective over the node).
-  bool window_fits(size_t bytes) {
-    uint64_t total = 0, mine = bytes + kShmSlack;
+  bool window_fits() {
+    uint64_t total = 0, mine = segment_bytes() + kShmSlack;
     check(MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, node_), "MPI_Allreduce", 0);
     int fits = 1, rank = 0;
     MPI_Comm_rank(node_, &rank);
