@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "tfspec/reference/error.hpp"
+#include "tfspec/reference/rules.hpp"
 
 namespace tfspec::cli {
 
@@ -26,6 +27,19 @@ std::unique_ptr<ranks::Campaign> start_campaign() {
     std::cerr.rdbuf(sink.rdbuf());
   }
   return c;
+}
+
+void root_lost(ranks::Campaign& c, const std::string& summary, const std::string& result_json) {
+  // std::cerr of this rank goes nowhere (start_campaign); one write, so no other line cuts it
+  char silent[32];
+  std::snprintf(silent, sizeof silent, "%.1f", c.root_silent_seconds());
+  const std::string me = "rank " + std::to_string(c.rank()) + " on " + c.host(c.rank());
+  const std::string text = "undecided: [" + std::string(rule::kCampaignRankLost.id) + " -] " + me + ": rank 0 on " + c.host(0) +
+                           ", which merges the report, gave no sign of life for " + silent +
+                            " s (it crashed, was killed or stopped answering): there is no merged report; this rank's own result, unmerged, follows\n" +
+                           me + ": " + summary + "\n" + me + " result: " + result_json + "\n";
+  std::fwrite(text.data(), 1, text.size(), stderr);
+  c.abort_job(kUnknown);
 }
 
 void one_device_per_rank(const ranks::Campaign& c) {
@@ -101,16 +115,19 @@ void install_crash_report(const ranks::Campaign& c) {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, crash_report);
 }
 
+void CampaignFault::fire_at(int my_rank, int64_t cases) const {
+  if (kind == Kind::None || rank != my_rank || cases < at) return;
+  if (kind == Kind::Kill) std::raise(SIGKILL);
+  if (kind == Kind::Crash) std::raise(SIGSEGV);
+  for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+}
+
 Heartbeat::Heartbeat(ranks::Campaign& c, CampaignFault fault) : c_(c), fault_(fault) {}  // last_ at the epoch: the first case sends a note
 
 void Heartbeat::started(const std::string& case_text) {
   ++cases_;
   std::snprintf(g_last_case, sizeof g_last_case, "%s", case_text.c_str());
-  if (fault_.kind != CampaignFault::Kind::None && fault_.rank == c_.rank() && fault_.at == cases_) {
-    if (fault_.kind == CampaignFault::Kind::Kill) std::raise(SIGKILL);
-    if (fault_.kind == CampaignFault::Kind::Crash) std::raise(SIGSEGV);
-    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-  }
+  fault_.fire_at(c_.rank(), cases_);
   const auto now = std::chrono::steady_clock::now();
   if (std::chrono::duration<double>(now - last_).count() < (c_.root() ? 0.01 : kNoteSeconds)) return;
   last_ = now;

@@ -20,17 +20,26 @@ bool campaign_wanted(bool mpi_flag);
 // MPI started; ranks other than 0 print nothing from here on (rank 0 prints the merged report);
 // their own crash is still told on stderr (install_crash_report).
 std::unique_ptr<ranks::Campaign> start_campaign();
+// A rank other than 0 that waited for rank 0's word after sending its result, and heard no sign
+// of life from rank 0 for the rank timeout (rank 0 crashed, was killed or hangs): with no rank to
+// merge, it writes its own result, unmerged, on stderr (`summary`, one line, then the JSON: nothing
+// it found is lost), with an
+// undecided campaign-rank-lost line, and ends the job (exit 2; MPI_Finalize would wait for rank 0).
+[[noreturn]] void root_lost(ranks::Campaign& c, const std::string& summary, const std::string& result_json);
 // --backend cuda: one device a rank, the rank's local rank among the devices CUDA_VISIBLE_DEVICES
 // lists (or 0, 1, ... when it is unset); set before the backend touches CUDA.
 void one_device_per_rank(const ranks::Campaign& c);
 
 // The test-only fault TFSPEC_CAMPAIGN_FAULT=kill:RANK:CASE | hang:RANK:CASE | crash:RANK:CASE:
-// rank RANK sends itself SIGKILL, sleeps for ever, or dereferences null when it starts its
-// CASE-th case (1-based). Read whole; a malformed value is a usage error naming the part.
+// rank RANK sends itself SIGKILL, sleeps for ever, or raises SIGSEGV when it starts its
+// CASE-th case (1-based; conform: at its first progress note past CASE cases done, one every
+// Heartbeat::kNoteSeconds). Read whole; a malformed value is a usage error naming the part.
 struct CampaignFault {
   enum class Kind { None, Kill, Hang, Crash } kind = Kind::None;
   int rank = -1;
   int64_t at = 0;
+  // On rank RANK, once `cases` reached CASE: the fault (kill and crash do not return, hang never).
+  void fire_at(int my_rank, int64_t cases) const;
 };
 CampaignFault campaign_fault_from_env();
 

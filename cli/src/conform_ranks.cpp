@@ -6,6 +6,7 @@
 #include "conform_ranks.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -27,12 +28,13 @@ using namespace conformance;
 // the others' notes (printing its own line on stderr every 5 s unless quiet).
 class NoteBuf : public std::stringbuf {
  public:
-  NoteBuf(ranks::Campaign& c, bool print) : c_(c), print_(print) {}
+  NoteBuf(ranks::Campaign& c, bool print, CampaignFault fault) : c_(c), print_(print), fault_(fault) {}
   int sync() override {
     std::string text = str();
     str("");
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
     if (text.empty()) return 0;
+    if (unsigned long long done = 0; std::sscanf(text.c_str(), "conform: %llu/", &done) == 1) fault_.fire_at(c_.rank(), static_cast<int64_t>(done));
     if (!c_.root()) c_.note(text);
     else {
       c_.read_notes();
@@ -44,6 +46,7 @@ class NoteBuf : public std::stringbuf {
  private:
   ranks::Campaign& c_;
   bool print_;
+  CampaignFault fault_;
   int lines_ = 0;
 };
 
@@ -63,6 +66,16 @@ Report my_share(const std::vector<CorpusCase>& cases, RunOptions opts, const std
   for (auto& impl : impls)
     if (const std::string p = impl->copy_problem(); !p.empty()) fail(rule::kOutputWrite, p);
   return r;
+}
+
+// A rank's share in one line, for a rank that cannot hand it to rank 0: its cases by status.
+std::string share_line(const Json& part) {
+  if (part.contains("error")) return "stopped with an error: " + part["error"].get<std::string>();
+  std::map<std::string, int> by_status;
+  for (const auto& [id, c] : part.at("cases").items()) ++by_status[c.value("status", "?")];
+  std::string s = std::to_string(part.at("cases").size()) + " cases";
+  for (const auto& [status, n] : by_status) s += ", " + std::to_string(n) + " " + status;
+  return s;
 }
 
 int merged_report(const std::vector<const CorpusCase*>& picked, const RunOptions& opts, ranks::Campaign& c,
@@ -116,23 +129,36 @@ int merged_report(const std::vector<const CorpusCase*>& picked, const RunOptions
 int run_conform_campaign(ranks::Campaign& campaign, const std::vector<CorpusCase>& cases, RunOptions opts, const StartImpls& start,
                          const ConformOutputs& out) {
   ranks::Campaign* c = &campaign;
+  const CampaignFault fault = campaign_fault_from_env();
   install_crash_report(*c);
   const std::vector<const CorpusCase*> picked = select_cases(cases, opts);
-  NoteBuf buf(*c, !out.quiet);
+  NoteBuf buf(*c, !out.quiet, fault);
   std::ostream notes(&buf);
   Json mine;
   try {
     mine = part_json(my_share(cases, opts, picked, *c, start, notes));
   } catch (const SpecError& e) {
-    if (c->root()) throw;
+    if (c->root()) {  // its error is the run's; the others, told, end with it rather than wait for a lost rank 0
+      std::vector<int> others;
+      for (int r = 1; r < c->size(); ++r) others.push_back(r);
+      c->ask("merging", others, false, out.rank_timeout);
+      throw;
+    }
     mine = {{"error", "[" + e.rule() + " " + e.clause() + "] " + e.diagnostic().message}};  // rank 0 tells it
   }
   if (!c->root()) {
-    c->finish(mine.dump(-1, ' ', false, Json::error_handler_t::replace), out.rank_timeout);
+    const std::string text = mine.dump(-1, ' ', false, Json::error_handler_t::replace);
+    c->finish(text, out.rank_timeout);
+    // Rank 0's word "merging" comes once every rank reported (fuzz_ranks.cpp says why it is awaited).
+    if (!c->await_word(out.rank_timeout)) root_lost(*c, share_line(mine), text);
     return kOk;  // rank 0 says how the run went
   }
   const auto t0 = std::chrono::steady_clock::now();
   const auto reports = c->collect(mine.dump(-1, ' ', false, Json::error_handler_t::replace), out.rank_timeout, &stop_signal(), 0.5);
+  std::vector<int> reported;
+  for (const auto& rep : reports)
+    if (rep.rank != 0 && rep.reported) reported.push_back(rep.rank);
+  c->ask("merging", reported, false, out.rank_timeout);
   return merged_report(picked, opts, *c, reports, out, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 

@@ -145,11 +145,18 @@ int run_fuzz_campaign(const FuzzArgs& a) {
   }
   if (!c->root()) {
     c->finish(mine.dump(), a.rank_timeout);
-    // Rank 0's word comes once every rank reported: within the budget and the silence limit.
-    const auto word = c->await_word(a.seconds + 2 * a.rank_timeout);  // "B" or "B lost", B = -1: no cut
-    if (word && std::stoll(*word) >= 0)
+    // Rank 0's word comes once every rank reported; while rank 0 runs its own share or collects,
+    // it gives signs of life. None for the rank timeout: rank 0 is lost, and this rank's result
+    // is written here rather than lost with it.
+    const auto word = c->await_word(a.rank_timeout);  // "B" or "B lost", B = -1: no cut
+    if (!word)
+      root_lost(*c,
+                std::to_string(result.cases) + " cases, " +
+                    (result.disagreement ? "a disagreement in op " + result.op + ": " + result.case_text : std::string("no disagreement")),
+                mine.dump());
+    if (std::stoll(*word) >= 0)
       c->answer(props::fuzz_result_json(props::cut_fuzz(result, batches, std::stoll(*word))).dump(), a.rank_timeout);
-    if (word && word->find("lost") != std::string::npos) c->abort_job(kOk);  // as rank 0 does: MPI_Finalize would wait for the lost rank
+    if (word->find("lost") != std::string::npos) c->abort_job(kOk);  // as rank 0 does: MPI_Finalize would wait for the lost rank
     return kOk;  // rank 0 says how the run went
   }
   const auto t0 = std::chrono::steady_clock::now();

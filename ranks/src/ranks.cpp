@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
@@ -47,13 +48,16 @@ std::vector<std::optional<std::string>> Campaign::ask(const std::string&, const 
   return std::vector<std::optional<std::string>>(to.size());
 }
 std::optional<std::string> Campaign::await_word(double) { return std::nullopt; }
+double Campaign::root_silent_seconds() const { return 0; }
 void Campaign::answer(const std::string&, double) {}
 
 #else
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr int kNoteTag = 47, kResultTag = 48, kWordTag = 49, kAnswerTag = 50;
+constexpr int kNoteTag = 47, kResultTag = 48, kWordTag = 49, kAnswerTag = 50, kAliveTag = 51;
+constexpr double kAliveSeconds = 0.5;  // rank 0's sign of life to the others, at most this often
+char g_alive = 1;                       // its one byte (sends outlive the call that starts them)
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -72,7 +76,9 @@ struct Campaign::State {
   bool has_pending = false;
   MPI_Request note_req = MPI_REQUEST_NULL;
   bool aborted = false;
+  Clock::time_point heard_root = Clock::now();  // the others: rank 0's last sign of life
   // rank 0
+  Clock::time_point alive_sent{};
   std::vector<RankReport> reports;
   std::vector<Clock::time_point> heard;
 
@@ -106,6 +112,29 @@ struct Campaign::State {
       if (done) return true;
       if (since(t0) > seconds) return false;
       std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+
+  // Rank 0: a one-byte sign of life to every other rank, at most every kAliveSeconds (between
+  // units of its own work and while it collects), so that a rank waiting for rank 0's word can
+  // tell a rank 0 still at work from one that hangs or died.
+  void send_alive(int size) {
+    if (since(alive_sent) < kAliveSeconds) return;
+    alive_sent = Clock::now();
+    for (int r = 1; r < size; ++r) {
+      MPI_Request req = MPI_REQUEST_NULL;
+      if (MPI_Isend(&g_alive, 1, MPI_CHAR, r, kAliveTag, comm, &req) == MPI_SUCCESS) MPI_Request_free(&req);
+    }
+  }
+  // The others: takes in rank 0's signs of life that arrived.
+  void take_alive() {
+    for (;;) {
+      int flag = 0;
+      MPI_Status st;
+      if (MPI_Iprobe(0, kAliveTag, comm, &flag, &st) != MPI_SUCCESS || !flag) return;
+      std::string text;
+      if (!receive(st, text, 1)) return;
+      heard_root = Clock::now();
     }
   }
 };
@@ -150,6 +179,7 @@ Campaign::~Campaign() {
 
 void Campaign::note(const std::string& text) {
   if (root()) return;
+  s_->take_alive();
   if (s_->note_req != MPI_REQUEST_NULL) {
     int done = 0;
     MPI_Test(&s_->note_req, &done, MPI_STATUS_IGNORE);
@@ -166,6 +196,7 @@ void Campaign::note(const std::string& text) {
 
 void Campaign::read_notes() {
   if (!root()) return;
+  s_->send_alive(size_);
   for (;;) {
     int flag = 0;
     MPI_Status st;
@@ -243,21 +274,24 @@ std::vector<std::optional<std::string>> Campaign::ask(const std::string& word, c
   return out;
 }
 
-std::optional<std::string> Campaign::await_word(double timeout_seconds) {
-  const auto t0 = Clock::now();
+std::optional<std::string> Campaign::await_word(double silence_seconds) {
+  s_->heard_root = std::max(s_->heard_root, Clock::now() - std::chrono::milliseconds(static_cast<int64_t>(kAliveSeconds * 1000)));
   for (;;) {
+    s_->take_alive();
     int flag = 0;
     MPI_Status st;
     if (MPI_Iprobe(0, kWordTag, s_->comm, &flag, &st) != MPI_SUCCESS) return std::nullopt;
     if (flag) {
       std::string text;
-      if (!s_->receive(st, text, timeout_seconds)) return std::nullopt;
+      if (!s_->receive(st, text, silence_seconds)) return std::nullopt;
       return text;
     }
-    if (since(t0) > timeout_seconds) return std::nullopt;
+    if (since(s_->heard_root) > silence_seconds) return std::nullopt;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 }
+
+double Campaign::root_silent_seconds() const { return since(s_->heard_root); }
 
 void Campaign::answer(const std::string& text, double timeout_seconds) {
   MPI_Request req = MPI_REQUEST_NULL;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -263,6 +264,54 @@ TEST(CampaignMpi, AHungRankIsGivenUpAndNamed) {
   EXPECT_GE(std::stoi(m[1]), 1);
   EXPECT_LE(std::stoi(m[1]), 800);
   EXPECT_LT(s, 40) << r.out;
+}
+
+// Rank 0, which merges, hangs at its 300th case. Before, the others sent their results and
+// waited in MPI_Finalize for ever. Now each, hearing no sign of life from rank 0 for
+// --rank-timeout 2, writes its own share unmerged and ends the job (exit 2). By hand: 3000
+// cases are 30 batches of 100, batch b on rank b % 3: ranks 1 and 2 run 1000 cases each.
+TEST(CampaignMpi, AHungRankZeroLeavesTheOthersResultsWritten) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const CommandResult r = mpirun(3, "fuzz --backend host --seed 3 --seconds 100 --max-cases 3000 --quiet --rank-timeout 2", "TFSPEC_CAMPAIGN_FAULT=hang:0:300");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.rc == 2 || r.rc == 1) << r.out;  // the first rank to end sets mpiexec's exit (see AHungRankIsGivenUpAndNamed)
+  int written = 0;
+  for (int rank : {1, 2}) {
+    const std::string me = "rank " + std::to_string(rank) + " on " + host();
+    if (r.out.find("undecided: [campaign-rank-lost -] " + me + ": rank 0 on " + host() + ", which merges the report, gave no sign of life for ") ==
+        std::string::npos)
+      continue;  // mpiexec may end the job once the first of them has ended
+    ++written;
+    EXPECT_NE(r.out.find(me + ": 1000 cases, no disagreement\n"), std::string::npos) << r.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(me + R"( result: (\{.*\})\n)"))) << r.out;
+    const Json j = Json::parse(m[1].str(), nullptr, false);
+    ASSERT_TRUE(j.is_object()) << m[1];
+    EXPECT_EQ(j["cases"], 1000);
+  }
+  EXPECT_GE(written, 1) << r.out;
+  EXPECT_EQ(r.out.find("fuzz: PASS"), std::string::npos) << r.out;
+  EXPECT_LT(s, 40) << r.out;
+}
+
+// The same for conform over the whole corpus: rank 0 hangs at its first progress note (0.2 s
+// in); rank 1 writes its share (case i on rank i % 2) by status, as a one-process run has them.
+TEST(CampaignMpi, AHungRankZeroInConformLeavesTheOthersResultsWritten) {
+  const std::string one_json = temp("conform_h1.json");
+  ASSERT_EQ(one_process("conform --quiet --json " + one_json).rc, 0);
+  const Json one = read_json(one_json);
+  std::map<std::string, int> by_status;
+  for (size_t i = 1; i < one["cases"].size(); i += 2) ++by_status[one["cases"][i]["status"].get<std::string>()];
+  std::string line = std::to_string(one["cases"].size() / 2) + " cases";
+  for (const auto& [status, n] : by_status) line += ", " + std::to_string(n) + " " + status;
+  const CommandResult r = mpirun(2, "conform --quiet --rank-timeout 2", "TFSPEC_CAMPAIGN_FAULT=hang:0:1");
+  EXPECT_TRUE(r.rc == 2 || r.rc == 1) << r.out;
+  const std::string me = "rank 1 on " + host();
+  EXPECT_NE(r.out.find("undecided: [campaign-rank-lost -] " + me + ": rank 0 on " + host() + ", which merges the report, gave no sign of life for "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(me + ": " + line + "\n"), std::string::npos) << line << "\n" << r.out;
+  EXPECT_EQ(r.out.find("ranks: "), std::string::npos) << "no merged report:\n" << r.out;
 }
 
 // A rank that crashes (SIGSEGV at its 50th case) says so itself, with the case it started.

@@ -61,9 +61,13 @@ class Campaign {
   // A second exchange after collect() (fuzz: the cut at the campaign's earliest disagreement):
   // rank 0 sends `word` to each rank of `to` and, when `answers`, waits at most `timeout_seconds`
   // for each one's answer (nullopt where none came), in the order of `to`. The other ranks:
-  // await_word() is rank 0's word (nullopt when none came within the timeout), answer() replies.
+  // await_word() is rank 0's word, or nullopt once rank 0 has been silent for `silence_seconds`
+  // (rank 0 sends a sign of life every 0.5 s between units of its own work and while it
+  // collects, so a rank 0 still at work is waited for, and one that hangs or died is not);
+  // answer() replies.
   std::vector<std::optional<std::string>> ask(const std::string& word, const std::vector<int>& to, bool answers, double timeout_seconds);
-  std::optional<std::string> await_word(double timeout_seconds);
+  std::optional<std::string> await_word(double silence_seconds);
+  double root_silent_seconds() const;  // the others: seconds since rank 0's last sign of life
   void answer(const std::string& text, double timeout_seconds);
   // Ends this process with `code` without MPI_Finalize (a rank given up may still hang, and
   // MPI_Finalize would wait for it); mpiexec then ends the other ranks (ranks.cpp says why not MPI_Abort).
