@@ -127,12 +127,17 @@ Heartbeat::Heartbeat(ranks::Campaign& c, CampaignFault fault) : c_(c), fault_(fa
 void Heartbeat::started(const std::string& case_text) {
   ++cases_;
   std::snprintf(g_last_case, sizeof g_last_case, "%s", case_text.c_str());
+  last_case_ = case_text;
   fault_.fire_at(c_.rank(), cases_);
+  alive();
+}
+
+void Heartbeat::alive() {
   const auto now = std::chrono::steady_clock::now();
   if (std::chrono::duration<double>(now - last_).count() < (c_.root() ? 0.01 : kNoteSeconds)) return;
   last_ = now;
   if (c_.root()) c_.read_notes();
-  else c_.note(Json{{"cases", cases_}, {"case", case_text}}.dump());
+  else c_.note(Json{{"cases", cases_}, {"case", last_case_}}.dump());
 }
 
 std::string this_host() {

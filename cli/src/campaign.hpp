@@ -51,12 +51,15 @@ class Heartbeat {
   static constexpr double kNoteSeconds = 0.2;
   Heartbeat(ranks::Campaign& c, CampaignFault fault);
   void started(const std::string& case_text);
+  // A sign of life between cases (a shrink step): the same note or read, at the same pace.
+  void alive();
   int64_t cases() const { return cases_; }
 
  private:
   ranks::Campaign& c_;
   CampaignFault fault_;
   int64_t cases_ = 0;
+  std::string last_case_;
   std::chrono::steady_clock::time_point last_;
 };
 // SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT: this rank writes its rank, host and the case it

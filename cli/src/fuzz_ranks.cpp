@@ -129,6 +129,7 @@ int run_fuzz_campaign(const FuzzArgs& a) {
   o.stop = &stop_signal();
   Heartbeat beat(*c, fault);
   o.on_case = [&beat](uint64_t, int, const props::FuzzCase& k) { beat.started(props::fuzz_case_text(k)); };
+  o.on_shrink_step = [&beat] { beat.alive(); };
   std::vector<props::BatchCounts> batches;
   o.batches = &batches;
   catch_stop_signals();

@@ -93,7 +93,10 @@ FuzzResult run_fuzz(gpu::Backend& backend, const FuzzOptions& o, const gpu::Plan
       FuzzCase c = *gen_fuzz_case(op);
       if (!failing && o.on_case) o.on_case(b, static_cast<int>(in_batch), c);
       FuzzCheck check = check_fuzz_case(c, backend, policy);
-      if (failing) ++r->shrink_steps;
+      if (failing) {
+        ++r->shrink_steps;
+        if (o.on_shrink_step) o.on_shrink_step();
+      }
       else {
         ++in_batch;
         last_size = count_case(*r, op, c, check);

@@ -90,6 +90,8 @@ struct FuzzOptions {
   const std::atomic<int>* stop = nullptr;  // non-zero (a signal handler's flag): stop before the next case
   // Called as each case starts (not for shrink steps): its batch, its index in the batch, the case.
   std::function<void(uint64_t batch, int index, const FuzzCase&)> on_case;
+  // Called at each shrink step of a disagreement (a campaign's sign of life while it shrinks).
+  std::function<void()> on_shrink_step;
   // When set, each batch this run ran (in order) with its own counts.
   std::vector<BatchCounts>* batches = nullptr;
 };
