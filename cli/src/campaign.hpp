@@ -22,9 +22,9 @@ bool campaign_wanted(bool mpi_flag);
 std::unique_ptr<ranks::Campaign> start_campaign();
 // A rank other than 0 that waited for rank 0's word after sending its result, and heard no sign
 // of life from rank 0 for the rank timeout (rank 0 crashed, was killed or hangs): with no rank to
-// merge, it writes its own result, unmerged, on stderr (`summary`, one line, then the JSON: nothing
-// it found is lost), with an
-// undecided campaign-rank-lost line, and ends the job (exit 2; MPI_Finalize would wait for rank 0).
+// merge, it writes on stderr an undecided campaign-rank-lost line, then its own result, unmerged
+// (`summary` in one line, then the JSON: nothing it found is lost), and ends the job (exit 2;
+// MPI_Finalize would wait for rank 0).
 [[noreturn]] void root_lost(ranks::Campaign& c, const std::string& summary, const std::string& result_json);
 // --backend cuda: one device a rank, the rank's local rank among the devices CUDA_VISIBLE_DEVICES
 // lists (or 0, 1, ... when it is unset); set before the backend touches CUDA.
