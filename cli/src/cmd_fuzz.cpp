@@ -47,10 +47,6 @@ void read_shards(props::FuzzOptions& o) {
   if (const char* status = std::getenv("GTEST_SHARD_STATUS_FILE")) std::ofstream(status).put('\n');  // we honour sharding
 }
 
-std::string reproduce(const FuzzArgs& a, const std::string& case_text) {
-  return "tfspec fuzz --backend " + a.backend + " --replay '" + case_text + "'";
-}
-
 }  // namespace
 
 void check_fuzz_names(const FuzzArgs& a) {
@@ -150,6 +146,10 @@ int summary(const FuzzArgs& a, const props::FuzzResult& r, int stopped_by) {
     std::cout << std::endl;
   }
   return kOk;
+}
+
+std::string reproduce(const FuzzArgs& a, const std::string& case_text) {
+  return "tfspec fuzz --backend " + a.backend + " --replay '" + case_text + "'";
 }
 
 gpu::PlanPolicy planted_policy() {

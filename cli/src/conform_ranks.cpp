@@ -78,6 +78,20 @@ std::string share_line(const Json& part) {
   return s;
 }
 
+// The cases of a rank's share that failed (not an expected failure), passed where a failure was
+// expected (xpass) or errored, by id ("" when none).
+std::string not_passed(const Json& part) {
+  if (part.contains("error")) return "";
+  std::string s;
+  for (const auto& [id, c] : part.at("cases").items()) {
+    const std::string st = c.value("status", "?");
+    const bool expected = c.value("expected_failure", false);
+    const std::string what = st == "errored" ? st : (st == "fail" && !expected) ? "fail" : (st == "pass" && expected) ? "xpass" : "";
+    if (!what.empty()) s += (s.empty() ? "" : ", ") + id + " (" + what + ")";
+  }
+  return s.empty() ? "" : "not passed: " + s;
+}
+
 int merged_report(const std::vector<const CorpusCase*>& picked, const RunOptions& opts, ranks::Campaign& c,
                   const std::vector<ranks::RankReport>& reports, const ConformOutputs& out, double waited) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -148,6 +162,16 @@ int run_conform_campaign(ranks::Campaign& campaign, const std::vector<CorpusCase
   }
   if (!c->root()) {
     const std::string text = mine.dump(-1, ' ', false, Json::error_handler_t::replace);
+    // A signal while it waits: the job is ending, perhaps because rank 0 died (fuzz_ranks.cpp's
+    // other_rank): cases that did not pass are written at once, in case rank 0 cannot.
+    c->when_stopped(&stop_signal(), [&] {
+      if (const std::string bad = not_passed(mine); !bad.empty()) {
+        const std::string line = "tfspec: rank " + std::to_string(c->rank()) + " on " + c->host(c->rank()) + ", stopped by signal " +
+                                 std::to_string(stop_signal().load()) + ", writes its own share in case rank 0 cannot merge it: " + share_line(mine) +
+                                 "; " + bad + "\n";
+        std::fwrite(line.data(), 1, line.size(), stderr);
+      }
+    });
     c->finish(text, out.rank_timeout);
     // Rank 0's word "merging" comes once every rank reported (fuzz_ranks.cpp says why it is awaited).
     if (!c->await_word(out.rank_timeout)) root_lost(*c, share_line(mine), text);

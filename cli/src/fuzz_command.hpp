@@ -39,6 +39,8 @@ void write_json(const FuzzArgs& a, const props::FuzzResult& r, const std::string
 // and a run over MPI ranks can be shown to stop at the same disagreement with the same counts;
 // unset: the default policy. Any other value is a usage error.
 gpu::PlanPolicy planted_policy();
+// The one-line command that replays a case (printed with every disagreement).
+std::string reproduce(const FuzzArgs& a, const std::string& case_text);
 // The run split over MPI ranks (docs/fuzzing.md "Across MPI ranks").
 int run_fuzz_campaign(const FuzzArgs& a);
 

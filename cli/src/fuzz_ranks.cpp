@@ -6,6 +6,7 @@
 // earliest failing batch and every rank answers with its counts cut back to it (props::cut_fuzz).
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
@@ -107,6 +108,27 @@ void cut_at_first_finding(const FuzzArgs& a, ranks::Campaign& c, std::vector<ran
   }
 }
 
+// A rank other than 0, its share run: its result to rank 0, then rank 0's word (the cut at the
+// campaign's earliest disagreement). Rank 0 gives signs of life while it runs its own share and
+// collects; none for the rank timeout and rank 0 is lost: this rank writes its result itself
+// (root_lost). A signal while it waits means mpiexec is ending the job, perhaps because rank 0
+// died, with SIGKILL a second later: a finding is written at once, in case rank 0 cannot.
+int other_rank(const FuzzArgs& a, ranks::Campaign& c, const props::FuzzResult& result, const Json& mine, const std::vector<props::BatchCounts>& batches) {
+  const std::string finding = result.disagreement ? "a disagreement in op " + result.op + ": reproduce: " + reproduce(a, result.case_text) : "";
+  c.when_stopped(&stop_signal(), [&] {
+    if (finding.empty()) return;
+    const std::string line = "tfspec: rank " + std::to_string(c.rank()) + " on " + c.host(c.rank()) + ", stopped by signal " +
+                             std::to_string(stop_signal().load()) + ", writes its own finding in case rank 0 cannot merge it: " + finding + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);  // (its std::cerr goes nowhere: start_campaign)
+  });
+  c.finish(mine.dump(), a.rank_timeout);
+  const auto word = c.await_word(a.rank_timeout);  // "B" or "B lost", B = -1: no cut
+  if (!word) root_lost(c, std::to_string(result.cases) + " cases, " + (finding.empty() ? std::string("no disagreement") : finding), mine.dump());
+  if (std::stoll(*word) >= 0) c.answer(props::fuzz_result_json(props::cut_fuzz(result, batches, std::stoll(*word))).dump(), a.rank_timeout);
+  if (word->find("lost") != std::string::npos) c.abort_job(kOk);  // as rank 0 does: MPI_Finalize would wait for the lost rank
+  return kOk;  // rank 0 says how the run went
+}
+
 }  // namespace
 
 int run_fuzz_campaign(const FuzzArgs& a) {
@@ -144,22 +166,7 @@ int run_fuzz_campaign(const FuzzArgs& a) {
     result = props::run_fuzz(*backend, o, policy);
     mine = props::fuzz_result_json(result);
   }
-  if (!c->root()) {
-    c->finish(mine.dump(), a.rank_timeout);
-    // Rank 0's word comes once every rank reported; while rank 0 runs its own share or collects,
-    // it gives signs of life. None for the rank timeout: rank 0 is lost, and this rank's result
-    // is written here rather than lost with it.
-    const auto word = c->await_word(a.rank_timeout);  // "B" or "B lost", B = -1: no cut
-    if (!word)
-      root_lost(*c,
-                std::to_string(result.cases) + " cases, " +
-                    (result.disagreement ? "a disagreement in op " + result.op + ": " + result.case_text : std::string("no disagreement")),
-                mine.dump());
-    if (std::stoll(*word) >= 0)
-      c->answer(props::fuzz_result_json(props::cut_fuzz(result, batches, std::stoll(*word))).dump(), a.rank_timeout);
-    if (word->find("lost") != std::string::npos) c->abort_job(kOk);  // as rank 0 does: MPI_Finalize would wait for the lost rank
-    return kOk;  // rank 0 says how the run went
-  }
+  if (!c->root()) return other_rank(a, *c, result, mine, batches);
   const auto t0 = std::chrono::steady_clock::now();
   auto reports = c->collect(mine.dump(), a.rank_timeout, &stop_signal(), 0.5);
   cut_at_first_finding(a, *c, reports, result, batches);

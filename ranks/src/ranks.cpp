@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
+#include <functional>
 #include <thread>
 
 #include "tfspec/reference/error.hpp"
@@ -48,6 +49,7 @@ std::vector<std::optional<std::string>> Campaign::ask(const std::string&, const 
   return std::vector<std::optional<std::string>>(to.size());
 }
 std::optional<std::string> Campaign::await_word(double) { return std::nullopt; }
+void Campaign::when_stopped(const std::atomic<int>*, std::function<void()>) {}
 double Campaign::root_silent_seconds() const { return 0; }
 void Campaign::answer(const std::string&, double) {}
 
@@ -104,15 +106,26 @@ struct Campaign::State {
   }
 
   // Polls `req` until it completes or `seconds` pass; true when it completed.
-  static bool wait(MPI_Request& req, double seconds) {
+  bool wait(MPI_Request& req, double seconds) {
     const auto t0 = Clock::now();
     for (;;) {
+      check_stop();
       int done = 0;
       if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
       if (done) return true;
       if (since(t0) > seconds) return false;
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
+  }
+
+  // when_stopped(): called in every wait of this rank's (the others') once *stop turned non-zero.
+  const std::atomic<int>* stop = nullptr;
+  std::function<void()> on_stop;
+  void check_stop() {
+    if (!stop || stop->load() == 0 || !on_stop) return;
+    auto fn = std::move(on_stop);
+    on_stop = nullptr;
+    fn();
   }
 
   // Rank 0: a one-byte sign of life to every other rank, at most every kAliveSeconds (between
@@ -212,14 +225,14 @@ void Campaign::read_notes() {
 
 void Campaign::finish(const std::string& result, double timeout_seconds) {
   if (root()) return;
-  if (s_->note_req != MPI_REQUEST_NULL && !State::wait(s_->note_req, timeout_seconds)) {
+  if (s_->note_req != MPI_REQUEST_NULL && !s_->wait(s_->note_req, timeout_seconds)) {
     std::fprintf(stderr, "tfspec: rank %d: rank 0 did not take its progress note within %g s\n", rank_, timeout_seconds);
     return;
   }
   MPI_Request req = MPI_REQUEST_NULL;
   std::string buf = result;
   if (MPI_Isend(buf.data(), static_cast<int>(buf.size()), MPI_CHAR, 0, kResultTag, s_->comm, &req) != MPI_SUCCESS ||
-      !State::wait(req, timeout_seconds))
+      !s_->wait(req, timeout_seconds))
     std::fprintf(stderr, "tfspec: rank %d: rank 0 did not take this rank's result within %g s\n", rank_, timeout_seconds);
 }
 
@@ -270,13 +283,14 @@ std::vector<std::optional<std::string>> Campaign::ask(const std::string& word, c
       if (to[i] == st.MPI_SOURCE && got && !out[i]) out[i] = std::move(text), --left;
   }
   for (MPI_Request& r : sent)  // delivered before rank 0 goes on (abort_job would drop them)
-    if (!State::wait(r, timeout_seconds)) MPI_Cancel(&r);
+    if (!s_->wait(r, timeout_seconds)) MPI_Cancel(&r);
   return out;
 }
 
 std::optional<std::string> Campaign::await_word(double silence_seconds) {
   s_->heard_root = std::max(s_->heard_root, Clock::now() - std::chrono::milliseconds(static_cast<int64_t>(kAliveSeconds * 1000)));
   for (;;) {
+    s_->check_stop();
     s_->take_alive();
     int flag = 0;
     MPI_Status st;
@@ -293,10 +307,15 @@ std::optional<std::string> Campaign::await_word(double silence_seconds) {
 
 double Campaign::root_silent_seconds() const { return since(s_->heard_root); }
 
+void Campaign::when_stopped(const std::atomic<int>* stop, std::function<void()> fn) {
+  s_->stop = stop;
+  s_->on_stop = std::move(fn);
+}
+
 void Campaign::answer(const std::string& text, double timeout_seconds) {
   MPI_Request req = MPI_REQUEST_NULL;
   std::string buf = text;
-  if (MPI_Isend(buf.data(), static_cast<int>(buf.size()), MPI_CHAR, 0, kAnswerTag, s_->comm, &req) != MPI_SUCCESS || !State::wait(req, timeout_seconds))
+  if (MPI_Isend(buf.data(), static_cast<int>(buf.size()), MPI_CHAR, 0, kAnswerTag, s_->comm, &req) != MPI_SUCCESS || !s_->wait(req, timeout_seconds))
     std::fprintf(stderr, "tfspec: rank %d: rank 0 did not take this rank's answer within %g s\n", rank_, timeout_seconds);
 }
 

@@ -314,6 +314,30 @@ TEST(CampaignMpi, AHungRankZeroInConformLeavesTheOthersResultsWritten) {
   EXPECT_EQ(r.out.find("ranks: "), std::string::npos) << "no merged report:\n" << r.out;
 }
 
+// Rank 0 is killed (SIGKILL) while another rank holds a finding. mpiexec's default then ends the
+// job (SIGTERM, SIGKILL a second later) with no rank left to merge. The finder writes its finding
+// itself at the SIGTERM, with the reproduce command a one-process run prints (the oracle). By
+// hand: the planted bug's first disagreement is in batch B (from the one-process run); at 5 ranks
+// batch B runs on rank B % 5, in its own batch B / 5, at most 100 (B / 5 + 1) cases in; rank 0 is
+// killed at its 250th case, past that when B / 5 < 2 (asserted).
+TEST(CampaignMpi, ARankZeroKilledLeavesAFindingWritten) {
+  const std::string args = "fuzz --backend host --seed 5 --op all --seconds 100 --max-cases 3000 --quiet";
+  const std::string one_json = temp("plant_k1.json");
+  const CommandResult one = shell("TFSPEC_FUZZ_PLANT=drop-reduction timeout -k 5 60 " + shell_quote(TFSPEC_BINARY) + " " + args + " --json " + one_json);
+  const Json finding = read_json(one_json)["finding"];
+  ASSERT_TRUE(finding.is_object()) << one.out;
+  const int64_t b = finding["batch"].get<int64_t>();
+  ASSERT_NE(b % 5, 0) << "the finding must be on a rank other than 0";
+  ASSERT_LT(b / 5, 2) << "the finder must be done before rank 0's 250th case";
+  const CommandResult r = mpirun(5, args, "TFSPEC_FUZZ_PLANT=drop-reduction TFSPEC_CAMPAIGN_FAULT=kill:0:250");
+  EXPECT_NE(r.rc, 0) << r.out;
+  EXPECT_NE(r.rc, 124) << "timed out:\n" << r.out;
+  const std::string line = "tfspec: rank " + std::to_string(b % 5) + " on " + host() +
+                           ", stopped by signal 15, writes its own finding in case rank 0 cannot merge it: a disagreement in op " +
+                           finding["op"].get<std::string>() + ": reproduce: " + finding["reproduce"].get<std::string>() + "\n";
+  EXPECT_NE(r.out.find(line), std::string::npos) << line << r.out;
+}
+
 // A rank that crashes (SIGSEGV at its 50th case) says so itself, with the case it started.
 TEST(CampaignMpi, ACrashedRankNamesItsCase) {
   const CommandResult r = mpirun(2, "fuzz --backend host --seed 3 --seconds 30 --quiet", "TFSPEC_CAMPAIGN_FAULT=crash:1:50");

@@ -9,6 +9,7 @@
 // last note, never waited for forever.
 #pragma once
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,10 @@ class Campaign {
   // answer() replies.
   std::vector<std::optional<std::string>> ask(const std::string& word, const std::vector<int>& to, bool answers, double timeout_seconds);
   std::optional<std::string> await_word(double silence_seconds);
+  // The others: `fn` runs once, in whichever wait of finish(), await_word() or answer() this rank
+  // is in when `*stop` turns non-zero (a signal: mpiexec ending the job, perhaps because rank 0
+  // died, with SIGKILL a second later), so that what it found is written before it is killed.
+  void when_stopped(const std::atomic<int>* stop, std::function<void()> fn);
   double root_silent_seconds() const;  // the others: seconds since rank 0's last sign of life
   void answer(const std::string& text, double timeout_seconds);
   // Ends this process with `code` without MPI_Finalize (a rank given up may still hang, and
