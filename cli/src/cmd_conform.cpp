@@ -178,8 +178,8 @@ void add_conform_command(CLI::App& app, int& exit_code) {
   sub->add_option("--impl-stderr", a->stderr_path, "also append the implementation's stderr to this file (its last lines are shown with each errored case)");
   sub->add_flag("--quiet", a->quiet, "print only the per-clause table");
   sub->add_flag("--mpi", a->mpi, "split the selected cases over the MPI ranks (implied when mpiexec started tfspec): rank 0 prints the merged report");
-  sub->add_option("--rank-timeout", a->rank_timeout, "under MPI: give up a rank that sent nothing for this many seconds (default 30)")
-      ->check(positive_seconds());
+  sub->add_option("--rank-timeout", a->rank_timeout, "under MPI: give up a rank that sent nothing for this many seconds, at least 1 (default 30)")
+      ->check(rank_timeout_seconds());
   sub->add_flag("--fuzz", a->fuzz, "generated cases checked against the reference instead of the corpus; the first disagreement is shrunk");
   sub->add_option("--seconds", a->seconds, "--fuzz: time budget in seconds, 0.001 to 1e7 (default 10)")->check(positive_seconds());
   sub->add_option("--seed", a->seed, "--fuzz: seed, 0 to 2^64-1 (the run is reproducible by seed)")->check(integer_in(0, ~0ULL, "an integer from 0 to 2^64-1"));

@@ -238,8 +238,8 @@ void add_fuzz_command(CLI::App& app, int& exit_code) {
   sub->add_option("--json", a->json, "write the counts, the verdict and any disagreement as JSON to this file");
   sub->add_flag("--quiet", a->quiet, "no progress lines");
   sub->add_flag("--mpi", a->mpi, "split the run over the MPI ranks (implied when mpiexec started tfspec): rank 0 prints the merged report");
-  sub->add_option("--rank-timeout", a->rank_timeout, "under MPI: give up a rank that sent nothing for this many seconds (default 30)")
-      ->check(positive_seconds());
+  sub->add_option("--rank-timeout", a->rank_timeout, "under MPI: give up a rank that sent nothing for this many seconds, at least 1 (default 30)")
+      ->check(rank_timeout_seconds());
   sub->callback([a, replay, &exit_code] {
     a->replay_given = replay->count() > 0;
     exit_code = reported([&] { return run(*a); });

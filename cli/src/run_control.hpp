@@ -21,17 +21,25 @@ namespace tfspec::cli {
 // 1e-10 s is no time on any clock) to 10^7 s, about 115 days (a deadline of 1e10 s would overflow
 // the clock's nanoseconds and end at once).
 inline constexpr double kMinSeconds = 1e-3, kMaxSeconds = 1e7;
-inline CLI::Validator positive_seconds() {
+// `lo_text` is `lo` as the message writes it; `why` (when not empty) says why nothing shorter.
+inline CLI::Validator seconds_from(double lo, const std::string& lo_text, const std::string& why) {
   return CLI::Validator(
-      [](std::string& s) -> std::string {
+      [lo, lo_text, why](std::string& s) -> std::string {
         char* end = nullptr;
         errno = 0;
         const double v = std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) || v < kMinSeconds || v > kMaxSeconds)
-          return "must be a finite number of seconds from 0.001 to 1e7 (about 115 days), not '" + s + "'";
+        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v) || v < lo || v > kMaxSeconds)
+          return "must be a finite number of seconds from " + lo_text + " to 1e7 (about 115 days), not '" + s + "'" + (why.empty() ? "" : ": " + why);
         return "";
       },
       "SECONDS");
+}
+inline CLI::Validator positive_seconds() { return seconds_from(kMinSeconds, "0.001", ""); }
+// --rank-timeout: the silence after which a rank is given up. Every rank sends rank 0 a note
+// every 0.2 s and rank 0 sends the others a sign of life every 0.5 s, so below a second ranks at
+// work would be given up (measured: 0.3 s ended a healthy 3-rank run with exit 2).
+inline CLI::Validator rank_timeout_seconds() {
+  return seconds_from(1, "1", "the ranks' notes come every 0.2 s and rank 0's signs of life every 0.5 s, so less would give up ranks at work");
 }
 
 // A whole number in [lo, hi], read exactly (CLI11's own range check prints its bounds as

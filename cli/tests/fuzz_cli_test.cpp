@@ -76,6 +76,19 @@ TEST(FuzzCli, ABudgetThatIsNotAFinitePositiveNumberIsRefused) {
   EXPECT_NE(r.out.find("from 0.001 to 1e7"), std::string::npos) << r.out;
 }
 
+// --rank-timeout below a second would give up ranks at work: their notes come every 0.2 s and
+// rank 0's signs of life every 0.5 s (measured: 0.3 s ended a healthy 3-rank campaign with exit
+// 2). Refused as a usage error before anything runs, in both commands; 1 s is accepted.
+TEST(FuzzCli, ARankTimeoutBelowASecondIsRefused) {
+  for (const char* cmd : {"fuzz --quiet --max-cases 20", "conform --quiet --filter '§5'"})
+    for (const char* s : {"0.3", "0.999", "0", "nan"}) {
+      const auto r = run_tfspec(std::string(cmd) + " --rank-timeout " + s);
+      EXPECT_EQ(r.rc, 3) << cmd << " " << s << ": " << r.out;
+      EXPECT_NE(r.out.find("--rank-timeout: must be a finite number of seconds from 1 to 1e7"), std::string::npos) << r.out;
+    }
+  EXPECT_EQ(run_tfspec("fuzz --quiet --max-cases 20 --rank-timeout 1").rc, 0);
+}
+
 // Item 17: --max-cases N runs exactly N cases (fewer only when the time is up); N < 1, an empty
 // replay and a negative seed are refused.
 TEST(FuzzCli, MaxCasesIsExactAndTheOtherOptionsAreChecked) {
