@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "run_control.hpp"
 #include "tfspec/reference/error.hpp"
 #include "tfspec/reference/rules.hpp"
 
@@ -40,6 +41,15 @@ void root_lost(ranks::Campaign& c, const std::string& summary, const std::string
                            me + ": " + summary + "\n" + me + " result: " + result_json + "\n";
   std::fwrite(text.data(), 1, text.size(), stderr);
   c.abort_job(kUnknown);
+}
+
+void check_reports_on_root(ranks::Campaign& c, const std::vector<std::string>& paths) {
+  if (!c.root()) return;
+  try {
+    check_report_paths(paths);
+  } catch (const std::exception& e) {
+    c.abort_job(report_error(e));  // without MPI_Finalize, which would wait for the others' shares
+  }
 }
 
 void one_device_per_rank(const ranks::Campaign& c) {

@@ -26,6 +26,10 @@ std::unique_ptr<ranks::Campaign> start_campaign();
 // (`summary` in one line, then the JSON: nothing it found is lost), and ends the job (exit 2;
 // MPI_Finalize would wait for rank 0).
 [[noreturn]] void root_lost(ranks::Campaign& c, const std::string& summary, const std::string& result_json);
+// Rank 0 alone writes the reports: it checks their paths (check_report_paths) before the run;
+// one that cannot be opened is reported and the job ended (exit 3) at once, rather than after
+// every rank ran its share. The other ranks do nothing here.
+void check_reports_on_root(ranks::Campaign& c, const std::vector<std::string>& paths);
 // --backend cuda: one device a rank, the rank's local rank among the devices CUDA_VISIBLE_DEVICES
 // lists (or 0, 1, ... when it is unset); set before the backend touches CUDA.
 void one_device_per_rank(const ranks::Campaign& c);

@@ -92,9 +92,14 @@ int fuzz(const ConformArgs& a) {
 int conform(const ConformArgs& a) {
   using namespace conformance;
   if (a.fuzz && campaign_wanted(a.mpi)) fail(rule::kUsage, "conform --fuzz runs in one process: under mpiexec, split corpus runs (without --fuzz) or `tfspec fuzz`");
-  if (a.fuzz) return fuzz(a);
+  if (a.fuzz) {
+    check_report_paths({a.json, a.junit, a.html});
+    return fuzz(a);
+  }
   // Over MPI ranks (conform_ranks.cpp) rank 0 alone prints, from here on.
   std::unique_ptr<ranks::Campaign> campaign = campaign_wanted(a.mpi) ? start_campaign() : nullptr;
+  if (campaign) check_reports_on_root(*campaign, {a.json, a.junit, a.html});
+  else check_report_paths({a.json, a.junit, a.html});
   // A CI script that forgot --impl must not read like a pass of its own implementation.
   if (a.impl == "reference")
     std::cout << "conform: testing tfspec's built-in reference implementation" << (a.impl_given ? "" : " (no --impl given; --impl \"CMD\" tests yours)")

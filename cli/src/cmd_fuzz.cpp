@@ -192,6 +192,7 @@ int run(const FuzzArgs& a) {
     std::cout << "fuzz: " << (r.verdict == props::Verdict::Agree ? "AGREE" : "DISAGREE") << std::endl;
     return r.verdict == props::Verdict::Disagree ? kViolations : kOk;
   }
+  check_report_paths({a.json, a.junit});
   props::FuzzOptions o;
   o.seconds = a.seconds;
   o.seed = a.seed;

@@ -137,6 +137,7 @@ int run_fuzz_campaign(const FuzzArgs& a) {
     fail(rule::kUsage, "GTEST_TOTAL_SHARDS and MPI ranks would both split the run: unset GTEST_TOTAL_SHARDS under mpiexec");
   const CampaignFault fault = campaign_fault_from_env();
   auto c = start_campaign();
+  check_reports_on_root(*c, {a.json, a.junit});
   install_crash_report(*c);
   if (a.backend == "cuda") one_device_per_rank(*c);
   std::unique_ptr<gpu::Backend> backend = gpu::make_backend(a.backend);

@@ -6,10 +6,14 @@
 #include <cerrno>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 
@@ -70,6 +74,21 @@ inline void write_report_file(const std::string& path, const std::string& text, 
   const bool written = static_cast<bool>(out);
   out.close();
   if (!written || out.fail()) fail(rule::kOutputWrite, "cannot write " + what + " " + path + ": " + std::strerror(errno ? errno : EIO));
+}
+
+// The report files of a run, checked before it starts rather than after (a campaign of an hour
+// would otherwise end in "cannot open"): each is opened for appending, which truncates none that
+// exists; one the check created is removed again. "" is a report not asked for.
+inline void check_report_paths(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    if (p.empty()) continue;
+    struct stat st {};
+    const bool existed = ::stat(p.c_str(), &st) == 0;
+    std::FILE* f = std::fopen(p.c_str(), "a");
+    if (!f) fail(rule::kUsage, "cannot open the report file " + p + ": " + std::strerror(errno) + " (checked before the run starts)");
+    std::fclose(f);
+    if (!existed) std::remove(p.c_str());
+  }
 }
 
 // The signal that asked the run to stop (0: none). Handlers only store the number; the loops

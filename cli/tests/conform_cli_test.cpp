@@ -163,4 +163,26 @@ TEST(Conform, SigintStopsTheRunWithItsReports) {
   EXPECT_GT(j["summary"]["errored"].get<int>(), 0);
 }
 
+// A report path that cannot be opened is refused before the run (exit 3, no report table), not
+// after it: the check opens each path for appending, so an existing report is left whole and a
+// file the check itself created is removed again.
+TEST(ConformCli, AReportPathThatCannotBeOpenedIsRefusedBeforeTheRun) {
+  const std::string kept = ::testing::TempDir() + "/conform_kept.json", fresh = ::testing::TempDir() + "/conform_fresh.json";
+  std::ofstream(kept) << "keep\n";
+  std::remove(fresh.c_str());
+  for (const std::string& reports : std::vector<std::string>{"--junit /nonexistent-dir/r.xml", "--json " + kept + " --html /nonexistent-dir/r.html",
+                                     "--json " + fresh + " --junit " + shell_quote(::testing::TempDir())}) {
+    const auto r = run_tfspec("conform --quiet " + reports);
+    EXPECT_EQ(r.rc, 3) << reports << ": " << r.out;
+    EXPECT_NE(r.out.find("cannot open the report file"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(checked before the run starts)"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("total"), std::string::npos) << "it ran:\n" << r.out;
+  }
+  std::ifstream in(kept);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "keep\n");
+  EXPECT_FALSE(std::ifstream(fresh).good()) << "the check left " << fresh << " behind";
+}
+
 }  // namespace

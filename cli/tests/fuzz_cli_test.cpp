@@ -142,4 +142,15 @@ TEST(FuzzCli, SigintPrintsTheSummaryWritesTheReportAndExits130) {
 }
 
 }  // namespace
+
+// A report path that cannot be opened is refused before the first case (exit 3, no header line).
+TEST(FuzzCli, AReportPathThatCannotBeOpenedIsRefusedBeforeTheRun) {
+  for (const char* reports : {"--json /nonexistent-dir/f.json", "--junit /nonexistent-dir/f.xml"}) {
+    const auto r = run_tfspec(std::string("fuzz --quiet --seconds 30 ") + reports);
+    EXPECT_EQ(r.rc, 3) << reports << ": " << r.out;
+    EXPECT_NE(r.out.find("cannot open the report file /nonexistent-dir/f."), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("fuzz: backend"), std::string::npos) << "it ran:\n" << r.out;
+  }
+}
+
 }  // namespace tfspec::testing

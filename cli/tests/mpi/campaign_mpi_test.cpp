@@ -363,6 +363,17 @@ TEST(CampaignMpi, SigtermWritesTheMergedReport) {
   EXPECT_EQ(j["cases"].get<int>(), j["ranks"][0]["cases"].get<int>() + j["ranks"][1]["cases"].get<int>());
 }
 
+// Rank 0 alone writes the reports: a path it cannot open ends the job at once (exit 3), not
+// after every rank ran its share of --seconds 60 (the job's bound here is 30 s).
+TEST(CampaignMpi, AReportPathThatCannotBeOpenedEndsTheJobAtOnce) {
+  for (const char* cmd : {"fuzz --backend host --seconds 60 --quiet --json /nonexistent-dir/f.json", "conform --quiet --junit /nonexistent-dir/c.xml"}) {
+    const CommandResult r = mpirun(2, cmd, "", "", 30);
+    EXPECT_EQ(r.rc, 3) << cmd << ":\n" << r.out;
+    EXPECT_NE(r.out.find("cannot open the report file /nonexistent-dir/"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("ranks: "), std::string::npos) << r.out;
+  }
+}
+
 // A malformed fault is a usage error naming the part (exit 3), reported once.
 TEST(CampaignMpi, ABadFaultIsAUsageError) {
   const CommandResult r = mpirun(2, "fuzz --backend host --seconds 5 --quiet", "TFSPEC_CAMPAIGN_FAULT=kill:x:3");
