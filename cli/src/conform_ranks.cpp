@@ -175,6 +175,7 @@ int run_conform_campaign(ranks::Campaign& campaign, const std::vector<CorpusCase
     c->finish(text, out.rank_timeout);
     // Rank 0's word "merging" comes once every rank reported (fuzz_ranks.cpp says why it is awaited).
     if (!c->await_word(out.rank_timeout)) root_lost(*c, share_line(mine), text);
+    c->when_stopped(nullptr, {});  // its callback refers to this function's locals
     return kOk;  // rank 0 says how the run went
   }
   const auto t0 = std::chrono::steady_clock::now();

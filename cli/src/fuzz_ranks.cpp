@@ -126,6 +126,7 @@ int other_rank(const FuzzArgs& a, ranks::Campaign& c, const props::FuzzResult& r
   if (!word) root_lost(c, std::to_string(result.cases) + " cases, " + (finding.empty() ? std::string("no disagreement") : finding), mine.dump());
   if (std::stoll(*word) >= 0) c.answer(props::fuzz_result_json(props::cut_fuzz(result, batches, std::stoll(*word))).dump(), a.rank_timeout);
   if (word->find("lost") != std::string::npos) c.abort_job(kOk);  // as rank 0 does: MPI_Finalize would wait for the lost rank
+  c.when_stopped(nullptr, {});  // its callback refers to this function's locals
   return kOk;  // rank 0 says how the run went
 }
 
