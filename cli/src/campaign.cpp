@@ -43,6 +43,12 @@ void root_lost(ranks::Campaign& c, const std::string& summary, const std::string
   c.abort_job(kUnknown);
 }
 
+void tell_own(const ranks::Campaign& c, const std::string& what, const std::string& text) {
+  const std::string line = "tfspec: rank " + std::to_string(c.rank()) + " on " + c.host(c.rank()) + ", stopped by signal " +
+                           std::to_string(stop_signal().load()) + ", writes its own " + what + " in case rank 0 cannot merge it: " + text + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);  // one write; this rank's std::cerr goes nowhere (start_campaign)
+}
+
 void check_reports_on_root(ranks::Campaign& c, const std::vector<std::string>& paths) {
   if (!c.root()) return;
   try {

@@ -26,6 +26,9 @@ std::unique_ptr<ranks::Campaign> start_campaign();
 // (`summary` in one line, then the JSON: nothing it found is lost), and ends the job (exit 2;
 // MPI_Finalize would wait for rank 0).
 [[noreturn]] void root_lost(ranks::Campaign& c, const std::string& summary, const std::string& result_json);
+// A rank other than 0, stopped by a signal while it waits for rank 0: "tfspec: rank R on HOST,
+// stopped by signal S, writes its own WHAT in case rank 0 cannot merge it: TEXT" on stderr.
+void tell_own(const ranks::Campaign& c, const std::string& what, const std::string& text);
 // Rank 0 alone writes the reports: it checks their paths (check_report_paths) before the run;
 // one that cannot be opened is reported and the job ended (exit 3) at once, rather than after
 // every rank ran its share. The other ranks do nothing here.

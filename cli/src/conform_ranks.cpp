@@ -165,12 +165,7 @@ int run_conform_campaign(ranks::Campaign& campaign, const std::vector<CorpusCase
     // A signal while it waits: the job is ending, perhaps because rank 0 died (fuzz_ranks.cpp's
     // other_rank): cases that did not pass are written at once, in case rank 0 cannot.
     c->when_stopped(&stop_signal(), [&] {
-      if (const std::string bad = not_passed(mine); !bad.empty()) {
-        const std::string line = "tfspec: rank " + std::to_string(c->rank()) + " on " + c->host(c->rank()) + ", stopped by signal " +
-                                 std::to_string(stop_signal().load()) + ", writes its own share in case rank 0 cannot merge it: " + share_line(mine) +
-                                 "; " + bad + "\n";
-        std::fwrite(line.data(), 1, line.size(), stderr);
-      }
+      if (const std::string bad = not_passed(mine); !bad.empty()) tell_own(*c, "share", share_line(mine) + "; " + bad);
     });
     c->finish(text, out.rank_timeout);
     // Rank 0's word "merging" comes once every rank reported (fuzz_ranks.cpp says why it is awaited).

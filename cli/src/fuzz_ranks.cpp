@@ -116,10 +116,7 @@ void cut_at_first_finding(const FuzzArgs& a, ranks::Campaign& c, std::vector<ran
 int other_rank(const FuzzArgs& a, ranks::Campaign& c, const props::FuzzResult& result, const Json& mine, const std::vector<props::BatchCounts>& batches) {
   const std::string finding = result.disagreement ? "a disagreement in op " + result.op + ": reproduce: " + reproduce(a, result.case_text) : "";
   c.when_stopped(&stop_signal(), [&] {
-    if (finding.empty()) return;
-    const std::string line = "tfspec: rank " + std::to_string(c.rank()) + " on " + c.host(c.rank()) + ", stopped by signal " +
-                             std::to_string(stop_signal().load()) + ", writes its own finding in case rank 0 cannot merge it: " + finding + "\n";
-    std::fwrite(line.data(), 1, line.size(), stderr);  // (its std::cerr goes nowhere: start_campaign)
+    if (!finding.empty()) tell_own(c, "finding", finding);
   });
   c.finish(mine.dump(), a.rank_timeout);
   const auto word = c.await_word(a.rank_timeout);  // "B" or "B lost", B = -1: no cut
